@@ -1,0 +1,155 @@
+/**
+ * Fastify bootstrap shared by every HTTP service: JSON logs with request ids, `/health`,
+ * `/metrics`, an OpenAPI document from the route schemas (`/openapi.json`, browsable at
+ * `/docs`), and one error handler that answers `{"detail": ...}` and never leaks internals.
+ *
+ * Register routes after `await createHttpApp(...)` so the OpenAPI document sees them.
+ */
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { isAppError } from '../errors/app-error.js';
+import { checkHealth, type HealthCheck } from './health.js';
+import { createMetricsRegistry, createRequestDurationHistogram } from './metrics.js';
+
+export interface HttpAppOptions {
+  /** Service name: in logs, metrics labels and `/health`. */
+  service: string;
+  logger: Logger;
+  /** Dependencies reported by `/health`; each throws when down. */
+  health?: Record<string, HealthCheck>;
+  /** Metrics registry the service also registers its own metrics on. @defaultValue a new one */
+  metrics?: Registry;
+  openapi?: { title: string; version: string; description?: string };
+  /** Largest accepted request body. @defaultValue 1 MiB */
+  bodyLimitBytes?: number;
+  /** Status for a request that fails its route schema. @defaultValue 400 */
+  validationStatus?: number;
+}
+
+const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+export async function createHttpApp(options: HttpAppOptions): Promise<FastifyInstance> {
+  const metrics = options.metrics ?? createMetricsRegistry(options.service);
+  const requestDuration = createRequestDurationHistogram(metrics);
+  const validationStatus = options.validationStatus ?? 400;
+
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: options.bodyLimitBytes ?? 1024 * 1024,
+    requestIdHeader: false,
+    // A caller-supplied id is kept when it is sane, so one id follows a request across services.
+    genReqId: (request) => {
+      const given = request.headers[REQUEST_ID_HEADER];
+      return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requestDuration
+      .labels(request.method, route, String(reply.statusCode))
+      .observe(reply.elapsedTime / 1000);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: options.openapi?.title ?? options.service,
+        version: options.openapi?.version ?? '1.0.0',
+        description: options.openapi?.description ?? '',
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get(
+    '/health',
+    {
+      schema: {
+        summary: 'Service health and the state of each dependency',
+        tags: ['operations'],
+        response: {
+          200: { $ref: 'HealthReport#' },
+          503: { $ref: 'HealthReport#' },
+        },
+      },
+    },
+    async (_request, reply) => {
+      const report = await checkHealth(options.service, options.health ?? {});
+      return reply.code(report.status === 'ok' ? 200 : 503).send(report);
+    },
+  );
+
+  app.get(
+    '/metrics',
+    { schema: { summary: 'Prometheus metrics', tags: ['operations'], produces: ['text/plain'] } },
+    async (_request, reply) =>
+      reply.header('content-type', metrics.contentType).send(await metrics.metrics()),
+  );
+
+  app.addSchema({
+    $id: 'HealthReport',
+    type: 'object',
+    properties: {
+      status: { type: 'string', enum: ['ok', 'unavailable'] },
+      service: { type: 'string' },
+      uptimeSeconds: { type: 'number' },
+      dependencies: {
+        type: 'object',
+        additionalProperties: {
+          type: 'object',
+          properties: {
+            status: { type: 'string', enum: ['up', 'down'] },
+            latencyMs: { type: 'number' },
+            info: {},
+            error: { type: 'string' },
+          },
+        },
+      },
+    },
+  });
+
+  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    if (isAppError(error)) {
+      if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
+      return reply
+        .code(error.statusCode)
+        .headers(error.headers)
+        .send({ ...error.body, detail: error.detail });
+    }
+    if (error.validation) {
+      return reply.code(validationStatus).send({ detail: error.message });
+    }
+    // Fastify's own client errors (bad JSON, body too large, unsupported media type) carry
+    // safe messages and a 4xx status.
+    if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      return reply.code(error.statusCode).send({ detail: error.message });
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send({ detail: 'Internal Server Error' });
+  });
+
+  app.decorate('metricsRegistry', metrics);
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The service's Prometheus registry: register service metrics on it. */
+    metricsRegistry: Registry;
+  }
+}

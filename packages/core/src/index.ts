@@ -1,0 +1,34 @@
+export { ConfigError, loadConfig, loadConfigOrExit } from './config/load-config.js';
+export { booleanVar, listVar, portVar, positiveIntVar, urlVar } from './config/env-types.js';
+export { coreEnvSchema, s3Configured, type CoreEnv } from './config/core-env.js';
+export { createLogger, type Logger, type LoggerSettings } from './logging/create-logger.js';
+export {
+  AppError,
+  defineErrors,
+  isAppError,
+  type ErrorDefinition,
+  type ErrorOptions,
+  type ErrorRegistry,
+} from './errors/app-error.js';
+export { createHttpApp, type HttpAppOptions } from './http/create-http-app.js';
+export { checkHealth, type HealthCheck, type HealthReport } from './http/health.js';
+export { createMetricsRegistry } from './http/metrics.js';
+export { handleShutdown, listen, type Closer, type ShutdownOptions } from './http/run-service.js';
+export {
+  CLIENT_ADDRESS_HEADER,
+  createClientAddressResolver,
+  type ClientAddressResolver,
+} from './http/client-address.js';
+export type { QueryResult, SqlDatabase, SqlExecutor, Unlisten } from './sql/sql-database.js';
+export { createSqlDatabase, type SqlDatabaseOptions } from './sql/create-sql-database.js';
+export { advisoryLockKey } from './sql/advisory-key.js';
+export { loadMigrations, runMigrations, splitStatements, type Migration } from './sql/migrations.js';
+export {
+  InvalidObjectKeyError,
+  ObjectNotFoundError,
+  type ObjectBody,
+  type ObjectStore,
+  type PutOptions,
+  type SignedUrlOptions,
+} from './storage/object-store.js';
+export type { CounterStore, WindowCount } from './counters/counter-store.js';

@@ -1,0 +1,43 @@
+/**
+ * SQL access: one small interface over PostgreSQL (`pg`) and PGlite (PostgreSQL in WASM,
+ * embedded under DATA_DIR). Both speak the same SQL, so services write one dialect;
+ * what differs between engines is stated as capability flags, not engine names.
+ */
+export interface QueryResult<R> {
+  rows: R[];
+  /** Rows affected (INSERT/UPDATE/DELETE) or returned (SELECT). */
+  rowCount: number;
+}
+
+/** Anything that runs parameterised SQL: the database itself or an open transaction. */
+export interface SqlExecutor {
+  /** Parameters are `$1, $2, …`; values are never interpolated into the text. */
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+}
+
+export type Unlisten = () => Promise<void>;
+
+export interface SqlDatabase extends SqlExecutor {
+  /** `postgres` or `pglite`: for health output and logs, never for branching. */
+  readonly engine: string;
+  /**
+   * True when separate sessions run at once (a pool). PGlite has one session: its
+   * transactions run one after another, which also makes advisory locks trivially held.
+   */
+  readonly supportsConcurrentSessions: boolean;
+  /** LISTEN/NOTIFY is available (both engines today; a future one may lack it). */
+  readonly supportsListenNotify: boolean;
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in a transaction holding a transaction-scoped advisory lock derived from
+   * `key` (a SHA-256 of the string), so callers with the same key run one at a time.
+   */
+  withAdvisoryLock<T>(key: string, fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Subscribes to a NOTIFY channel; the returned function unsubscribes. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<Unlisten>;
+  notify(channel: string, payload: string): Promise<void>;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,5 @@
+export { fixturesDir, osuFixture, osuFixturesDir } from './fixtures.js';
+export { natsUrlForTests } from './nats.js';
+export { createTestDatabase, postgresUrlForTests, type TestDatabase } from './postgres.js';
+export { startS3Server } from './s3-server.js';
+export { redisUrlForTests, skipReason } from './engines.js';

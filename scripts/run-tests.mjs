@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Runs the test suite with Node's own test runner in one invocation, so the run ends
+// with a single summary. Node 20's `--test` does not expand globs, so this script
+// finds `test/**/*.test.ts` in each workspace (or in the folders given as arguments).
+//
+//   node scripts/run-tests.mjs                 every workspace
+//   node scripts/run-tests.mjs services/render one workspace (its `npm test`)
+//   TEST_FILTER=broker node scripts/run-tests.mjs   only files whose path contains "broker"
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const args = process.argv.slice(2);
+const workspaces = args.length
+  ? args.map((dir) => resolve(process.cwd(), dir))
+  : ['packages', 'services'].flatMap((group) => {
+      const dir = join(root, group);
+      return existsSync(dir) ? readdirSync(dir).map((name) => join(dir, name)) : [];
+    });
+
+function findTests(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'node_modules' || name === 'fixtures') return [];
+    if (statSync(path).isDirectory()) return findTests(path);
+    return name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const filter = process.env.TEST_FILTER;
+const files = workspaces
+  .flatMap((ws) => findTests(join(ws, 'test')))
+  .filter((file) => !filter || file.includes(filter))
+  .sort();
+
+if (files.length === 0) {
+  console.error('run-tests: no test files found');
+  process.exit(1);
+}
+console.log(`run-tests: ${files.length} test files`);
+for (const file of files) console.log(`  ${relative(root, file)}`);
+
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const child = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 300000}`,
+    '--test-reporter=spec',
+    ...files,
+  ],
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+);
+child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
