@@ -1,0 +1,13 @@
+export { decodeReplay } from './replay/decode-replay.js';
+export type { DecodeReplayOptions } from './replay/decode-replay.js';
+export { encodeReplay } from './replay/encode-replay.js';
+export { ReplayDecodeError } from './replay/replay-decode-error.js';
+export type { ReplayDecodeErrorCode } from './replay/replay-decode-error.js';
+export type { Replay, ReplayFrame, LifeBarPoint } from './replay/types.js';
+export { modsToString, modsSpeed, Mods } from './replay/mods.js';
+export { parseBeatmap, BeatmapParseError } from './beatmap/parse-beatmap.js';
+export { parseStoryboardFile } from './beatmap/storyboard.js';
+export type { Beatmap, HitObject, TimingPoint, SliderData, StoryboardElement, StoryboardCommand } from './beatmap/types.js';
+export { beatmapMd5 } from './beatmap/beatmap-md5.js';
+export { BeatmapLibrary } from './beatmap/beatmap-library.js';
+export type { BeatmapLibraryOptions } from './beatmap/beatmap-library.js';

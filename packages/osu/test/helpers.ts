@@ -1,0 +1,22 @@
+/** Test helpers: where the fixtures are, and loud skips when a fixture or ffmpeg is missing. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const fixturesDir = process.env.OSU_FIXTURES_DIR ?? resolve(fileURLToPath(new URL('../../../../shared/fixtures/osu', import.meta.url)));
+
+/** false when the fixtures exist; otherwise the reason, printed to stderr (use as node:test `skip`). */
+export function skipWithoutFixtures(): string | false {
+  if (existsSync(fixturesDir) && readdirSync(fixturesDir).some((f) => f.endsWith('.osr'))) return false;
+  const reason = `osu! fixtures folder ${fixturesDir} is absent`;
+  process.stderr.write(`SKIP (loud): ${reason}\n`);
+  return reason;
+}
+
+export function fixture(name: string): Buffer {
+  return readFileSync(join(fixturesDir, name));
+}
+
+export function fixtureNames(ext: string): string[] {
+  return existsSync(fixturesDir) ? readdirSync(fixturesDir).filter((f) => f.endsWith(ext)).sort() : [];
+}
