@@ -1,0 +1,295 @@
+/**
+ * Filesystem object store: objects are plain files under a root folder.
+ *
+ * Layout under `root`:
+ * - `objects/<key>`: the bytes, one file per key;
+ * - `meta/<key>`: a JSON sidecar `{"contentType": "..."}` mirroring the same tree, so a
+ *   key can never collide with another key's sidecar;
+ * - `tmp/`: uploads in progress, renamed into place when complete (atomic put).
+ *
+ * A key and a key below it (`a` and `a/b`) cannot both exist, as on any filesystem.
+ * Signed URLs are `${publicBaseUrl}${routePrefix}/${encodedKey}?expires=<unix s>&signature=<hex>`,
+ * the signature being HMAC-SHA256 of `key + "\n" + expires`; `registerSignedObjectRoute`
+ * serves them. The download is served with the stored content type.
+ */
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import {
+  access,
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { DEFAULT_CONTENT_TYPE, DEFAULT_SIGNED_URL_EXPIRES_SECONDS } from '../object-defaults.js';
+import { assertValidObjectKey, assertValidObjectPrefix } from '../object-key.js';
+import {
+  ObjectNotFoundError,
+  type ObjectBody,
+  type ObjectStore,
+  type PutOptions,
+  type SignedUrlOptions,
+} from '../object-store.js';
+import type { ByteRange, OpenedObject, SignedObjectServer } from '../signed-object-server.js';
+
+export interface FsStoreOptions {
+  /** Folder holding the objects (created when missing). @defaultValue `./data/objects` */
+  root?: string;
+  /**
+   * Secret of the HMAC that signs URLs. Give the same secret to every instance that
+   * serves the same root. @defaultValue 32 random bytes per store (URLs die with the process)
+   */
+  signingSecret?: string | Buffer;
+  /** Origin put before signed paths, such as `https://render.example.com`. @defaultValue `''` (relative URLs) */
+  publicBaseUrl?: string;
+  /** Path the signed-object route is mounted at. @defaultValue `/_objects` */
+  routePrefix?: string;
+}
+
+export const DEFAULT_SIGNED_ROUTE_PREFIX = '/_objects';
+const NOT_FOUND_CODES = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
+
+function isNotFound(error: unknown): boolean {
+  return NOT_FOUND_CODES.has((error as NodeJS.ErrnoException | undefined)?.code ?? '');
+}
+
+/** Percent-encodes each segment of a key, keeping the slashes. */
+export function encodeObjectKey(key: string): string {
+  return key.split('/').map(encodeURIComponent).join('/');
+}
+
+function normalizeRoutePrefix(prefix: string): string {
+  const trimmed = prefix.replace(/\/+$/, '');
+  return trimmed.startsWith('/') ? trimmed : `/${trimmed}`;
+}
+
+export class FsObjectStore implements ObjectStore, SignedObjectServer {
+  readonly driver = 'fs';
+  readonly signedRoutePrefix: string;
+  readonly #objectsDir: string;
+  readonly #metaDir: string;
+  readonly #tmpDir: string;
+  readonly #secret: Buffer;
+  readonly #publicBaseUrl: string;
+  #ready: Promise<void> | undefined;
+
+  constructor(options: FsStoreOptions = {}) {
+    const root = resolve(options.root ?? './data/objects');
+    this.#objectsDir = join(root, 'objects');
+    this.#metaDir = join(root, 'meta');
+    this.#tmpDir = join(root, 'tmp');
+    this.#secret =
+      options.signingSecret === undefined ? randomBytes(32) : Buffer.from(options.signingSecret);
+    this.#publicBaseUrl = (options.publicBaseUrl ?? '').replace(/\/+$/, '');
+    this.signedRoutePrefix = normalizeRoutePrefix(
+      options.routePrefix ?? DEFAULT_SIGNED_ROUTE_PREFIX,
+    );
+  }
+
+  async put(key: string, body: ObjectBody, options: PutOptions = {}): Promise<void> {
+    assertValidObjectKey(key);
+    await this.#ensureDirs();
+    const meta = JSON.stringify({ contentType: options.contentType ?? DEFAULT_CONTENT_TYPE });
+    const objectTemp = await this.#writeTemp(body);
+    try {
+      // Sidecar first: once the new bytes are visible under the key, their type is too.
+      await this.#commit(await this.#writeTemp(meta), join(this.#metaDir, key));
+    } catch (error) {
+      await rm(objectTemp, { force: true });
+      throw error;
+    }
+    await this.#commit(objectTemp, join(this.#objectsDir, key));
+  }
+
+  async get(key: string): Promise<Buffer> {
+    assertValidObjectKey(key);
+    try {
+      return await readFile(join(this.#objectsDir, key));
+    } catch (error) {
+      if (isNotFound(error)) throw new ObjectNotFoundError(key);
+      throw error;
+    }
+  }
+
+  async stream(key: string): Promise<Readable> {
+    return (await this.openObject(key)).createReadStream();
+  }
+
+  async exists(key: string): Promise<boolean> {
+    assertValidObjectKey(key);
+    try {
+      return (await stat(join(this.#objectsDir, key))).isFile();
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertValidObjectKey(key);
+    await rm(join(this.#objectsDir, key), { force: true });
+    await rm(join(this.#metaDir, key), { force: true });
+    await this.#pruneEmptyParents(this.#objectsDir, key);
+    await this.#pruneEmptyParents(this.#metaDir, key);
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    assertValidObjectPrefix(prefix);
+    // Walk only the deepest folder the prefix names entirely.
+    const base = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/') + 1) : '';
+    const keys: string[] = [];
+    await this.#walk(join(this.#objectsDir, base), base, keys);
+    return keys.filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  async signedUrl(key: string, options: SignedUrlOptions = {}): Promise<string> {
+    assertValidObjectKey(key);
+    const expiresIn = options.expiresInSeconds ?? DEFAULT_SIGNED_URL_EXPIRES_SECONDS;
+    const expires = Math.floor(Date.now() / 1000) + Math.ceil(expiresIn);
+    const signature = this.#sign(key, String(expires));
+    const query = `expires=${expires}&signature=${signature}`;
+    return `${this.#publicBaseUrl}${this.signedRoutePrefix}/${encodeObjectKey(key)}?${query}`;
+  }
+
+  verifySignature(key: string, expires: string | number, signature: string): boolean {
+    const expiresText = String(expires);
+    if (!/^\d{1,12}$/.test(expiresText) || typeof signature !== 'string') return false;
+    if (Number(expiresText) * 1000 < Date.now()) return false;
+    const expected = Buffer.from(this.#sign(key, expiresText), 'utf8');
+    const given = Buffer.from(signature, 'utf8');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  async openObject(key: string): Promise<OpenedObject> {
+    assertValidObjectKey(key);
+    let handle;
+    try {
+      handle = await open(join(this.#objectsDir, key), 'r');
+    } catch (error) {
+      if (isNotFound(error)) throw new ObjectNotFoundError(key);
+      throw error;
+    }
+    const fileHandle = handle;
+    const info = await fileHandle.stat();
+    if (!info.isFile()) {
+      await fileHandle.close();
+      throw new ObjectNotFoundError(key);
+    }
+    const contentType = await this.#readContentType(key);
+    return {
+      size: info.size,
+      contentType,
+      createReadStream: (range?: ByteRange) =>
+        fileHandle.createReadStream(range ? { start: range.start, end: range.end } : {}),
+      close: () => fileHandle.close(),
+    };
+  }
+
+  async ping(): Promise<void> {
+    await this.#ensureDirs();
+    await access(this.#objectsDir, constants.R_OK | constants.W_OK);
+  }
+
+  async close(): Promise<void> {}
+
+  #sign(key: string, expires: string): string {
+    return createHmac('sha256', this.#secret).update(`${key}\n${expires}`).digest('hex');
+  }
+
+  #ensureDirs(): Promise<void> {
+    this.#ready ??= Promise.all(
+      [this.#objectsDir, this.#metaDir, this.#tmpDir].map((dir) => mkdir(dir, { recursive: true })),
+    ).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      },
+    );
+    return this.#ready;
+  }
+
+  /** Writes the body to a new file under `tmp/` and returns its path. */
+  async #writeTemp(body: ObjectBody): Promise<string> {
+    const temp = join(this.#tmpDir, randomUUID());
+    try {
+      if (body instanceof Readable) {
+        await pipeline(body, createWriteStream(temp, { flags: 'wx' }));
+      } else {
+        await writeFile(temp, body, { flag: 'wx' });
+      }
+      return temp;
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  /** Renames a temp file over `target` (atomic on one filesystem); removes it on failure. */
+  async #commit(temp: string, target: string): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await mkdir(dirname(target), { recursive: true });
+        await rename(temp, target);
+        return;
+      } catch (error) {
+        // A concurrent delete may prune the folder between mkdir and rename: retry.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 2) {
+          await rm(temp, { force: true });
+          throw error;
+        }
+      }
+    }
+  }
+
+  async #readContentType(key: string): Promise<string> {
+    try {
+      const meta = JSON.parse(await readFile(join(this.#metaDir, key), 'utf8')) as {
+        contentType?: unknown;
+      };
+      return typeof meta.contentType === 'string' ? meta.contentType : DEFAULT_CONTENT_TYPE;
+    } catch {
+      return DEFAULT_CONTENT_TYPE;
+    }
+  }
+
+  async #pruneEmptyParents(base: string, key: string): Promise<void> {
+    const segments = key.split('/').slice(0, -1);
+    while (segments.length > 0) {
+      try {
+        await rmdir(join(base, ...segments));
+      } catch {
+        return;
+      }
+      segments.pop();
+    }
+  }
+
+  async #walk(dir: string, keyPrefix: string, into: string[]): Promise<void> {
+    let entries;
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (isNotFound(error)) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const key = `${keyPrefix}${entry.name}`;
+      if (entry.isDirectory()) await this.#walk(join(dir, entry.name), `${key}/`, into);
+      else if (entry.isFile()) into.push(key);
+    }
+  }
+}
+
+export function createFsObjectStore(options: FsStoreOptions = {}): FsObjectStore {
+  return new FsObjectStore(options);
+}
