@@ -1,0 +1,84 @@
+/**
+ * The broker port: topics with partitions, keyed produce, consumer groups with committed
+ * offsets, pause/resume and seek. Two drivers implement it — a log in the SQL database
+ * (`sql-log/`, the embedded default) and NATS JetStream (`jetstream/`); `createBroker`
+ * picks one from configuration. Nothing outside `create-broker.ts` imports a driver.
+ *
+ * Delivery is at-least-once: a handler that resolves commits the record's offset; one
+ * that throws leaves it uncommitted and the record is delivered again (after a short
+ * back-off). Records of one key land in one partition and are handed to a group's
+ * handler one at a time in offset order.
+ */
+export { BrokerUnavailableError } from './broker-unavailable-error.js';
+export { createBroker, type CreateBrokerOptions } from './create-broker.js';
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+}
+
+export interface BrokerRecord {
+  topic: string;
+  partition: number;
+  offset: number;
+  key: string;
+  value: Buffer;
+  headers: Record<string, string>;
+  timestamp: Date;
+}
+
+export interface PublishResult {
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+export interface ConsumerOptions {
+  /** Consumer group id; explicit and unique per adapter (spec rule 3). */
+  groupId: string;
+  topics: string[];
+  /** Where a new group starts. @defaultValue true */
+  fromBeginning?: boolean;
+}
+
+export interface Assignment {
+  topic: string;
+  partition: number;
+  /** Offset of the next record the group will read (records below it are committed). */
+  committedOffset: number;
+  /** Offset the next published record will get; `endOffset - committedOffset` is the lag. */
+  endOffset: number;
+}
+
+export interface Consumer {
+  pause(): void;
+  resume(): void;
+  readonly paused: boolean;
+  /** Moves the group's position on one partition; the next record delivered there is `offset`. */
+  seek(topic: string, partition: number, offset: number): Promise<void>;
+  /** For status and lag; topics that do not exist yet are absent. */
+  assignments(): Array<Assignment>;
+  /** Adds topics to a running consumer (optional member: both drivers implement it). */
+  addTopics?(topics: string[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export type RecordHandler = (record: BrokerRecord) => Promise<void>;
+
+export interface Broker {
+  readonly driver: string;
+  /** Idempotent; an existing topic keeps its partition count. */
+  ensureTopic(spec: TopicSpec): Promise<void>;
+  listTopics(): Promise<TopicSpec[]>;
+  /** Throws `BrokerUnavailableError` when the broker cannot take the record; then nothing is published. */
+  publish(
+    topic: string,
+    key: string,
+    value: Buffer | string,
+    headers?: Record<string, string>,
+  ): Promise<PublishResult>;
+  /** handler resolves → offset committed; throws → not committed, delivered again. */
+  subscribe(options: ConsumerOptions, handler: RecordHandler): Promise<Consumer>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,18 @@
+/** Picks the broker driver: NATS JetStream when a URL is given, else the log in the SQL database. */
+import type { Logger, SqlDatabase } from '@platform/core';
+import type { Broker } from './broker.js';
+import { createJetStreamBroker } from './jetstream/jetstream-broker.js';
+import { createSqlLogBroker } from './sql-log/sql-log-broker.js';
+
+export interface CreateBrokerOptions {
+  /** `nats://…`; when absent the SQL log on `db` is used. */
+  natsUrl?: string | undefined;
+  /** Database of the SQL-log driver (unused with NATS). */
+  db: SqlDatabase;
+  logger: Logger;
+}
+
+export async function createBroker(options: CreateBrokerOptions): Promise<Broker> {
+  if (options.natsUrl) return createJetStreamBroker({ url: options.natsUrl, logger: options.logger });
+  return createSqlLogBroker({ db: options.db, logger: options.logger });
+}

@@ -1,0 +1,168 @@
+/**
+ * The broker on NATS JetStream (see `naming.ts` for the stream layout). Publishing waits
+ * for the stream's acknowledgement, bounded by a timeout; a failure is a
+ * `BrokerUnavailableError`. Consumers are durable pull consumers with explicit ack.
+ */
+import type { Logger } from '@platform/core';
+import {
+  connect,
+  headers as natsHeaders,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats';
+import type { Broker, ConsumerOptions, PublishResult, RecordHandler, TopicSpec } from '../broker.js';
+import { BrokerUnavailableError, UnknownTopicError } from '../broker-unavailable-error.js';
+import { partitionFor } from '../partitioner.js';
+import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
+import { assertTopicName, streamName, subjectFor, type StreamDescription } from './naming.js';
+
+export interface JetStreamBrokerOptions {
+  url: string;
+  logger: Logger;
+  /** Prefix of stream names and subjects (tests use a unique one). @defaultValue "BRK" */
+  prefix?: string;
+  /** @defaultValue 5000 */
+  connectTimeoutMs?: number;
+  /** Longest wait for a publish acknowledgement. @defaultValue 5000 */
+  publishTimeoutMs?: number;
+  /** Wait before a record whose handler threw is delivered again. @defaultValue 250 */
+  redeliveryDelayMs?: number;
+}
+
+export async function createJetStreamBroker(options: JetStreamBrokerOptions): Promise<Broker> {
+  const prefix = options.prefix ?? 'BRK';
+  const publishTimeout = options.publishTimeoutMs ?? 5000;
+  let nc: NatsConnection;
+  try {
+    nc = await connect({
+      servers: options.url,
+      timeout: options.connectTimeoutMs ?? 5000,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1000,
+      name: 'integration-broker',
+    });
+  } catch (error) {
+    throw new BrokerUnavailableError(`NATS unreachable: ${(error as Error).message}`, { cause: error });
+  }
+  const jsm: JetStreamManager = await nc.jetstreamManager({ timeout: publishTimeout });
+  const js = nc.jetstream({ timeout: publishTimeout });
+  const partitionCounts = new Map<string, number>();
+  const consumers = new Set<JetStreamConsumer>();
+
+  const partitionsOf = async (topic: string): Promise<number> => {
+    const cached = partitionCounts.get(topic);
+    if (cached !== undefined) return cached;
+    try {
+      const info = await jsm.streams.info(streamName(prefix, topic, 0));
+      const described = JSON.parse(info.config.description ?? '{}') as StreamDescription;
+      partitionCounts.set(topic, described.partitions);
+      return described.partitions;
+    } catch (error) {
+      if (/stream not found/i.test((error as Error).message)) throw new UnknownTopicError(topic);
+      throw error;
+    }
+  };
+
+  return {
+    driver: 'jetstream',
+    async ensureTopic(spec: TopicSpec) {
+      assertTopicName(spec.name);
+      if (!Number.isInteger(spec.partitions) || spec.partitions < 1) {
+        throw new RangeError(`partitions must be a positive integer, got ${spec.partitions}`);
+      }
+      let partitions = spec.partitions;
+      try {
+        partitions = await partitionsOf(spec.name);
+      } catch (error) {
+        if (!(error instanceof UnknownTopicError)) throw error;
+      }
+      for (let partition = 0; partition < partitions; partition += 1) {
+        const description: StreamDescription = { topic: spec.name, partition, partitions };
+        const name = streamName(prefix, spec.name, partition);
+        try {
+          await jsm.streams.info(name);
+        } catch {
+          await jsm.streams.add({
+            name,
+            subjects: [subjectFor(prefix, spec.name, partition)],
+            description: JSON.stringify(description),
+            storage: StorageType.File,
+            retention: RetentionPolicy.Limits,
+            discard: DiscardPolicy.Old,
+            num_replicas: 1,
+          });
+        }
+      }
+      partitionCounts.set(spec.name, partitions);
+    },
+    async listTopics() {
+      const topics = new Map<string, number>();
+      for await (const info of jsm.streams.list()) {
+        if (!info.config.name.startsWith(`${prefix}_`)) continue;
+        try {
+          const described = JSON.parse(info.config.description ?? '') as StreamDescription;
+          topics.set(described.topic, described.partitions);
+        } catch {
+          // not one of ours
+        }
+      }
+      return [...topics].map(([name, partitions]) => ({ name, partitions })).sort((a, b) => a.name.localeCompare(b.name));
+    },
+    async publish(topic, key, value, headers = {}): Promise<PublishResult> {
+      try {
+        const partition = partitionFor(key, await partitionsOf(topic));
+        const hdrs = natsHeaders();
+        for (const [name, headerValue] of Object.entries(headers)) hdrs.set(name, headerValue);
+        hdrs.set(KEY_HEADER, key);
+        const data = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+        const ack = await js.publish(subjectFor(prefix, topic, partition), data, {
+          headers: hdrs,
+          timeout: publishTimeout,
+        });
+        return { topic, partition, offset: ack.seq - 1 };
+      } catch (error) {
+        if (error instanceof UnknownTopicError) throw error;
+        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
+      }
+    },
+    async subscribe(consumerOptions: ConsumerOptions, handler: RecordHandler) {
+      const consumer = new JetStreamConsumer({
+        js,
+        jsm,
+        prefix,
+        logger: options.logger,
+        options: consumerOptions,
+        handler,
+        redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
+        partitionsOf: async (topic) => {
+          try {
+            return await partitionsOf(topic);
+          } catch (error) {
+            if (error instanceof UnknownTopicError) return undefined;
+            throw error;
+          }
+        },
+        onStop: (self) => consumers.delete(self),
+      });
+      consumers.add(consumer);
+      await consumer.start();
+      return consumer;
+    },
+    async ping() {
+      if (nc.isClosed()) throw new BrokerUnavailableError('NATS connection closed');
+      try {
+        await nc.flush();
+        await jsm.getAccountInfo();
+      } catch (error) {
+        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
+      }
+    },
+    async close() {
+      await Promise.all([...consumers].map((consumer) => consumer.stop()));
+      if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+    },
+  };
+}

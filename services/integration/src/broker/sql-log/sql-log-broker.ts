@@ -1,0 +1,129 @@
+/**
+ * The broker as a log in the SQL database (PGlite or PostgreSQL through core's
+ * `SqlDatabase`). A publish is one statement that bumps the partition's next offset and
+ * appends the record, so it is atomic and producers of one partition are serialised by
+ * the partition row's lock. Consumers poll their partitions and are woken early by a
+ * NOTIFY on every append.
+ *
+ * Scale-out note: partitions are not balanced between several instances of one group;
+ * one instance per group reads all of the group's partitions (scale out on JetStream).
+ */
+import type { Logger, SqlDatabase } from '@platform/core';
+import type { Broker, ConsumerOptions, PublishResult, RecordHandler, TopicSpec } from '../broker.js';
+import { BrokerUnavailableError, UnknownTopicError } from '../broker-unavailable-error.js';
+import { partitionFor } from '../partitioner.js';
+import { ensureBrokerSchema, WAKE_CHANNEL } from './schema.js';
+import { SqlLogConsumer } from './sql-log-consumer.js';
+
+export interface SqlLogBrokerOptions {
+  db: SqlDatabase;
+  logger: Logger;
+  /** Fallback poll interval when no NOTIFY arrives. @defaultValue 500 */
+  pollIntervalMs?: number;
+  /** Records read per partition per poll. @defaultValue 200 */
+  batchSize?: number;
+  /** Wait before a record whose handler threw is delivered again. @defaultValue 250 */
+  redeliveryDelayMs?: number;
+}
+
+const APPEND_SQL = `WITH p AS (
+    UPDATE broker_partitions SET next_offset = next_offset + 1
+    WHERE topic = $1 AND partition = $2
+    RETURNING next_offset - 1 AS off
+  )
+  INSERT INTO broker_messages (topic, partition, "offset", key, value, headers)
+  SELECT $1, $2, off, $3, $4, $5::jsonb FROM p
+  RETURNING "offset"`;
+
+export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<Broker> {
+  const { db, logger } = options;
+  await ensureBrokerSchema(db);
+  const partitionCounts = new Map<string, number>();
+  const consumers = new Set<SqlLogConsumer>();
+
+  const partitionsOf = async (topic: string): Promise<number> => {
+    const cached = partitionCounts.get(topic);
+    if (cached !== undefined) return cached;
+    const { rows } = await db.query<{ partitions: number }>('SELECT partitions FROM broker_topics WHERE name = $1', [
+      topic,
+    ]);
+    if (!rows[0]) throw new UnknownTopicError(topic);
+    partitionCounts.set(topic, Number(rows[0].partitions));
+    return Number(rows[0].partitions);
+  };
+
+  return {
+    driver: 'sql-log',
+    async ensureTopic(spec: TopicSpec) {
+      if (!Number.isInteger(spec.partitions) || spec.partitions < 1) {
+        throw new RangeError(`partitions must be a positive integer, got ${spec.partitions}`);
+      }
+      await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO broker_topics (name, partitions) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+          spec.name,
+          spec.partitions,
+        ]);
+        const { rows } = await tx.query<{ partitions: number }>('SELECT partitions FROM broker_topics WHERE name = $1', [
+          spec.name,
+        ]);
+        const partitions = Number(rows[0]!.partitions);
+        await tx.query(
+          `INSERT INTO broker_partitions (topic, partition)
+           SELECT $1, g FROM generate_series(0, $2::int - 1) AS g
+           ON CONFLICT DO NOTHING`,
+          [spec.name, partitions],
+        );
+      });
+    },
+    async listTopics() {
+      const { rows } = await db.query<{ name: string; partitions: number }>(
+        'SELECT name, partitions FROM broker_topics ORDER BY name',
+      );
+      return rows.map((row) => ({ name: row.name, partitions: Number(row.partitions) }));
+    },
+    async publish(topic, key, value, headers = {}): Promise<PublishResult> {
+      try {
+        const partition = partitionFor(key, await partitionsOf(topic));
+        const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+        const { rows } = await db.query<{ offset: string | number }>(APPEND_SQL, [
+          topic,
+          partition,
+          key,
+          bytes,
+          JSON.stringify(headers),
+        ]);
+        if (!rows[0]) throw new UnknownTopicError(topic);
+        await db.notify(WAKE_CHANNEL, topic).catch(() => undefined);
+        return { topic, partition, offset: Number(rows[0].offset) };
+      } catch (error) {
+        if (error instanceof UnknownTopicError) throw error;
+        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
+      }
+    },
+    async subscribe(consumerOptions: ConsumerOptions, handler: RecordHandler) {
+      const consumer = new SqlLogConsumer({
+        db,
+        logger,
+        options: consumerOptions,
+        handler,
+        pollIntervalMs: options.pollIntervalMs ?? 500,
+        batchSize: options.batchSize ?? 200,
+        redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
+        onStop: (self) => consumers.delete(self),
+      });
+      consumers.add(consumer);
+      await consumer.start();
+      return consumer;
+    },
+    async ping() {
+      try {
+        await db.ping();
+      } catch (error) {
+        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
+      }
+    },
+    async close() {
+      await Promise.all([...consumers].map((consumer) => consumer.stop()));
+    },
+  };
+}

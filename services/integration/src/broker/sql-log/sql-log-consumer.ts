@@ -1,0 +1,221 @@
+/**
+ * One consumer-group member on the SQL log. A single loop discovers the group's
+ * partitions (topics may appear later), refreshes end offsets, and — unless paused —
+ * reads each partition from its committed offset, hands records to the handler one at a
+ * time in offset order, and commits each offset after the handler resolves. Partitions
+ * are processed concurrently; a handler that throws stops its partition for this round
+ * and the record is delivered again after a delay.
+ */
+import type { Logger, SqlDatabase, Unlisten } from '@platform/core';
+import type { Assignment, BrokerRecord, Consumer, ConsumerOptions, RecordHandler } from '../broker.js';
+import { WAKE_CHANNEL } from './schema.js';
+
+interface PartitionState extends Assignment {
+  /** Bumped by seek so an in-flight batch stops. */
+  generation: number;
+  retryAt: number;
+}
+
+export interface SqlLogConsumerOptions {
+  db: SqlDatabase;
+  logger: Logger;
+  options: ConsumerOptions;
+  handler: RecordHandler;
+  pollIntervalMs: number;
+  batchSize: number;
+  redeliveryDelayMs: number;
+  onStop: (consumer: SqlLogConsumer) => void;
+}
+
+interface MessageRow {
+  offset: string | number;
+  key: string;
+  value: Uint8Array;
+  headers: Record<string, string> | string;
+  created_at: Date | string;
+}
+
+const slot = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+export class SqlLogConsumer implements Consumer {
+  private readonly topics: Set<string>;
+  private readonly partitions = new Map<string, PartitionState>();
+  private isPaused = false;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private unlisten: Unlisten | undefined;
+
+  constructor(private readonly deps: SqlLogConsumerOptions) {
+    this.topics = new Set(deps.options.topics);
+  }
+
+  get paused(): boolean {
+    return this.isPaused;
+  }
+
+  async start(): Promise<void> {
+    if (this.deps.db.supportsListenNotify) {
+      this.unlisten = await this.deps.db.listen(WAKE_CHANNEL, (topic) => {
+        if (this.topics.has(topic)) this.wake?.();
+      });
+    }
+    await this.refresh();
+    this.loop = this.run();
+  }
+
+  pause(): void {
+    this.isPaused = true;
+  }
+
+  resume(): void {
+    this.isPaused = false;
+    this.wake?.();
+  }
+
+  async addTopics(topics: string[]): Promise<void> {
+    for (const topic of topics) this.topics.add(topic);
+    this.wake?.();
+  }
+
+  async seek(topic: string, partition: number, offset: number): Promise<void> {
+    await this.commit(topic, partition, offset);
+    const state = this.partitions.get(slot(topic, partition));
+    if (state) {
+      state.committedOffset = offset;
+      state.generation += 1;
+      state.retryAt = 0;
+    }
+    this.wake?.();
+  }
+
+  assignments(): Assignment[] {
+    return [...this.partitions.values()].map(({ topic, partition, committedOffset, endOffset }) => ({
+      topic,
+      partition,
+      committedOffset,
+      endOffset,
+    }));
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await this.unlisten?.().catch(() => undefined);
+    this.deps.onStop(this);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let progressed = false;
+      try {
+        await this.refresh();
+        if (!this.isPaused) {
+          const results = await Promise.all([...this.partitions.values()].map((state) => this.drain(state)));
+          progressed = results.some(Boolean);
+        }
+      } catch (error) {
+        this.deps.logger.warn({ err: error, groupId: this.deps.options.groupId }, 'broker poll failed');
+      }
+      if (!progressed && !this.stopped) await this.sleep(this.deps.pollIntervalMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  /** Discovers partitions of subscribed topics and refreshes their end offsets. */
+  private async refresh(): Promise<void> {
+    const topics = [...this.topics];
+    const { db, options } = this.deps;
+    const { rows } = await db.query<{ topic: string; partition: number; next_offset: string | number }>(
+      'SELECT topic, partition, next_offset FROM broker_partitions WHERE topic = ANY($1::text[])',
+      [topics],
+    );
+    const fresh = rows.filter((row) => !this.partitions.has(slot(row.topic, row.partition)));
+    if (fresh.length > 0) {
+      const committed = await db.query<{ topic: string; partition: number; committed_offset: string | number }>(
+        'SELECT topic, partition, committed_offset FROM broker_group_offsets WHERE group_id = $1 AND topic = ANY($2::text[])',
+        [options.groupId, topics],
+      );
+      const known = new Map(committed.rows.map((row) => [slot(row.topic, row.partition), Number(row.committed_offset)]));
+      for (const row of fresh) {
+        const end = Number(row.next_offset);
+        let start = known.get(slot(row.topic, row.partition));
+        if (start === undefined) {
+          start = options.fromBeginning === false ? end : 0;
+          await this.commit(row.topic, row.partition, start);
+        }
+        this.partitions.set(slot(row.topic, row.partition), {
+          topic: row.topic,
+          partition: row.partition,
+          committedOffset: start,
+          endOffset: end,
+          generation: 0,
+          retryAt: 0,
+        });
+      }
+    }
+    for (const row of rows) {
+      const state = this.partitions.get(slot(row.topic, row.partition));
+      if (state) state.endOffset = Number(row.next_offset);
+    }
+  }
+
+  /** Processes one batch of a partition; true when at least one record was committed. */
+  private async drain(state: PartitionState): Promise<boolean> {
+    if (state.committedOffset >= state.endOffset || Date.now() < state.retryAt) return false;
+    const generation = state.generation;
+    const { rows } = await this.deps.db.query<MessageRow>(
+      `SELECT "offset", key, value, headers, created_at FROM broker_messages
+       WHERE topic = $1 AND partition = $2 AND "offset" >= $3 ORDER BY "offset" LIMIT $4`,
+      [state.topic, state.partition, state.committedOffset, this.deps.batchSize],
+    );
+    let progressed = false;
+    for (const row of rows) {
+      if (this.stopped || this.isPaused || state.generation !== generation) break;
+      const record: BrokerRecord = {
+        topic: state.topic,
+        partition: state.partition,
+        offset: Number(row.offset),
+        key: row.key,
+        value: Buffer.from(row.value),
+        headers: typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers,
+        timestamp: new Date(row.created_at),
+      };
+      try {
+        await this.deps.handler(record);
+      } catch (error) {
+        this.deps.logger.warn(
+          { err: error, groupId: this.deps.options.groupId, topic: record.topic, partition: record.partition, offset: record.offset },
+          'handler failed; record will be delivered again',
+        );
+        state.retryAt = Date.now() + this.deps.redeliveryDelayMs;
+        break;
+      }
+      if (state.generation !== generation) break;
+      await this.commit(state.topic, state.partition, record.offset + 1);
+      state.committedOffset = record.offset + 1;
+      progressed = true;
+    }
+    return progressed;
+  }
+
+  private async commit(topic: string, partition: number, offset: number): Promise<void> {
+    await this.deps.db.query(
+      `INSERT INTO broker_group_offsets (group_id, topic, partition, committed_offset) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (group_id, topic, partition) DO UPDATE SET committed_offset = EXCLUDED.committed_offset, updated_at = now()`,
+      [this.deps.options.groupId, topic, partition, offset],
+    );
+  }
+}
