@@ -11,3 +11,7 @@ export type { Beatmap, HitObject, TimingPoint, SliderData, StoryboardElement, St
 export { beatmapMd5 } from './beatmap/beatmap-md5.js';
 export { BeatmapLibrary } from './beatmap/beatmap-library.js';
 export type { BeatmapLibraryOptions } from './beatmap/beatmap-library.js';
+export { judgeReplay, judgePlayable } from './judgement/judge-replay.js';
+export type { JudgementResult, JudgementSummary, JudgementEvent, HitResult } from './judgement/types.js';
+export { preparePlayable, sliderPositionAt } from './beatmap/playable.js';
+export type { PlayableBeatmap, PlayObject } from './beatmap/playable.js';

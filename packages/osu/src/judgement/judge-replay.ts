@@ -1,0 +1,273 @@
+/**
+ * Replays the frames against a beatmap played with the replay's mods, as osu!stable
+ * judges: hit windows from OD, circle radius from CS, notelock (only the earliest
+ * unjudged object takes a click; an early click within 400 ms is a miss), slider head,
+ * ticks, repeats and the legacy end (36 ms early) with the 2.4x follow radius while
+ * tracking, spinners, combo, score v1, 300/100/50/miss, hit errors and unstable rate.
+ */
+import type { Beatmap } from '../beatmap/types.js';
+import { preparePlayable, sliderPositionAt, type PlayableBeatmap, type PlayObject } from '../beatmap/playable.js';
+import { Mods } from '../replay/mods.js';
+import type { Replay } from '../replay/types.js';
+import type { HitResult, JudgementEvent, JudgementResult } from './types.js';
+
+const HITTABLE_RANGE = 400;
+
+interface SliderState {
+  tracking: boolean;
+  partsHit: number;
+  parts: number;
+  nextEvent: number;
+  done: boolean;
+}
+
+interface SpinnerState {
+  lastAngle: number | undefined;
+  total: number;
+  done: boolean;
+}
+
+export function judgeReplay(replay: Replay, beatmap: Beatmap): JudgementResult {
+  return judgePlayable(replay, preparePlayable(beatmap, replay.mods));
+}
+
+export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementResult {
+  const objs = play.objects;
+  const n = objs.length;
+  const r = play.radius;
+  const headDone: boolean[] = new Array(n).fill(false);
+  const headJudgedAt: number[] = new Array(n).fill(Infinity);
+  const objectResults: HitResult[] = new Array(n).fill(0);
+  const finished: boolean[] = new Array(n).fill(false);
+  const sliders = new Map<number, SliderState>();
+  const spinners = new Map<number, SpinnerState>();
+  const events: JudgementEvent[] = [];
+  const hitErrors: number[] = [];
+  const hitErrorTimes: number[] = [];
+  let combo = 0;
+  let maxCombo = 0;
+  let score = 0;
+  let n300 = 0;
+  let n100 = 0;
+  let n50 = 0;
+  let misses = 0;
+  const diffPoints = Math.round(
+    (play.beatmap.difficulty.hp + play.beatmap.difficulty.od + play.beatmap.difficulty.cs +
+      Math.min(Math.max((n / Math.max(1, ((objs.at(-1)?.endTime ?? 0) - (objs[0]?.time ?? 0)) / 1000)) * 8, 0), 16)) / 38 * 5,
+  );
+  const modMult = modMultiplier(play.mods);
+  const acc = (): number => {
+    const total = n300 + n100 + n50 + misses;
+    return total ? (300 * n300 + 100 * n100 + 50 * n50) / (300 * total) : 1;
+  };
+
+  const addCombo = (): void => {
+    combo++;
+    if (combo > maxCombo) maxCombo = combo;
+  };
+  const push = (e: Omit<JudgementEvent, 'combo' | 'score' | 'accuracy'>): void => {
+    events.push({ ...e, combo, score, accuracy: acc() });
+  };
+  const finalResult = (o: PlayObject, result: HitResult, time: number, x: number, y: number): void => {
+    objectResults[o.index] = result;
+    finished[o.index] = true;
+    if (result === 300) n300++;
+    else if (result === 100) n100++;
+    else if (result === 50) n50++;
+    else misses++;
+    if (result === 0) combo = 0;
+    else {
+      if (o.kind !== 'slider') addCombo();
+      score += result + Math.floor((result * Math.max(combo - 1, 0) * diffPoints * modMult) / 25);
+    }
+    push({ time, objectIndex: o.index, kind: 'hit', result, x, y });
+  };
+  const partHit = (o: PlayObject, time: number, value: number, x: number, y: number, kind: 'tick' | 'head'): void => {
+    addCombo();
+    score += value;
+    const st = sliders.get(o.index)!;
+    st.partsHit++;
+    push({ time, objectIndex: o.index, kind, result: 300, x, y });
+  };
+  const partMiss = (o: PlayObject, time: number, x: number, y: number, breaks: boolean): void => {
+    if (breaks && combo > 0) {
+      combo = 0;
+      push({ time, objectIndex: o.index, kind: 'sliderbreak', result: 0, x, y });
+    }
+  };
+
+  for (const o of objs) {
+    if (o.kind === 'slider') sliders.set(o.index, { tracking: false, partsHit: 0, parts: 1 + o.events.length, nextEvent: 0, done: false });
+    else if (o.kind === 'spinner') spinners.set(o.index, { lastAngle: undefined, total: 0, done: false });
+  }
+
+  const frames = replay.frames;
+  let firstPending = 0; // earliest object whose head is not judged
+  let prevLeft = false;
+  let prevRight = false;
+  const spinnerAuto = (play.mods & Mods.SpunOut) !== 0 || (play.mods & Mods.Autoplay) !== 0;
+  const rotationsNeeded = (o: PlayObject): number => Math.floor(((o.endTime - o.time) / 1000) * difficulty(play.od, 3, 5, 7.5));
+
+  const expireHeads = (t: number): void => {
+    while (firstPending < n) {
+      const o = objs[firstPending]!;
+      if (headDone[firstPending] || o.kind === 'spinner') {
+        if (o.kind === 'spinner') headDone[firstPending] = true;
+        firstPending++;
+        continue;
+      }
+      if (t > o.time + play.hit50) {
+        headDone[o.index] = true;
+        headJudgedAt[o.index] = o.time + play.hit50;
+        if (o.kind === 'circle') finalResult(o, 0, o.time + play.hit50, o.x, o.y);
+        else partMiss(o, o.time + play.hit50, o.x, o.y, true);
+        firstPending++;
+        continue;
+      }
+      break;
+    }
+  };
+
+  const click = (t: number, x: number, y: number): void => {
+    // only the earliest unjudged object can take the click (notelock)
+    let idx = firstPending;
+    while (idx < n && (headDone[idx] || objs[idx]!.kind === 'spinner')) idx++;
+    const o = objs[idx];
+    if (!o) return;
+    if (Math.hypot(x - o.x, y - o.y) > r) return;
+    const delta = t - o.time;
+    if (Math.abs(delta) >= HITTABLE_RANGE) return;
+    const abs = Math.abs(delta);
+    const result: HitResult = abs < play.hit300 ? 300 : abs < play.hit100 ? 100 : abs < play.hit50 ? 50 : 0;
+    headDone[idx] = true;
+    headJudgedAt[idx] = t;
+    if (o.kind === 'circle') {
+      if (result !== 0) {
+        hitErrors.push(delta);
+        hitErrorTimes.push(t);
+      }
+      finalResult(o, result, t, o.x, o.y);
+    } else if (result !== 0) {
+      hitErrors.push(delta);
+      hitErrorTimes.push(t);
+      partHit(o, t, 30, o.x, o.y, 'head');
+    } else partMiss(o, t, o.x, o.y, true);
+  };
+
+  let activeFrom = 0;
+  for (let fi = 0; fi < frames.length; fi++) {
+    const f = frames[fi]!;
+    const t = f.time;
+    const left = (f.keys & 5) !== 0;
+    const right = (f.keys & 10) !== 0;
+    const down = left || right;
+    expireHeads(t);
+    if (left && !prevLeft) {
+      click(t, f.x, f.y);
+      expireHeads(t);
+    }
+    if (right && !prevRight) {
+      click(t, f.x, f.y);
+      expireHeads(t);
+    }
+    prevLeft = left;
+    prevRight = right;
+
+    while (activeFrom < n && finished[activeFrom]) activeFrom++;
+    for (let i = activeFrom; i < n; i++) {
+      const o = objs[i]!;
+      if (o.time - play.preempt > t) break;
+      if (finished[i]) continue;
+      if (o.kind === 'slider') {
+        const st = sliders.get(i)!;
+        if (t >= o.time) {
+          const ball = sliderPositionAt(o, t);
+          const reach = st.tracking ? 2.4 * r : r;
+          st.tracking = down && Math.hypot(f.x - ball.x, f.y - ball.y) <= reach;
+        } else st.tracking = false;
+        while (st.nextEvent < o.events.length && o.events[st.nextEvent]!.time <= t) {
+          const ev = o.events[st.nextEvent++]!;
+          if (st.tracking) partHit(o, ev.time, ev.kind === 'tick' ? 10 : 30, ev.x, ev.y, 'tick');
+          else partMiss(o, ev.time, ev.x, ev.y, ev.kind !== 'end');
+        }
+        if (st.nextEvent >= o.events.length && headDone[i]) {
+          const ratio = st.partsHit / st.parts;
+          const result: HitResult = ratio >= 1 ? 300 : ratio >= 0.5 ? 100 : ratio > 0 ? 50 : 0;
+          const end = o.events.at(-1)!;
+          finalResult(o, result, Math.max(o.endTime, end.time), o.endX, o.endY);
+        }
+      } else if (o.kind === 'spinner') {
+        const st = spinners.get(i)!;
+        if (t >= o.time && t <= o.endTime) {
+          const angle = Math.atan2(f.y - 192, f.x - 256);
+          if (st.lastAngle !== undefined && (down || spinnerAuto)) {
+            let d = angle - st.lastAngle;
+            if (d > Math.PI) d -= 2 * Math.PI;
+            if (d < -Math.PI) d += 2 * Math.PI;
+            const prevT = frames[fi - 1]?.time ?? t;
+            const maxD = Math.max(0, t - prevT) * 0.05; // about 477 rpm
+            st.total += Math.sign(d) * Math.min(Math.abs(d), maxD);
+          }
+          st.lastAngle = angle;
+        }
+        if (t > o.endTime) {
+          const need = rotationsNeeded(o);
+          const rot = spinnerAuto ? need + 1 : Math.abs(st.total) / (2 * Math.PI);
+          const result: HitResult = rot >= need ? 300 : rot >= need - 1 && rot > 1 ? 100 : rot >= need * 0.25 && rot > 0.25 ? 50 : 0;
+          finalResult(o, result, o.endTime, 256, 192);
+        }
+      }
+    }
+  }
+  // anything left when the replay stops
+  const endT = Infinity;
+  expireHeads(endT);
+  for (const o of objs) {
+    if (finished[o.index]) continue;
+    if (o.kind === 'slider') {
+      const st = sliders.get(o.index)!;
+      for (; st.nextEvent < o.events.length; st.nextEvent++) partMiss(o, o.events[st.nextEvent]!.time, o.endX, o.endY, true);
+      const ratio = st.partsHit / st.parts;
+      finalResult(o, ratio >= 1 ? 300 : ratio >= 0.5 ? 100 : ratio > 0 ? 50 : 0, o.endTime, o.endX, o.endY);
+    } else if (o.kind === 'spinner') finalResult(o, spinnerAuto ? 300 : 0, o.endTime, 256, 192);
+    else finalResult(o, 0, o.time + play.hit50, o.x, o.y);
+  }
+  events.sort((a, b) => a.time - b.time);
+
+  const mean = hitErrors.reduce((s, v) => s + v, 0) / Math.max(1, hitErrors.length);
+  const variance = hitErrors.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, hitErrors.length);
+  return {
+    n300,
+    n100,
+    n50,
+    misses,
+    maxCombo,
+    unstableRate: (Math.sqrt(variance) * 10) / play.speed,
+    accuracy: acc(),
+    score,
+    hitErrors,
+    hitErrorTimes,
+    events,
+    objectResults,
+    headJudgedAt,
+  };
+}
+
+function difficulty(d: number, min: number, mid: number, max: number): number {
+  if (d > 5) return mid + ((max - mid) * (d - 5)) / 5;
+  if (d < 5) return mid - ((mid - min) * (5 - d)) / 5;
+  return mid;
+}
+
+function modMultiplier(mods: number): number {
+  let m = 1;
+  if (mods & Mods.Easy) m *= 0.5;
+  if (mods & Mods.NoFail) m *= 0.5;
+  if (mods & Mods.HalfTime) m *= 0.3;
+  if (mods & Mods.HardRock) m *= 1.06;
+  if (mods & (Mods.DoubleTime | Mods.Nightcore)) m *= 1.12;
+  if (mods & Mods.Hidden) m *= 1.06;
+  if (mods & Mods.Flashlight) m *= 1.12;
+  if (mods & Mods.SpunOut) m *= 0.9;
+  return m;
+}

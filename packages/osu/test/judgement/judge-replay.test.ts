@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { decodeReplay, judgeReplay, parseBeatmap } from '../../src/index.js';
+import { fixture, skipWithoutFixtures } from '../helpers.js';
+
+const skip = skipWithoutFixtures();
+
+// replay -> beatmap (the map whose MD5 the header names)
+const CASES: [string, string][] = [
+  ['1reimei2.osr', '1reimei.osu'],
+  ['2dearbrave1.osr', '2dearbrave.osu'],
+  ['3dearbrave.osr', '3dearbrave.osu'],
+  ['5dearbrave6.osr', '5dearbrave.osu'],
+  ['2yomi.osr', '2yomi.osu'],
+  ['tool3.osr', 'tool.osu'],
+  ['realdate.osr', 'realdate.osu'],
+];
+
+test('judgement matches the header counts and max combo', { skip }, () => {
+  for (const [osr, osu] of CASES) {
+    const replay = decodeReplay(fixture(osr));
+    const j = judgeReplay(replay, parseBeatmap(fixture(osu).toString('utf8')));
+    assert.deepEqual(
+      [j.n300, j.n100, j.n50, j.misses, j.maxCombo],
+      [replay.n300, replay.n100, replay.n50, replay.misses, replay.maxCombo],
+      osr,
+    );
+    assert.ok(Number.isFinite(j.unstableRate));
+    assert.equal(j.hitErrors.length, j.hitErrorTimes.length);
+  }
+});
