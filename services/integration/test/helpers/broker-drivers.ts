@@ -1,0 +1,107 @@
+/**
+ * The broker drivers every conformance and adapter test loops over: the SQL log on
+ * PGlite and on PostgreSQL, and JetStream. `BROKER_DRIVERS=sql-log-pglite,jetstream`
+ * narrows the list. Each `open()` gives an isolated broker (fresh database, or a unique
+ * stream prefix) and a `cleanup()` that removes what it made.
+ */
+import { randomBytes } from 'node:crypto';
+import { createLogger, createSqlDatabase, type Logger, type SqlDatabase } from '@platform/core';
+import { createTestDatabase, natsUrlForTests, postgresUrlForTests } from '@platform/testing';
+import { connect } from 'nats';
+import type { Broker } from '../../src/broker/broker.js';
+import { createJetStreamBroker } from '../../src/broker/jetstream/jetstream-broker.js';
+import { createSqlLogBroker } from '../../src/broker/sql-log/sql-log-broker.js';
+
+export interface OpenBroker {
+  broker: Broker;
+  /** The SQL database backing the broker (the SQL-log drivers) or a fresh PGlite for others. */
+  db: SqlDatabase;
+  cleanup(): Promise<void>;
+}
+
+export interface BrokerDriverCase {
+  name: string;
+  /** Undefined when runnable, else the engine that is missing. */
+  missing(): Promise<string | undefined>;
+  open(logger?: Logger): Promise<OpenBroker>;
+}
+
+export const silentLogger = (): Logger => createLogger({ service: 'integration-test', level: 'silent' });
+
+export const BROKER_DRIVERS: BrokerDriverCase[] = [
+  {
+    name: 'sql-log-pglite',
+    missing: async () => undefined,
+    async open(logger = silentLogger()) {
+      const db = await createSqlDatabase({ dataDir: 'memory://' });
+      const broker = await createSqlLogBroker({ db, logger, pollIntervalMs: 100, redeliveryDelayMs: 50 });
+      return { broker, db, cleanup: async () => (await broker.close(), await db.close()) };
+    },
+  },
+  {
+    name: 'sql-log-postgres',
+    missing: async () => ((await postgresUrlForTests()) ? undefined : 'PostgreSQL on 127.0.0.1:5432'),
+    async open(logger = silentLogger()) {
+      const testDb = await createTestDatabase('broker');
+      const db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused', poolSize: 6 });
+      const broker = await createSqlLogBroker({ db, logger, pollIntervalMs: 100, redeliveryDelayMs: 50 });
+      return {
+        broker,
+        db,
+        cleanup: async () => {
+          await broker.close();
+          await db.close().catch(() => undefined);
+          await testDb.drop();
+        },
+      };
+    },
+  },
+  {
+    name: 'jetstream',
+    missing: async () => ((await natsUrlForTests()) ? undefined : 'NATS JetStream on 127.0.0.1:4222'),
+    async open(logger = silentLogger()) {
+      const url = (await natsUrlForTests())!;
+      const prefix = `T${randomBytes(5).toString('hex').toUpperCase()}`;
+      const broker = await createJetStreamBroker({ url, logger, prefix, redeliveryDelayMs: 50 });
+      const db = await createSqlDatabase({ dataDir: 'memory://' });
+      return {
+        broker,
+        db,
+        cleanup: async () => {
+          await broker.close();
+          await db.close();
+          await deleteStreams(url, prefix);
+        },
+      };
+    },
+  },
+];
+
+async function deleteStreams(url: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: url, timeout: 2000 });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const names: string[] = [];
+    for await (const info of jsm.streams.list()) if (info.config.name.startsWith(`${prefix}_`)) names.push(info.config.name);
+    for (const name of names) await jsm.streams.delete(name);
+  } finally {
+    await nc.close();
+  }
+}
+
+export function selectedDrivers(): BrokerDriverCase[] {
+  const wanted = process.env.BROKER_DRIVERS?.split(',').map((name) => name.trim());
+  return wanted ? BROKER_DRIVERS.filter((driver) => wanted.includes(driver.name)) : BROKER_DRIVERS;
+}
+
+/** Polls `check` until it returns true or the time runs out (then throws with `what`). */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+export const uniqueName = (base: string) => `${base}-${randomBytes(4).toString('hex')}`;
