@@ -32,3 +32,20 @@ export {
   type SignedUrlOptions,
 } from './storage/object-store.js';
 export type { CounterStore, WindowCount } from './counters/counter-store.js';
+export {
+  createObjectStore,
+  type FsStoreOptions,
+  type ObjectStoreOptions,
+  type S3StoreOptions,
+} from './storage/create-object-store.js';
+export { assertValidObjectKey, assertValidObjectPrefix } from './storage/object-key.js';
+export { registerSignedObjectRoute, type SignedObjectRouteOptions } from './storage/signed-object-route.js';
+export { createCounterStore, type CounterStoreOptions } from './counters/create-counter-store.js';
+export {
+  createRateLimiter,
+  rateLimitHeaders,
+  type RateLimiter,
+  type RateLimiterOptions,
+  type RateLimitResult,
+} from './counters/rate-limiter.js';
+export { openCounterStore, openObjectStore, openSqlDatabase, serviceDataDir } from './platform/open-resources.js';

@@ -3,7 +3,7 @@
  * frozen. A wrong value stops the process with one line naming the variable and what
  * it expects (see `loadConfigOrExit`).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 
 export class ConfigError extends Error {
   constructor(

@@ -8,6 +8,7 @@ import { InvalidObjectKeyError } from './object-store.js';
 
 const MAX_KEY_BYTES = 1024;
 /** Control characters (NUL included), backslash, and percent-encoded `/`, `\` and `.`. */
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
 const FORBIDDEN = /[\u0000-\u001f\u007f\\]|%2f|%5c|%2e/i;
 
 function segmentsAreSafe(segments: string[]): boolean {

@@ -1,0 +1,125 @@
+// One suite, run against every SQL driver: PGlite (embedded) and PostgreSQL (this
+// machine's server, a fresh database per run). SQL_DRIVERS=pglite narrows it.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { createTestDatabase, postgresUrlForTests, skipReason, type TestDatabase } from '@platform/testing';
+import { createSqlDatabase, loadMigrations, runMigrations, type SqlDatabase } from '../../src/index.js';
+
+const postgresUrl = await postgresUrlForTests();
+const only = process.env.SQL_DRIVERS?.split(',');
+
+const drivers: Array<{ name: string; skip?: string | undefined; open: () => Promise<{ db: SqlDatabase; cleanup: () => Promise<void> }> }> = [
+  {
+    name: 'pglite',
+    open: async () => ({ db: await createSqlDatabase({ dataDir: 'memory://' }), cleanup: async () => {} }),
+  },
+  {
+    name: 'postgres',
+    skip: skipReason('PostgreSQL at 127.0.0.1:5432', postgresUrl !== undefined),
+    open: async () => {
+      const testDb: TestDatabase = await createTestDatabase('core_sql');
+      return { db: await createSqlDatabase({ url: testDb.url, dataDir: 'unused' }), cleanup: () => testDb.drop() };
+    },
+  },
+];
+
+for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
+  describe(`SqlDatabase on ${driver.name}`, { skip: driver.skip }, () => {
+    let db: SqlDatabase;
+    let cleanup: () => Promise<void>;
+
+    before(async () => {
+      ({ db, cleanup } = await driver.open());
+      await db.query('CREATE TABLE items (id serial PRIMARY KEY, name text NOT NULL, n int)');
+    });
+    after(async () => {
+      await db.close();
+      await cleanup();
+    });
+
+    test('runs parameterised queries and reports affected rows', async () => {
+      const inserted = await db.query('INSERT INTO items (name, n) VALUES ($1, $2), ($3, $4)', ['a', 1, "b'; DROP TABLE items; --", 2]);
+      assert.equal(inserted.rowCount, 2);
+      const { rows } = await db.query<{ name: string; n: number }>('SELECT name, n FROM items WHERE n >= $1 ORDER BY n', [1]);
+      assert.deepEqual(rows, [
+        { name: 'a', n: 1 },
+        { name: "b'; DROP TABLE items; --", n: 2 },
+      ]);
+    });
+
+    test('commits a transaction that resolves and rolls back one that throws', async () => {
+      await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO items (name) VALUES ($1)', ['committed']);
+      });
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await tx.query('INSERT INTO items (name) VALUES ($1)', ['rolled-back']);
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      const { rows } = await db.query<{ name: string }>("SELECT name FROM items WHERE name IN ('committed', 'rolled-back')");
+      assert.deepEqual(rows.map((r) => r.name), ['committed']);
+    });
+
+    test('advisory locks serialise holders of the same key', async () => {
+      const events: string[] = [];
+      const holder = (id: string) =>
+        db.withAdvisoryLock('same-key', async (tx) => {
+          events.push(`enter ${id}`);
+          await tx.query('SELECT pg_sleep(0.05)');
+          events.push(`exit ${id}`);
+        });
+      await Promise.all([holder('1'), holder('2'), holder('3')]);
+      for (let i = 0; i < events.length; i += 2) {
+        assert.match(events[i]!, /^enter (\d)$/);
+        assert.equal(events[i + 1], events[i]!.replace('enter', 'exit'), `overlap in ${events.join(', ')}`);
+      }
+    });
+
+    test('delivers NOTIFY payloads to listeners until they unlisten', async () => {
+      const received: string[] = [];
+      const unlisten = await db.listen('core_test_channel', (payload) => received.push(payload));
+      await db.notify('core_test_channel', 'hello');
+      await waitFor(() => received.length === 1);
+      await unlisten();
+      await db.notify('core_test_channel', 'ignored');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(received, ['hello']);
+      await assert.rejects(db.listen('bad; DROP', () => {}), /invalid notification channel/);
+    });
+
+    test('applies migrations once, in order, per service', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
+      writeFileSync(join(dir, '002_add_column.sql'), 'ALTER TABLE widgets ADD COLUMN colour text;');
+      writeFileSync(join(dir, '001_create.sql'), "CREATE TABLE widgets (id int PRIMARY KEY, note text DEFAULT 'a;b');\nINSERT INTO widgets (id) VALUES (1);");
+      writeFileSync(join(dir, 'README.md'), 'not a migration');
+      const migrations = loadMigrations(dir);
+      assert.deepEqual(migrations.map((m) => m.version), [1, 2]);
+      assert.deepEqual(await runMigrations(db, 'widgets-service', migrations), [1, 2]);
+      assert.deepEqual(await runMigrations(db, 'widgets-service', migrations), []);
+      const { rows } = await db.query<{ note: string; colour: string | null }>('SELECT note, colour FROM widgets');
+      assert.deepEqual(rows, [{ note: 'a;b', colour: null }]);
+    });
+
+    test('a failing migration leaves nothing behind and is retried next start', async () => {
+      const broken = [{ version: 1, name: 'broken', sql: 'CREATE TABLE half (id int); SELECT no_such_function();' }];
+      await assert.rejects(runMigrations(db, 'broken-service', broken));
+      const { rows } = await db.query("SELECT to_regclass('half') AS t");
+      assert.equal(rows[0]?.t, null);
+      const fixed = [{ version: 1, name: 'fixed', sql: 'CREATE TABLE half (id int);' }];
+      assert.deepEqual(await runMigrations(db, 'broken-service', fixed), [1]);
+    });
+  });
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
