@@ -1,0 +1,100 @@
+/**
+ * `analytics build`: bronze → silver → gold → quality checks → views, each step reported
+ * with its row counts and time. The build runs on a copy in a scratch folder next to the
+ * warehouse (starting from the current warehouse, so MERGE sees earlier batches) and the
+ * finished file replaces the live one in a single rename: readers never see a half-built
+ * warehouse, and a failed build leaves the live one untouched.
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { openDuckDb, type DuckDbSession } from '../warehouse/duckdb-session.js';
+import { WAREHOUSE_FILE } from '../warehouse/paths.js';
+import { loadBronze } from './bronze.js';
+import { buildGold } from './gold.js';
+import { assertQuality, checkQuality, type QualityReport } from './quality.js';
+import { buildSilver } from './silver.js';
+import { createViews } from './views.js';
+
+export interface StepReport {
+  step: string;
+  ms: number;
+  rows: Record<string, number>;
+}
+
+export interface PipelineOptions {
+  /** Folder with the five Olist CSV files. */
+  sourceDir: string;
+  /** The warehouse file to create or update (`…/raw_data.duckdb`). */
+  warehouseFile: string;
+  /** Called after each step, e.g. to print it. */
+  onStep?: (report: StepReport) => void;
+  /** DuckDB threads for the build. @defaultValue DuckDB's default (all cores) */
+  threads?: number;
+}
+
+export interface PipelineResult {
+  steps: StepReport[];
+  quality: QualityReport;
+  facts: { inserted: number; updated: number };
+  totalMs: number;
+}
+
+export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
+  const started = performance.now();
+  const scratch = join(dirname(options.warehouseFile), `.build-${randomUUID()}`);
+  await mkdir(scratch, { recursive: true });
+  const buildFile = join(scratch, WAREHOUSE_FILE);
+  try {
+    if (existsSync(options.warehouseFile)) await copyFile(options.warehouseFile, buildFile);
+    const settings: Record<string, string> = {};
+    if (options.threads) settings.threads = String(options.threads);
+    const db = await openDuckDb(buildFile, { settings });
+    let result: Omit<PipelineResult, 'totalMs'>;
+    try {
+      result = await buildInto(db, options);
+      await db.exec('CHECKPOINT');
+    } finally {
+      db.close();
+    }
+    await rename(buildFile, options.warehouseFile);
+    return { ...result, totalMs: Math.round(performance.now() - started) };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function buildInto(db: DuckDbSession, options: PipelineOptions): Promise<Omit<PipelineResult, 'totalMs'>> {
+  const steps: StepReport[] = [];
+  const step = async <T>(name: string, work: () => Promise<T>, rows: (value: T) => Record<string, number>) => {
+    const started = performance.now();
+    const value = await work();
+    const report = { step: name, ms: Math.round(performance.now() - started), rows: rows(value) };
+    steps.push(report);
+    options.onStep?.(report);
+    return value;
+  };
+  const [{ now }] = (await db.all<{ now: string }>('SELECT CAST(current_timestamp AS TIMESTAMP) AS now')) as [{ now: string }];
+  await step('bronze', () => loadBronze(db, options.sourceDir, now), (rows) => rows);
+  await step('silver', () => buildSilver(db), (rows) => rows);
+  const gold = await step('gold', () => buildGold(db, now), (g) => ({
+    ...g.counts,
+    'fact_sales inserted': g.facts.inserted,
+    'fact_sales updated': g.facts.updated,
+  }));
+  const quality = await step('quality', () => checkQuality(db), (q) => ({
+    'checks passed': q.checks.filter((c) => c.passed).length,
+    'checks failed': q.checks.filter((c) => !c.passed).length,
+    ...q.reconciliation,
+  }));
+  assertQuality(quality);
+  await step('views', () => createViews(db), () => ({ views: 5 }));
+  return { steps, quality, facts: gold.facts };
+}
+
+/** One line per step, as the CLI and first start print them. */
+export function formatStep(report: StepReport): string {
+  const rows = Object.entries(report.rows).map(([name, count]) => `${name}=${count}`).join(' ');
+  return `${report.step.padEnd(8)} ${String(report.ms).padStart(6)} ms  ${rows}`;
+}
