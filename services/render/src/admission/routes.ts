@@ -1,0 +1,56 @@
+/** `POST /v1/render`: read the form, validate it in the spec's order, admit it. */
+import type { FastifyInstance } from 'fastify';
+import type { RenderContext } from '../context.js';
+import { readRenderForm } from './render-form.js';
+import { admitRender, type Admitted } from './submit-render.js';
+import { validateRenderForm } from './validate-render-form.js';
+import type { FastifyRequest } from 'fastify';
+
+const RENDER_FIELDS =
+  'multipart/form-data: replay (file, .osr, required); skin (default "Default", ^[a-zA-Z0-9_ -]+$); ' +
+  'bg_dim (0.0-1.0, default 0.95; above 1 is read as a percentage); resolution (1080p|4k, default 1080p); ' +
+  'motion_blur, storyboard, snaking_in, snaking_out, hit_error_meter, key_overlay (bool, default true); video (bool, default false).';
+
+/** Shared by v1 and legacy: parse, validate, admit; `legacy` enables the `quality` field. */
+export async function submitFromRequest(ctx: RenderContext, request: FastifyRequest, legacy: boolean): Promise<Admitted> {
+  const form = await readRenderForm(request, ctx.settings.maxReplaySizeMb * 1024 * 1024);
+  const valid = validateRenderForm(form, ctx.settings, legacy);
+  return admitRender(
+    { db: ctx.db, store: ctx.store, settings: ctx.settings, limiter: ctx.limiters.render, logger: ctx.logger },
+    ctx.clientAddress(request.raw),
+    valid,
+  );
+}
+
+export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext): void {
+  app.post(
+    '/v1/render',
+    {
+      schema: {
+        summary: 'Submit a replay for rendering',
+        description: `${RENDER_FIELDS} Checks, first failure wins: extension/size (400/413), replay structure and mode 0 (415), parameters (422), rate limit 5/min/address (429), queue depth and rendering capacity (503), two active jobs per address (429).`,
+        tags: ['render'],
+        consumes: ['multipart/form-data'],
+        response: {
+          202: {
+            type: 'object',
+            properties: {
+              job_id: { type: 'string', format: 'uuid' },
+              status: { type: 'string', enum: ['queued'] },
+              links: { type: 'object', properties: { status: { type: 'string' }, view: { type: 'string' } } },
+            },
+          },
+          '4xx': { $ref: 'ErrorDetail#' },
+          '5xx': { $ref: 'ErrorDetail#' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { jobId, headers } = await submitFromRequest(ctx, request, false);
+      return reply
+        .code(202)
+        .headers(headers)
+        .send({ job_id: jobId, status: 'queued', links: { status: `/v1/jobs/${jobId}`, view: `/view/${jobId}` } });
+    },
+  );
+}

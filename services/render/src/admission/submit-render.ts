@@ -1,0 +1,75 @@
+/**
+ * Admission of a validated submission, steps 4–10 of the spec: the per-address rate
+ * limit (429), global queue depth and rendering capacity (503), then under the
+ * per-address advisory lock the two-active-jobs rule (429), the job row with its outbox
+ * event, and the replay upload — all in one transaction, so a failed upload leaves
+ * neither job nor event behind (500).
+ */
+import { randomUUID } from 'node:crypto';
+import { isAppError, type SqlDatabase, type ObjectStore, type Logger } from '@platform/core';
+import type { RenderSettings } from '../config.js';
+import { rateLimitHeaders, type RateLimiter } from '../core-ext.js';
+import { renderErrors } from '../errors.js';
+import { countActiveForAddress, countLoad, insertJobWithEvent } from '../jobs/job-store.js';
+import { artifactKeys } from '../jobs/job-view.js';
+import { replayInfoOf, type ValidatedRender } from './validate-render-form.js';
+
+export interface AdmissionDeps {
+  db: SqlDatabase;
+  store: ObjectStore;
+  settings: RenderSettings;
+  limiter: RateLimiter;
+  logger?: Logger;
+}
+
+export interface Admitted {
+  jobId: string;
+  /** X-RateLimit-* headers of the accepted request. */
+  headers: Record<string, string>;
+}
+
+export async function checkRateLimit(limiter: RateLimiter, address: string): Promise<Record<string, string>> {
+  const result = await limiter.check(address);
+  const headers = rateLimitHeaders(result);
+  if (!result.allowed) {
+    throw renderErrors.RATE_LIMITED({ detail: `Rate limit exceeded: ${result.limit} per 1 minute`, headers });
+  }
+  return headers;
+}
+
+export async function admitRender(deps: AdmissionDeps, address: string, request: ValidatedRender): Promise<Admitted> {
+  const { db, store, settings } = deps;
+  const headers = await checkRateLimit(deps.limiter, address);
+
+  const load = await countLoad(db);
+  if (load.queued >= settings.maxQueued) throw renderErrors.RENDER_QUEUE_FULL({ headers: { 'Retry-After': '30' } });
+  if (load.rendering >= settings.maxRendering) throw renderErrors.RENDER_CAPACITY({ headers: { 'Retry-After': '30' } });
+
+  const jobId = randomUUID();
+  const replayKey = artifactKeys(jobId).replay;
+  await db.withAdvisoryLock(`render-address:${address}`, async (tx) => {
+    const active = await countActiveForAddress(tx, address);
+    if (active >= settings.maxActivePerAddress) {
+      throw renderErrors.RENDER_TOO_MANY_ACTIVE({
+        detail: `You already have ${settings.maxActivePerAddress} active render jobs.`,
+        headers,
+      });
+    }
+    await insertJobWithEvent(tx, {
+      id: jobId,
+      skin: request.skin,
+      options: request.options,
+      clientIp: address,
+      replayKey,
+      replayInfo: replayInfoOf(request.replay),
+    });
+    try {
+      await store.put(replayKey, request.data, { contentType: 'application/octet-stream' });
+    } catch (error) {
+      if (isAppError(error)) throw error;
+      deps.logger?.error({ err: error, jobId }, 'replay upload failed; job rolled back');
+      throw renderErrors.RENDER_STORAGE_FAILED({ cause: error });
+    }
+  });
+  return { jobId, headers };
+}

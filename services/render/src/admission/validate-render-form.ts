@@ -1,0 +1,126 @@
+/**
+ * The spec's request checks, in its order: extension (400), size (400 empty, 413 too
+ * large), replay structure and game mode (415), then the parameters (422). Returns the
+ * decoded replay and the normalised options; throws the coded error of the first
+ * failing check.
+ */
+import { decodeReplay, modsToString, type Replay } from '@platform/osu';
+import type { RenderSettings } from '../config.js';
+import { renderErrors } from '../errors.js';
+import type { RenderJobOptions, ReplayInfo } from '../jobs/job-store.js';
+import { hasReplayExtension, type RenderForm } from './render-form.js';
+
+export const SKIN_NAME_PATTERN = /^[a-zA-Z0-9_ -]+$/;
+export const DEFAULT_SKIN = 'Default';
+
+export interface ValidatedRender {
+  replay: Replay;
+  data: Buffer;
+  skin: string;
+  options: RenderJobOptions;
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export function validateRenderForm(form: RenderForm, settings: RenderSettings, legacy = false): ValidatedRender {
+  if (!hasReplayExtension(form.filename)) throw renderErrors.RENDER_REPLAY_EXTENSION();
+  if (form.tooLarge) {
+    throw renderErrors.RENDER_REPLAY_TOO_LARGE({
+      detail: `Replay file exceeds maximum size of ${settings.maxReplaySizeMb}MB.`,
+    });
+  }
+  const data = form.data;
+  if (!data || data.length === 0) throw renderErrors.RENDER_REPLAY_EMPTY();
+
+  let replay: Replay;
+  try {
+    replay = decodeReplay(new Uint8Array(data.buffer, data.byteOffset, data.length));
+  } catch (error) {
+    // Every decode failure (truncation, bad LZMA, another game mode, nonsense) is a 415.
+    throw renderErrors.RENDER_REPLAY_INVALID({ cause: error });
+  }
+  if (replay.mode !== 0) throw renderErrors.RENDER_REPLAY_INVALID();
+
+  const errors: FieldError[] = [];
+  const fields = form.fields;
+  const skin = fields.skin === undefined || fields.skin === '' ? DEFAULT_SKIN : fields.skin;
+  if (!SKIN_NAME_PATTERN.test(skin) || skin.length > 64) {
+    errors.push({ field: 'skin', message: 'must contain only letters, digits, spaces, hyphens and underscores (at most 64)' });
+  }
+  const resolution = resolveResolution(fields, legacy);
+  if (resolution !== '1080p' && resolution !== '4k') errors.push({ field: 'resolution', message: 'must be 1080p or 4k' });
+  const bgDim = parseBgDim(fields.bg_dim);
+  if (bgDim === undefined) errors.push({ field: 'bg_dim', message: 'must be a number from 0.0 to 1.0 (values above 1 are read as percent)' });
+
+  const flag = (name: string, fallback: boolean): boolean => {
+    const value = parseBool(fields[name], fallback);
+    if (value === undefined) {
+      errors.push({ field: name, message: 'must be true or false' });
+      return fallback;
+    }
+    return value;
+  };
+  const options: RenderJobOptions = {
+    resolution: resolution as RenderJobOptions['resolution'],
+    bgDim: bgDim ?? 0.95,
+    motionBlur: flag('motion_blur', true),
+    storyboard: flag('storyboard', true),
+    video: flag('video', false),
+    snakingIn: flag('snaking_in', true),
+    snakingOut: flag('snaking_out', true),
+    hitErrorMeter: flag('hit_error_meter', true),
+    keyOverlay: flag('key_overlay', true),
+  };
+  if (errors.length > 0) throw renderErrors.RENDER_VALIDATION({ body: { errors } });
+  return { replay, data, skin, options };
+}
+
+function resolveResolution(fields: Record<string, string>, legacy: boolean): string {
+  if (legacy && fields.quality !== undefined) return fields.quality.trim().toLowerCase() === 'ultra' ? '4k' : '1080p';
+  const value = fields.resolution;
+  return value === undefined || value === '' ? '1080p' : value.trim().toLowerCase();
+}
+
+/** 0.0–1.0; a value above 1 is a percentage (95 → 0.95). Undefined when out of range or not a number. */
+export function parseBgDim(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return 0.95;
+  if (!/^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*$/.test(raw)) return undefined;
+  let value = Number(raw);
+  if (value > 1) value /= 100;
+  return value >= 0 && value <= 1 ? value : undefined;
+}
+
+const TRUE = new Set(['true', '1', 'yes', 'on']);
+const FALSE = new Set(['false', '0', 'no', 'off']);
+
+export function parseBool(raw: string | undefined, fallback: boolean): boolean | undefined {
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (TRUE.has(value)) return true;
+  if (FALSE.has(value)) return false;
+  return undefined;
+}
+
+export function replayInfoOf(replay: Replay): ReplayInfo {
+  const judged = replay.n300 + replay.n100 + replay.n50 + replay.misses;
+  const accuracy = judged === 0 ? 0 : ((300 * replay.n300 + 100 * replay.n100 + 50 * replay.n50) / (300 * judged)) * 100;
+  return {
+    playerName: replay.playerName,
+    beatmapMd5: replay.beatmapMd5,
+    mods: modsToString(replay.mods),
+    score: replay.score,
+    maxCombo: replay.maxCombo,
+    perfect: replay.perfect,
+    n300: replay.n300,
+    n100: replay.n100,
+    n50: replay.n50,
+    gekis: replay.gekis,
+    katus: replay.katus,
+    misses: replay.misses,
+    accuracy: Math.round(accuracy * 100) / 100,
+    playedAt: Number.isNaN(replay.timestamp.getTime()) ? '' : replay.timestamp.toISOString(),
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Builds the render service's HTTP app from injected engines: the core bootstrap
+ * (health, metrics, OpenAPI, error handler), multipart, then every capability's routes.
+ */
+import multipart from '@fastify/multipart';
+import { createHttpApp, type Logger } from '@platform/core';
+import type { FastifyInstance } from 'fastify';
+import { registerAdmissionRoutes } from './admission/routes.js';
+import { registerArtifactRoutes } from './artifacts/routes.js';
+import { registerCallbackRoutes } from './callbacks/routes.js';
+import type { RenderContext } from './context.js';
+import { registerSignedObjectRoute } from './core-ext.js';
+import { errorSchema, legacyStatusSchema, v1JobSchema } from './jobs/job-schemas.js';
+import { registerJobRoutes } from './jobs/routes.js';
+import { registerLegacyRoutes } from './legacy/routes.js';
+import { registerPageRoutes } from './pages/routes.js';
+import { registerSkinRoutes } from './skins/routes.js';
+
+export interface BuildAppOptions {
+  /** Extra `/health` checks (queue, …) beside db, storage and counters. */
+  extraHealth?: Record<string, () => Promise<unknown>>;
+  logger: Logger;
+}
+
+export async function buildRenderApp(ctx: RenderContext, options: BuildAppOptions): Promise<FastifyInstance> {
+  const app = await createHttpApp({
+    service: 'render',
+    logger: options.logger,
+    validationStatus: 422,
+    health: {
+      db: async () => {
+        await ctx.db.ping();
+        return ctx.db.engine;
+      },
+      storage: async () => {
+        await ctx.store.ping();
+        return ctx.store.driver;
+      },
+      counters: async () => {
+        await ctx.counters.ping();
+        return ctx.counters.driver;
+      },
+      ...options.extraHealth,
+    },
+    openapi: {
+      title: 'Replay Rendering Service',
+      version: '1.0.0',
+      description: 'Accepts osu! replays, renders them to video, serves skins and artifacts. Legacy routes are deprecated.',
+    },
+  });
+  app.addSchema(v1JobSchema);
+  app.addSchema(legacyStatusSchema);
+  app.addSchema(errorSchema);
+  await app.register(multipart, { throwFileSizeLimit: false });
+
+  registerSignedObjectRoute(app, ctx.store);
+  registerAdmissionRoutes(app, ctx);
+  registerJobRoutes(app, ctx);
+  registerSkinRoutes(app, ctx);
+  registerArtifactRoutes(app, ctx);
+  registerLegacyRoutes(app, ctx);
+  registerCallbackRoutes(app, ctx);
+  registerPageRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,112 @@
+/**
+ * The render service's environment: the core variables plus its port, limits, timeouts
+ * and pipeline switches. Parsed once in `main.ts`; everything below receives the frozen
+ * `RenderSettings` it derives.
+ */
+import { coreEnvSchema, positiveIntVar, portVar, booleanVar, urlVar, listVar } from '@platform/core';
+import { z } from 'zod';
+
+export const renderEnvSchema = coreEnvSchema.extend({
+  /** HTTP port. @defaultValue 8727 */
+  PORT: portVar(8727),
+  /** Largest replay upload. @defaultValue 50 */
+  MAX_REPLAY_SIZE_MB: positiveIntVar(50),
+  /** Largest skin upload. @defaultValue 200 */
+  MAX_SKIN_SIZE_MB: positiveIntVar(200),
+  /** Largest total uncompressed size of a skin archive. @defaultValue 1024 */
+  MAX_SKIN_UNCOMPRESSED_MB: positiveIntVar(1024),
+  /** Queued jobs at which submissions get 503. @defaultValue 100 */
+  MAX_QUEUED: positiveIntVar(100),
+  /** Downloading + rendering jobs at which submissions get 503. @defaultValue 20 */
+  MAX_RENDERING: positiveIntVar(20),
+  /** Submissions per minute per address (v1 and legacy share it). @defaultValue 5 */
+  RENDER_RATE_LIMIT: positiveIntVar(5),
+  /** v1 skin uploads per minute per address. @defaultValue 2 */
+  SKIN_UPLOAD_RATE_LIMIT: positiveIntVar(2),
+  /** Legacy skin uploads per minute per address. @defaultValue 5 */
+  LEGACY_SKIN_UPLOAD_RATE_LIMIT: positiveIntVar(5),
+  /** Run the dispatcher in this process. @defaultValue true */
+  RUN_DISPATCHER: booleanVar(true),
+  /** Run a worker in this process. @defaultValue true */
+  RUN_WORKER: booleanVar(true),
+  /** Run the reaper in this process. @defaultValue true */
+  RUN_REAPER: booleanVar(true),
+  /** Jobs a worker renders at once. @defaultValue 1 */
+  WORKER_CONCURRENCY: positiveIntVar(1),
+  /** A render running longer is aborted and the job fails. @defaultValue 1800 */
+  RENDER_TIMEOUT_SECONDS: positiveIntVar(1800),
+  /** Downloading/rendering jobs without a heartbeat for this long are failed by the reaper. @defaultValue 300 */
+  STUCK_JOB_SECONDS: positiveIntVar(300),
+  /** Queued jobs older than this with no pending dispatch are dispatched again. @defaultValue 600 */
+  REDISPATCH_AFTER_SECONDS: positiveIntVar(600),
+  /** Dispatches of one job before the reaper gives up on it. @defaultValue 3 */
+  MAX_DISPATCHES: positiveIntVar(3),
+  /** Folders of `.osu` files and `.osz` archives, searched by MD5. @defaultValue none */
+  BEATMAPS_DIR: listVar().optional(),
+  /** Mirror serving `.osu` files by MD5 (`{md5}` in the URL is replaced, else `/<md5>` is appended). */
+  BEATMAP_MIRROR_URL: urlVar(['http', 'https']).optional(),
+  /** Shared secret of the remote-worker callback (HMAC-SHA256); unset: the callback route refuses. */
+  CALLBACK_SECRET: z.string().min(16, { message: 'expected at least 16 characters' }).optional(),
+  /** Video width × height override (e.g. for small test renders). @defaultValue from resolution */
+  RENDER_WIDTH: positiveIntVar(1).optional(),
+  RENDER_HEIGHT: positiveIntVar(1).optional(),
+});
+
+export type RenderEnv = z.output<typeof renderEnvSchema>;
+
+/** Limits and switches the HTTP layer and the pipeline read. */
+export interface RenderSettings {
+  /** @defaultValue 50 */
+  maxReplaySizeMb: number;
+  /** @defaultValue 200 */
+  maxSkinSizeMb: number;
+  /** @defaultValue 1024 */
+  maxSkinUncompressedMb: number;
+  /** @defaultValue 100 */
+  maxQueued: number;
+  /** @defaultValue 20 */
+  maxRendering: number;
+  /** @defaultValue 5 */
+  renderRateLimit: number;
+  /** @defaultValue 2 */
+  skinUploadRateLimit: number;
+  /** @defaultValue 5 */
+  legacySkinUploadRateLimit: number;
+  /** Active (queued, downloading, rendering) jobs allowed per address. @defaultValue 2 */
+  maxActivePerAddress: number;
+  /** Shared secret for the remote-worker callback. @defaultValue undefined (callback disabled) */
+  callbackSecret?: string | undefined;
+  /** Accepted clock skew of a callback signature. @defaultValue 300 */
+  callbackToleranceSeconds: number;
+  /** Absolute base URL for OpenGraph tags. @defaultValue the request's host */
+  publicBaseUrl?: string | undefined;
+}
+
+export const DEFAULT_SETTINGS: Readonly<RenderSettings> = Object.freeze({
+  maxReplaySizeMb: 50,
+  maxSkinSizeMb: 200,
+  maxSkinUncompressedMb: 1024,
+  maxQueued: 100,
+  maxRendering: 20,
+  renderRateLimit: 5,
+  skinUploadRateLimit: 2,
+  legacySkinUploadRateLimit: 5,
+  maxActivePerAddress: 2,
+  callbackToleranceSeconds: 300,
+});
+
+export function settingsFromEnv(env: RenderEnv): RenderSettings {
+  return {
+    ...DEFAULT_SETTINGS,
+    maxReplaySizeMb: env.MAX_REPLAY_SIZE_MB,
+    maxSkinSizeMb: env.MAX_SKIN_SIZE_MB,
+    maxSkinUncompressedMb: env.MAX_SKIN_UNCOMPRESSED_MB,
+    maxQueued: env.MAX_QUEUED,
+    maxRendering: env.MAX_RENDERING,
+    renderRateLimit: env.RENDER_RATE_LIMIT,
+    skinUploadRateLimit: env.SKIN_UPLOAD_RATE_LIMIT,
+    legacySkinUploadRateLimit: env.LEGACY_SKIN_UPLOAD_RATE_LIMIT,
+    callbackSecret: env.CALLBACK_SECRET,
+    publicBaseUrl: env.PUBLIC_BASE_URL,
+  };
+}

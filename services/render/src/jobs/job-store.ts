@@ -1,0 +1,179 @@
+/**
+ * Data access for render jobs and their outbox events. Every function takes the SQL
+ * handle first (the database or an open transaction); values always travel as parameters.
+ */
+import type { SqlExecutor } from '@platform/core';
+
+export const JOB_STATUSES = ['queued', 'downloading', 'rendering', 'completed', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+export const ACTIVE_STATUSES: readonly JobStatus[] = ['queued', 'downloading', 'rendering'];
+
+/** Render options as stored with the job (the multipart fields after validation). */
+export interface RenderJobOptions {
+  resolution: '1080p' | '4k';
+  bgDim: number;
+  motionBlur: boolean;
+  storyboard: boolean;
+  video: boolean;
+  snakingIn: boolean;
+  snakingOut: boolean;
+  hitErrorMeter: boolean;
+  keyOverlay: boolean;
+}
+
+/** What the replay header says, kept for the job view. */
+export interface ReplayInfo {
+  playerName: string;
+  beatmapMd5: string;
+  mods: string;
+  score: number;
+  maxCombo: number;
+  perfect: boolean;
+  n300: number;
+  n100: number;
+  n50: number;
+  gekis: number;
+  katus: number;
+  misses: number;
+  accuracy: number;
+  playedAt: string;
+}
+
+export interface JobRow {
+  id: string;
+  status: JobStatus;
+  progress: number;
+  skin: string;
+  options: RenderJobOptions;
+  client_ip: string;
+  replay_key: string;
+  replay_info: ReplayInfo;
+  beatmap_md5: string;
+  map_title: string | null;
+  error: string | null;
+  video_key: string | null;
+  thumbnail_key: string | null;
+  log_key: string | null;
+  worker_id: string | null;
+  dispatch_count: number;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  heartbeat_at: Date | null;
+}
+
+export interface NewJob {
+  id: string;
+  skin: string;
+  options: RenderJobOptions;
+  clientIp: string;
+  replayKey: string;
+  replayInfo: ReplayInfo;
+}
+
+export const OUTBOX_CHANNEL = 'render_outbox';
+
+/** Inserts the job and its first outbox event, and wakes dispatchers (delivered at commit). */
+export async function insertJobWithEvent(tx: SqlExecutor, job: NewJob): Promise<void> {
+  await tx.query(
+    `INSERT INTO render_jobs (id, status, skin, options, client_ip, replay_key, replay_info, beatmap_md5)
+     VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7)`,
+    [job.id, job.skin, JSON.stringify(job.options), job.clientIp, job.replayKey, JSON.stringify(job.replayInfo), job.replayInfo.beatmapMd5],
+  );
+  await insertOutboxEvent(tx, job.id);
+}
+
+export async function insertOutboxEvent(tx: SqlExecutor, jobId: string): Promise<void> {
+  await tx.query('INSERT INTO render_outbox (job_id) VALUES ($1)', [jobId]);
+  await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, jobId]);
+}
+
+export async function getJob(db: SqlExecutor, id: string): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>('SELECT * FROM render_jobs WHERE id = $1', [id]);
+  return rows[0];
+}
+
+export interface ListJobsQuery {
+  limit: number;
+  offset: number;
+  status?: JobStatus | undefined;
+}
+
+export async function listJobs(db: SqlExecutor, query: ListJobsQuery): Promise<{ rows: JobRow[]; total: number }> {
+  const filter = query.status ? 'WHERE status = $1' : '';
+  const params: unknown[] = query.status ? [query.status] : [];
+  const count = await db.query<{ total: string }>(`SELECT count(*)::text AS total FROM render_jobs ${filter}`, params);
+  const n = params.length;
+  const { rows } = await db.query<JobRow>(
+    `SELECT * FROM render_jobs ${filter} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
+    [...params, query.limit, query.offset],
+  );
+  return { rows, total: Number(count.rows[0]?.total ?? 0) };
+}
+
+/** Queued jobs, and jobs downloading or rendering: the two global capacity figures. */
+export async function countLoad(db: SqlExecutor): Promise<{ queued: number; rendering: number }> {
+  const { rows } = await db.query<{ queued: number; rendering: number }>(
+    `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued,
+            count(*) FILTER (WHERE status IN ('downloading', 'rendering'))::int AS rendering
+       FROM render_jobs WHERE status IN ('queued', 'downloading', 'rendering')`,
+  );
+  return { queued: Number(rows[0]?.queued ?? 0), rendering: Number(rows[0]?.rendering ?? 0) };
+}
+
+export async function countActiveForAddress(db: SqlExecutor, clientIp: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM render_jobs
+      WHERE client_ip = $1 AND status IN ('queued', 'downloading', 'rendering')`,
+    [clientIp],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Moves a job out of `queued` for one worker; undefined when another already has it. */
+export async function claimJob(db: SqlExecutor, id: string, workerId: string): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(
+    `UPDATE render_jobs
+        SET status = 'downloading', progress = 0, worker_id = $2, started_at = now(),
+            heartbeat_at = now(), updated_at = now()
+      WHERE id = $1 AND status = 'queued'
+      RETURNING *`,
+    [id, workerId],
+  );
+  return rows[0];
+}
+
+export interface JobUpdate {
+  status?: JobStatus;
+  progress?: number;
+  mapTitle?: string;
+  error?: string;
+  videoKey?: string;
+  thumbnailKey?: string;
+  logKey?: string;
+}
+
+/**
+ * Updates a running job owned by `workerId` (heartbeat included); false when the job is
+ * no longer that worker's (the reaper failed it, for example).
+ */
+export async function updateRunningJob(db: SqlExecutor, id: string, workerId: string, update: JobUpdate): Promise<boolean> {
+  const terminal = update.status === 'completed' || update.status === 'failed';
+  const { rowCount } = await db.query(
+    `UPDATE render_jobs
+        SET status = COALESCE($3, status),
+            progress = COALESCE($4, progress),
+            map_title = COALESCE($5, map_title),
+            error = COALESCE($6, error),
+            video_key = COALESCE($7, video_key),
+            thumbnail_key = COALESCE($8, thumbnail_key),
+            log_key = COALESCE($9, log_key),
+            finished_at = CASE WHEN $10::boolean THEN now() ELSE finished_at END,
+            heartbeat_at = now(), updated_at = now()
+      WHERE id = $1 AND worker_id = $2 AND status IN ('downloading', 'rendering')`,
+    [id, workerId, update.status ?? null, update.progress ?? null, update.mapTitle ?? null, update.error ?? null,
+      update.videoKey ?? null, update.thumbnailKey ?? null, update.logKey ?? null, terminal],
+  );
+  return rowCount > 0;
+}

@@ -1,0 +1,93 @@
+/**
+ * Deprecated unversioned routes, delegating to the v1 use cases and answering in the
+ * legacy shapes: dashless ids, `complete`, `percent`, Unix-float times, the 50 newest
+ * jobs, `quality` → resolution, redirects to artifacts.
+ */
+import type { FastifyInstance } from 'fastify';
+import { submitFromRequest } from '../admission/routes.js';
+import type { RenderContext } from '../context.js';
+import { listJobs } from '../jobs/job-store.js';
+import { findJob } from '../jobs/routes.js';
+import { legacyJobId, parseJobId, toLegacyStatus } from '../jobs/job-view.js';
+import { listSkinsHandler, uploadSkinHandler } from '../skins/routes.js';
+
+const LEGACY_LIST_SIZE = 50;
+const tags = ['legacy'];
+const deprecated = true;
+
+function redirectId(raw: string): string {
+  // Malformed ids still redirect: the artifact route answers 404/403 for them consistently.
+  return parseJobId(raw) ?? raw;
+}
+
+export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): void {
+  app.post(
+    '/render',
+    {
+      schema: {
+        summary: 'Deprecated: submit a replay (see POST /v1/render); `quality=ultra` gives 4k',
+        tags,
+        deprecated,
+        consumes: ['multipart/form-data'],
+        response: {
+          200: {
+            type: 'object',
+            properties: { job_id: { type: 'string' }, view_url: { type: 'string' }, video_url: { type: 'string' } },
+          },
+          '4xx': { $ref: 'ErrorDetail#' },
+          '5xx': { $ref: 'ErrorDetail#' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { jobId, headers } = await submitFromRequest(ctx, request, true);
+      const hex = legacyJobId(jobId);
+      return reply.headers(headers).send({ job_id: hex, view_url: `/view/${hex}`, video_url: `/video/${hex}.mp4` });
+    },
+  );
+
+  app.get<{ Params: { job_id: string } }>(
+    '/status/:job_id',
+    {
+      schema: {
+        summary: 'Deprecated: job status in the legacy shape',
+        tags,
+        deprecated,
+        response: { 200: { $ref: 'LegacyJobStatus#' }, 404: { $ref: 'ErrorDetail#' } },
+      },
+    },
+    async (request) => toLegacyStatus(await findJob(ctx, request.params.job_id)),
+  );
+
+  app.get(
+    '/jobs',
+    {
+      schema: {
+        summary: 'Deprecated: the 50 newest jobs, a flat array',
+        tags,
+        deprecated,
+        response: { 200: { type: 'array', items: { $ref: 'LegacyJobStatus#' } } },
+      },
+    },
+    async () => (await listJobs(ctx.db, { limit: LEGACY_LIST_SIZE, offset: 0 })).rows.map(toLegacyStatus),
+  );
+
+  const redirects: [string, string, (id: string) => string][] = [
+    ['/video/:file', 'Deprecated: redirects to the video artifact', (id) => `/v1/artifacts/videos/${id}.mp4`],
+    ['/thumbnail/:file', 'Deprecated: redirects to the thumbnail artifact', (id) => `/v1/artifacts/thumbnails/${id}.jpg`],
+    ['/logs/:file', 'Deprecated: redirects to the log artifact', (id) => `/v1/artifacts/logs/${id}.log`],
+  ];
+  for (const [path, summary, target] of redirects) {
+    app.get<{ Params: { file: string } }>(path, { schema: { summary, tags, deprecated } }, async (request, reply) => {
+      const raw = request.params.file.replace(/\.(mp4|jpg)$/i, '');
+      return reply.redirect(target(encodeURIComponent(redirectId(raw))), 302);
+    });
+  }
+
+  app.get('/skins', { schema: { summary: 'Deprecated: same as GET /v1/skins', tags, deprecated } }, listSkinsHandler(ctx));
+  app.post(
+    '/skins/upload',
+    { schema: { summary: 'Deprecated: same as POST /v1/skins/upload, 5 per minute', tags, deprecated, consumes: ['multipart/form-data'] } },
+    uploadSkinHandler(ctx, () => ctx.limiters.legacySkinUpload),
+  );
+}

@@ -1,0 +1,54 @@
+/** Starts the pipeline parts this process runs (dispatcher, worker, reaper) from the env. */
+import { hostname } from 'node:os';
+import { createBeatmapResolver } from './beatmaps/beatmap-resolver.js';
+import type { RenderEnv } from './config.js';
+import type { RenderContext } from './context.js';
+import { createDispatcher } from './dispatcher/dispatcher.js';
+import type { TaskQueue } from './queue/task-queue.js';
+import { startReaper } from './reaper/reaper.js';
+import { lazyOsuRenderer } from './renderer/renderer.js';
+import { startRenderWorker } from './worker/render-worker.js';
+
+export async function startPipeline(ctx: RenderContext, env: RenderEnv, queue: TaskQueue): Promise<{ stop(): Promise<void> }> {
+  const stops: (() => Promise<void>)[] = [];
+  if (env.RUN_WORKER) {
+    const worker = startRenderWorker(
+      {
+        db: ctx.db,
+        store: ctx.store,
+        logger: ctx.logger,
+        renderer: lazyOsuRenderer(),
+        beatmaps: createBeatmapResolver({ dirs: env.BEATMAPS_DIR, mirrorUrl: env.BEATMAP_MIRROR_URL, store: ctx.store }),
+        settings: {
+          workerId: `${hostname()}-${process.pid}`,
+          renderTimeoutMs: env.RENDER_TIMEOUT_SECONDS * 1000,
+          logUploadMs: 3000,
+          heartbeatMs: 5000,
+          width: env.RENDER_WIDTH,
+          height: env.RENDER_HEIGHT,
+        },
+      },
+      queue,
+      { concurrency: env.WORKER_CONCURRENCY },
+    );
+    stops.push(() => worker.stop());
+  }
+  if (env.RUN_DISPATCHER) {
+    const dispatcher = createDispatcher(ctx.db, queue, ctx.logger);
+    await dispatcher.start();
+    stops.unshift(() => dispatcher.stop());
+  }
+  if (env.RUN_REAPER) {
+    const reaper = startReaper(ctx.db, ctx.logger, {
+      stuckSeconds: env.STUCK_JOB_SECONDS,
+      redispatchAfterSeconds: env.REDISPATCH_AFTER_SECONDS,
+      maxDispatches: env.MAX_DISPATCHES,
+    });
+    stops.unshift(() => reaper.stop());
+  }
+  return {
+    async stop() {
+      for (const stop of stops) await stop();
+    },
+  };
+}

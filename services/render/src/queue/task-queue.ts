@@ -1,0 +1,29 @@
+/**
+ * The render task queue: what the dispatcher feeds and workers take. Two drivers behind
+ * this contract: BullMQ on Redis (shared by every machine) and an in-process queue.
+ */
+export interface RenderTask {
+  jobId: string;
+  /** The outbox event this task was made from; adding the same event twice adds one task. */
+  eventId: string;
+}
+
+export type TaskHandler = (task: RenderTask) => Promise<void>;
+
+export interface TaskConsumer {
+  /** Stops taking tasks and waits for the running ones. */
+  close(): Promise<void>;
+}
+
+export interface TaskQueue {
+  /** `memory` or `bullmq`: for health output and logs, never for branching. */
+  readonly driver: string;
+  /** Adds a task; idempotent per `eventId`. */
+  enqueue(task: RenderTask): Promise<void>;
+  /** Runs `handler` for each task, `concurrency` at a time. A handler that throws does not retry the task. */
+  consume(handler: TaskHandler, options: { concurrency: number }): TaskConsumer;
+  /** Tasks added and not yet taken. */
+  waiting(): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

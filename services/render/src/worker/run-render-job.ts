@@ -1,0 +1,168 @@
+/**
+ * One render task: `queued → downloading → rendering → completed`, or `failed` with a
+ * reason. Claims the job (a task for a job already taken is skipped), fetches the replay,
+ * beatmap and skin, renders with a timeout, reports progress 0–100 and a heartbeat,
+ * uploads the log every few seconds, stores video, thumbnail and log, and removes its
+ * temp folder whatever happens.
+ */
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
+import { parseBeatmap } from '@platform/osu';
+import { BeatmapNotFoundError, type BeatmapResolver } from '../beatmaps/beatmap-resolver.js';
+import { DEFAULT_SKIN } from '../admission/validate-render-form.js';
+import { claimJob, updateRunningJob, type JobRow } from '../jobs/job-store.js';
+import { artifactKeys } from '../jobs/job-view.js';
+import type { Renderer } from '../renderer/renderer.js';
+import { extractStoredSkin } from '../skins/skin-library.js';
+import { DEFAULT_SKIN_LIMITS } from '../skins/skin-archive.js';
+import { createJobLog } from './job-log.js';
+
+export interface WorkerSettings {
+  workerId: string;
+  /** @defaultValue 1800000 */
+  renderTimeoutMs: number;
+  /** @defaultValue 3000 */
+  logUploadMs: number;
+  /** @defaultValue 5000 */
+  heartbeatMs: number;
+  /** Fixed output size instead of the resolution's (small test renders). @defaultValue undefined */
+  width?: number | undefined;
+  height?: number | undefined;
+  fps?: number | undefined;
+  /** Where temp folders go. @defaultValue the OS temp folder */
+  tempRoot?: string | undefined;
+}
+
+export interface WorkerDeps {
+  db: SqlDatabase;
+  store: ObjectStore;
+  logger: Logger;
+  renderer: Renderer;
+  beatmaps: BeatmapResolver;
+  settings: WorkerSettings;
+}
+
+export type TaskOutcome = 'skipped' | 'completed' | 'failed';
+
+export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<TaskOutcome> {
+  const { db, store, settings } = deps;
+  const job = await claimJob(db, jobId, settings.workerId);
+  if (!job) return 'skipped';
+  const keys = artifactKeys(job.id);
+  const log = createJobLog(store, keys.log, settings.logUploadMs, deps.logger);
+  const dir = await mkdtemp(join(settings.tempRoot ?? tmpdir(), 'render-job-'));
+  const abort = new AbortController();
+  const heartbeat = setInterval(() => {
+    updateRunningJob(db, job.id, settings.workerId, {})
+      .then((mine) => {
+        if (!mine) abort.abort(new Error('The job was taken away from this worker (reaped or cancelled).'));
+      })
+      .catch((error) => deps.logger.warn({ err: error, jobId }, 'heartbeat failed'));
+  }, settings.heartbeatMs);
+  heartbeat.unref();
+  const timeout = setTimeout(
+    () => abort.abort(new Error(`Render timed out after ${Math.round(settings.renderTimeoutMs / 1000)} seconds.`)),
+    settings.renderTimeoutMs,
+  );
+  timeout.unref();
+  try {
+    log.line(`job ${job.id} taken by ${settings.workerId}`);
+    await updateRunningJob(db, job.id, settings.workerId, { logKey: keys.log });
+    await log.flush();
+    await render(deps, job, dir, log.line, abort.signal, keys);
+    log.line('completed');
+    await log.close();
+    await updateRunningJob(db, job.id, settings.workerId, {
+      status: 'completed',
+      progress: 100,
+      videoKey: keys.video,
+      thumbnailKey: keys.thumbnail,
+    });
+    deps.logger.info({ jobId }, 'render completed');
+    return 'completed';
+  } catch (error) {
+    const reason = failureReason(error, abort.signal, dir);
+    log.line(`failed: ${reason}`);
+    await log.close();
+    await updateRunningJob(db, job.id, settings.workerId, { status: 'failed', error: reason }).catch(() => undefined);
+    deps.logger.warn({ err: error, jobId }, 'render failed');
+    return 'failed';
+  } finally {
+    clearInterval(heartbeat);
+    clearTimeout(timeout);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function render(
+  deps: WorkerDeps,
+  job: JobRow,
+  dir: string,
+  line: (text: string) => void,
+  signal: AbortSignal,
+  keys: ReturnType<typeof artifactKeys>,
+): Promise<void> {
+  const { db, store, settings } = deps;
+  const replay = await store.get(job.replay_key);
+  line(`replay ${job.replay_key} (${replay.length} bytes)`);
+  const beatmap = await deps.beatmaps.resolve(job.beatmap_md5, dir);
+  line(`beatmap ${job.beatmap_md5} found (${beatmap.source})`);
+  const meta = parseBeatmap(await readFile(beatmap.osuPath, 'utf8')).metadata;
+  const mapTitle = `${meta.artist} - ${meta.title} [${meta.version}]`;
+
+  let skinDir: string | undefined;
+  if (job.skin !== DEFAULT_SKIN) {
+    const target = join(dir, 'skin');
+    await mkdir(target);
+    if (await extractStoredSkin(store, job.skin, target, DEFAULT_SKIN_LIMITS)) skinDir = target;
+    else line(`skin "${job.skin}" is not stored; rendering with the default skin`);
+  }
+  signal.throwIfAborted();
+  await updateRunningJob(db, job.id, settings.workerId, { status: 'rendering', progress: 0, mapTitle });
+  line(`rendering ${mapTitle} with skin ${skinDir ? job.skin : DEFAULT_SKIN}`);
+
+  let lastWrite = 0;
+  let lastPercent = 0;
+  let writing: Promise<unknown> = Promise.resolve();
+  const onProgress = (percent: number) => {
+    const value = Math.max(lastPercent, Math.min(99.9, Math.round(percent * 10) / 10));
+    const now = Date.now();
+    if (now - lastWrite < 500 || value === lastPercent) return;
+    lastWrite = now;
+    lastPercent = value;
+    writing = writing.then(() => updateRunningJob(db, job.id, settings.workerId, { progress: value })).catch(() => undefined);
+  };
+  const videoPath = join(dir, 'video.mp4');
+  const thumbnailPath = join(dir, 'thumbnail.jpg');
+  const o = job.options;
+  const result = await deps.renderer({
+    replay: new Uint8Array(replay.buffer, replay.byteOffset, replay.length),
+    beatmapPath: beatmap.osuPath,
+    ...(skinDir ? { skinDir } : {}),
+    outputVideoPath: videoPath,
+    outputThumbnailPath: thumbnailPath,
+    options: {
+      ...o,
+      ...(settings.width ? { width: settings.width } : {}),
+      ...(settings.height ? { height: settings.height } : {}),
+      ...(settings.fps ? { fps: settings.fps } : {}),
+    },
+    onProgress,
+    log: line,
+    signal,
+  });
+  await writing;
+  signal.throwIfAborted();
+  line(`rendered ${result.frames} frames, ${result.durationSeconds.toFixed(2)} s at ${result.width}x${result.height}`);
+  await store.put(keys.video, await readFile(videoPath), { contentType: 'video/mp4' });
+  await store.put(keys.thumbnail, await readFile(thumbnailPath), { contentType: 'image/jpeg' });
+}
+
+function failureReason(error: unknown, signal: AbortSignal, dir: string): string {
+  if (signal.aborted && signal.reason instanceof Error) return signal.reason.message;
+  if (error instanceof BeatmapNotFoundError) return error.message;
+  const message = error instanceof Error ? error.message : String(error);
+  return `Render failed: ${message.replaceAll(dir, '<tmp>')}`.slice(0, 1000);
+}

@@ -1,0 +1,226 @@
+/**
+ * POST /v1/render: every row of the admission table and of the error table, on the
+ * embedded engines and on PostgreSQL + Redis + S3.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { ObjectStore } from '@platform/core';
+import { buildTestApp, submit } from '../helpers/app.js';
+import { corruptLzma, fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
+
+const skipFixtures = fixturesSkip();
+
+async function countRows(engines: TestEngines) {
+  const jobs = await engines.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_jobs');
+  const events = await engines.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_outbox');
+  return { jobs: Number(jobs.rows[0]!.n), events: Number(events.rows[0]!.n) };
+}
+
+const INVALID = 'Invalid replay file. The structure is corrupted or unsupported.';
+const EXTENSION = 'File must be an osu! replay (.osr) file.';
+
+for (const { kind, skip } of await engineSets()) {
+  describe(`POST /v1/render (${kind})`, { skip: skip ?? skipFixtures }, () => {
+    let engines: TestEngines;
+    let app: FastifyInstance;
+    let tool: Buffer;
+    before(async () => {
+      engines = await openTestEngines(kind, { maxQueued: 1000, maxRendering: 1000 });
+      app = await buildTestApp(engines);
+      tool = readFixture('tool.osr');
+    });
+    after(async () => {
+      await app?.close();
+      await engines?.close();
+    });
+
+    test('accepts a replay: 202, job queued with its outbox event and stored replay, defaults applied', async () => {
+      const res = await submit(app, { address: freshAddress(), replay: tool });
+      assert.equal(res.statusCode, 202, res.body);
+      const body = res.json();
+      assert.match(body.job_id, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      assert.equal(body.status, 'queued');
+      assert.equal(body.links.status, `/v1/jobs/${body.job_id}`);
+      assert.equal(res.headers['x-ratelimit-limit'], '5');
+      assert.equal(res.headers['x-ratelimit-remaining'], '4');
+      const events = await engines.ctx.db.query('SELECT * FROM render_outbox WHERE job_id = $1', [body.job_id]);
+      assert.equal(events.rows.length, 1);
+      assert.deepEqual(await engines.ctx.store.get(`replays/${body.job_id}.osr`), tool);
+      const job = (await app.inject(`/v1/jobs/${body.job_id}`)).json();
+      assert.equal(job.skin, 'Default');
+      assert.deepEqual(job.options, {
+        resolution: '1080p',
+        bg_dim: 0.95,
+        motion_blur: true,
+        storyboard: true,
+        video: false,
+        snaking_in: true,
+        snaking_out: true,
+        hit_error_meter: true,
+        key_overlay: true,
+      });
+      assert.match(job.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+      assert.ok(job.replay.player_name.length > 0);
+      assert.equal(job.links.replay, `/v1/artifacts/replays/${body.job_id}.osr`);
+    });
+
+    test('options are read: 4k, bg_dim 95 becomes 0.95, booleans', async () => {
+      const res = await submit(app, {
+        address: freshAddress(),
+        replay: tool,
+        fields: { skin: 'My Skin_2-x', resolution: '4k', bg_dim: '95', motion_blur: 'false', video: 'true', key_overlay: '0' },
+      });
+      assert.equal(res.statusCode, 202, res.body);
+      const job = (await app.inject(`/v1/jobs/${res.json().job_id}`)).json();
+      assert.equal(job.skin, 'My Skin_2-x');
+      assert.equal(job.options.resolution, '4k');
+      assert.equal(job.options.bg_dim, 0.95);
+      assert.equal(job.options.motion_blur, false);
+      assert.equal(job.options.video, true);
+      assert.equal(job.options.key_overlay, false);
+    });
+
+    const badRequests: [string, () => Parameters<typeof submit>[1], number, string][] = [
+      ['no replay file', () => ({ address: freshAddress() }), 400, EXTENSION],
+      ['wrong extension', () => ({ address: freshAddress(), replay: tool, filename: 'play.txt' }), 400, EXTENSION],
+      ['empty file', () => ({ address: freshAddress(), replay: Buffer.alloc(0) }), 400, 'Uploaded replay file is empty.'],
+      ['truncated replay', () => ({ address: freshAddress(), replay: tool.subarray(0, 60) }), 415, INVALID],
+      ['truncated frames', () => ({ address: freshAddress(), replay: tool.subarray(0, tool.length - 200) }), 415, INVALID],
+      ['bad LZMA stream', () => ({ address: freshAddress(), replay: corruptLzma(tool) }), 415, INVALID],
+      ['random bytes', () => ({ address: freshAddress(), replay: Buffer.from('not a replay at all, just text') }), 415, INVALID],
+      ['taiko replay', () => ({ address: freshAddress(), replay: readFixture('kszlim-taiko.osr') }), 415, INVALID],
+      ['catch replay', () => ({ address: freshAddress(), replay: readFixture('kszlim-ctb.osr') }), 415, INVALID],
+      ['mania replay', () => ({ address: freshAddress(), replay: readFixture('kszlim-mania.osr') }), 415, INVALID],
+      ['bad skin name', () => ({ address: freshAddress(), replay: tool, fields: { skin: '../etc' } }), 422, 'validation error'],
+      ['bad resolution', () => ({ address: freshAddress(), replay: tool, fields: { resolution: '720p' } }), 422, 'validation error'],
+      ['bg_dim out of range', () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: '950' } }), 422, 'validation error'],
+      ['bg_dim negative', () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: '-0.1' } }), 422, 'validation error'],
+      ['bg_dim not a number', () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: 'dark' } }), 422, 'validation error'],
+      ['bad boolean', () => ({ address: freshAddress(), replay: tool, fields: { storyboard: 'maybe' } }), 422, 'validation error'],
+      // The first failing check wins.
+      ['extension before skin', () => ({ address: freshAddress(), replay: tool, filename: 'x.osz', fields: { skin: '!!' } }), 400, EXTENSION],
+      ['structure before skin', () => ({ address: freshAddress(), replay: tool.subarray(0, 10), fields: { skin: '!!' } }), 415, INVALID],
+    ];
+    for (const [name, make, status, detail] of badRequests) {
+      test(`${name} → ${status}`, async () => {
+        const before = await countRows(engines);
+        const res = await submit(app, make());
+        assert.equal(res.statusCode, status, res.body);
+        assert.equal(res.json().detail, detail);
+        assert.deepEqual(await countRows(engines), before, 'nothing written');
+      });
+    }
+
+    test('422 names the offending fields', async () => {
+      const res = await submit(app, { address: freshAddress(), replay: tool, fields: { skin: 'a/b', resolution: '8k' } });
+      assert.equal(res.statusCode, 422);
+      assert.deepEqual(
+        res.json().errors.map((e: { field: string }) => e.field),
+        ['skin', 'resolution'],
+      );
+    });
+
+    test('validation failures do not spend the budget; the 6th request in a minute is 429 with headers', async () => {
+      const address = freshAddress();
+      for (let i = 0; i < 3; i += 1) assert.equal((await submit(app, { address, replay: tool, fields: { skin: '%' } })).statusCode, 422);
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i += 1) statuses.push((await submit(app, { address, replay: tool })).statusCode);
+      assert.deepEqual(statuses, [202, 202, 429, 429, 429]);
+      const limited = await submit(app, { address, replay: tool });
+      assert.equal(limited.statusCode, 429);
+      assert.equal(limited.json().detail, 'Rate limit exceeded: 5 per 1 minute');
+      const retryAfter = Number(limited.headers['retry-after']);
+      assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+      assert.equal(limited.headers['x-ratelimit-limit'], '5');
+      assert.equal(limited.headers['x-ratelimit-remaining'], '0');
+      assert.ok(Number(limited.headers['x-ratelimit-reset']) > Date.now() / 1000);
+    });
+
+    test('legacy POST /render shares the budget of /v1/render', async () => {
+      const address = freshAddress();
+      for (let i = 0; i < 3; i += 1) await submit(app, { address, replay: tool });
+      for (let i = 0; i < 2; i += 1) await submit(app, { address, replay: tool, path: '/render' });
+      const sixth = await submit(app, { address, replay: tool, path: '/render' });
+      assert.equal(sixth.statusCode, 429);
+      assert.equal(sixth.json().detail, 'Rate limit exceeded: 5 per 1 minute');
+    });
+
+    test('third active job from one address → 429; a finished job frees a slot', async () => {
+      const address = freshAddress();
+      assert.equal((await submit(app, { address, replay: tool })).statusCode, 202);
+      assert.equal((await submit(app, { address, replay: tool })).statusCode, 202);
+      const third = await submit(app, { address, replay: tool });
+      assert.equal(third.statusCode, 429);
+      assert.equal(third.json().detail, 'You already have 2 active render jobs.');
+      await engines.ctx.db.query(
+        `UPDATE render_jobs SET status = 'completed' WHERE id = (SELECT id FROM render_jobs WHERE client_ip = $1 LIMIT 1)`,
+        [address],
+      );
+      assert.equal((await submit(app, { address, replay: tool })).statusCode, 202);
+    });
+  });
+
+  describe(`POST /v1/render capacity and storage (${kind})`, { skip: skip ?? skipFixtures }, () => {
+    let engines: TestEngines;
+    let app: FastifyInstance;
+    let failPuts = false;
+    before(async () => {
+      engines = await openTestEngines(kind, { maxQueued: 3, maxRendering: 1 }, {
+        store: (inner): ObjectStore => ({
+          driver: inner.driver,
+          put: async (...args) => {
+            if (failPuts) throw new Error('storage is down');
+            return inner.put(...args);
+          },
+          get: (...a) => inner.get(...a),
+          stream: (...a) => inner.stream(...a),
+          exists: (...a) => inner.exists(...a),
+          delete: (...a) => inner.delete(...a),
+          list: (...a) => inner.list(...a),
+          signedUrl: (...a) => inner.signedUrl(...a),
+          ping: () => inner.ping(),
+          close: () => inner.close(),
+        }),
+      });
+      app = await buildTestApp(engines);
+    });
+    after(async () => {
+      await app?.close();
+      await engines?.close();
+    });
+
+    test('replay upload failure → 500, and neither job nor event is left behind', async () => {
+      failPuts = true;
+      try {
+        const res = await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') });
+        assert.equal(res.statusCode, 500);
+        assert.ok(!res.body.includes('storage is down'), 'no internals leaked');
+        assert.deepEqual(await countRows(engines), { jobs: 0, events: 0 });
+      } finally {
+        failPuts = false;
+      }
+    });
+
+    test('MAX_QUEUED queued jobs → 503 queue full; MAX_RENDERING busy → 503 capacity', async () => {
+      const tool = readFixture('tool.osr');
+      for (let i = 0; i < 3; i += 1) assert.equal((await submit(app, { address: freshAddress(), replay: tool })).statusCode, 202);
+      const full = await submit(app, { address: freshAddress(), replay: tool });
+      assert.equal(full.statusCode, 503);
+      assert.equal(full.json().detail, 'The render queue is currently full. Please try again later.');
+      await engines.ctx.db.query(`UPDATE render_jobs SET status = 'rendering' WHERE id = (SELECT id FROM render_jobs LIMIT 1)`);
+      const busy = await submit(app, { address: freshAddress(), replay: tool });
+      assert.equal(busy.statusCode, 503);
+      assert.equal(busy.json().detail, 'The render infrastructure is at maximum capacity.');
+      assert.equal((await submit(app, { address: freshAddress(), replay: Buffer.alloc(0) })).statusCode, 400);
+    });
+
+    test('a replay above MAX_REPLAY_SIZE_MB → 413 with the spec detail', async () => {
+      const big = Buffer.alloc(50 * 1024 * 1024 + 10, 1);
+      const res = await submit(app, { address: freshAddress(), replay: big });
+      assert.equal(res.statusCode, 413);
+      assert.equal(res.json().detail, 'Replay file exceeds maximum size of 50MB.');
+    });
+  });
+}
