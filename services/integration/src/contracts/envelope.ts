@@ -34,7 +34,12 @@ const FIELD_SCHEMA: Record<string, (values?: string[]) => JsonSchema> = {
 export function payloadSchema(contract: ContractDefinition): JsonSchema {
   return {
     type: 'object',
-    properties: Object.fromEntries(contract.fields.map((f) => [f.name, FIELD_SCHEMA[f.type]!(f.values)])),
+    properties: Object.fromEntries(
+      contract.fields.map((f) => [
+        f.name,
+        { ...FIELD_SCHEMA[f.type]!(f.values), ...(f.default === undefined ? {} : { default: f.default }) },
+      ]),
+    ),
     required: contract.fields.filter((f) => f.required).map((f) => f.name),
     additionalProperties: false,
   };

@@ -1,0 +1,69 @@
+/** Adapter type registry: adapters PUT their descriptor at start and on every refresh (heartbeat). */
+import type { SqlDatabase } from '@platform/core';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../../errors.js';
+import { findAdapterType, listAdapterTypes, typeOfConsumerGroup, upsertAdapterType, type StoredAdapterType } from './adapter-type-store.js';
+import { validateDescriptor } from './validate-descriptor.js';
+
+const tags = ['adapter types'];
+const typeParams = { type: 'object', properties: { type: { type: 'string' } }, required: ['type'] };
+
+export interface AdapterTypeRouteOptions {
+  db: SqlDatabase;
+  /** A type is `live` when it re-registered within this many seconds. */
+  livenessSeconds: number;
+  /** Called after every successful registration (the interns seed attaches itself here). */
+  onRegistered?: (type: StoredAdapterType) => Promise<void>;
+}
+
+export function registerAdapterTypeRoutes(app: FastifyInstance, options: AdapterTypeRouteOptions): void {
+  const { db, livenessSeconds } = options;
+  const withLiveness = (type: StoredAdapterType) => ({
+    ...type,
+    live: Date.now() - Date.parse(type.lastSeenAt) <= livenessSeconds * 1000,
+  });
+
+  app.put<{ Params: { type: string } }>(
+    '/adapter-types/:type',
+    {
+      schema: {
+        summary: 'Register (or refresh) an adapter type: its description, config schema, consumer group and admin URL',
+        tags,
+        params: typeParams,
+        body: { type: 'object', description: '{ type, description, configSchema, consumerGroup, adminUrl }' },
+      },
+    },
+    async (request, reply) => {
+      const { descriptor, violations } = validateDescriptor(request.params.type, request.body);
+      if (!descriptor) {
+        const first = violations[0]!;
+        throw errors.ADAPTER_TYPE_INVALID({
+          detail: `adapter type descriptor is invalid: ${first.path} ${first.message}`,
+          body: { errors: violations },
+        });
+      }
+      const owner = await typeOfConsumerGroup(db, descriptor.consumerGroup);
+      if (owner && owner !== descriptor.type) {
+        throw errors.CONSUMER_GROUP_TAKEN({ detail: `consumer group ${descriptor.consumerGroup} is already used by adapter type ${owner}` });
+      }
+      const { stored, created } = await upsertAdapterType(db, descriptor);
+      if (created) request.log.info({ adapterType: stored.type, consumerGroup: stored.consumerGroup }, 'adapter type registered');
+      await options.onRegistered?.(stored);
+      return reply.code(created ? 201 : 200).send({ adapterType: withLiveness(stored) });
+    },
+  );
+
+  app.get('/adapter-types', { schema: { summary: 'Registered adapter types and their liveness', tags } }, async () => ({
+    adapterTypes: (await listAdapterTypes(db)).map(withLiveness),
+  }));
+
+  app.get<{ Params: { type: string } }>(
+    '/adapter-types/:type',
+    { schema: { summary: 'One adapter type', tags, params: typeParams } },
+    async (request) => {
+      const type = await findAdapterType(db, request.params.type);
+      if (!type) throw errors.ADAPTER_TYPE_NOT_FOUND();
+      return { adapterType: withLiveness(type) };
+    },
+  );
+}

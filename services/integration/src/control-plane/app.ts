@@ -1,0 +1,49 @@
+/**
+ * The control plane (port 8083): contract registry with versioned, compatibility-checked
+ * edits, adapter type registry, attachments and their feed for adapters, dead-letter read
+ * API and replay. Built with injected dependencies so tests drive it with `app.inject()`.
+ */
+import { createHttpApp, type Logger, type SqlDatabase } from '@platform/core';
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Broker } from '../broker/broker.js';
+import { registerAdapterTypeRoutes } from './adapter-types/adapter-types-routes.js';
+import { registerAttachmentRoutes } from './attachments/attachments-routes.js';
+import { registerContractRoutes } from './contracts-routes.js';
+import { registerDeadLetterRoutes } from './dead-letters-routes.js';
+import { seedInternsAttachment } from './seed-interns.js';
+
+export interface ControlPlaneOptions {
+  db: SqlDatabase;
+  broker: Broker;
+  logger: Logger;
+  metrics?: Registry;
+  /** An adapter type is reported live when it re-registered within this many seconds. @defaultValue 90 */
+  livenessSeconds?: number;
+  /** Attach the interns contract to the relational and csv types when they first register. @defaultValue true */
+  seedInternsAttachments?: boolean;
+}
+
+export async function buildControlPlaneApp(options: ControlPlaneOptions): Promise<FastifyInstance> {
+  const { db, broker, logger } = options;
+  const app = await createHttpApp({
+    service: 'integration-control-plane',
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    health: { database: async () => { await db.ping(); return db.engine; }, broker: async () => { await broker.ping(); return broker.driver; } },
+    openapi: {
+      title: 'Integration platform: control plane',
+      version: '1.0.0',
+      description: 'Contracts (versioned, BACKWARD-compatible edits), adapter types, attachments, dead letters.',
+    },
+  });
+  registerContractRoutes(app, { db, broker });
+  registerAdapterTypeRoutes(app, {
+    db,
+    livenessSeconds: options.livenessSeconds ?? 90,
+    ...(options.seedInternsAttachments === false ? {} : { onRegistered: (type) => seedInternsAttachment(db, logger, type) }),
+  });
+  registerAttachmentRoutes(app, { db });
+  registerDeadLetterRoutes(app, { db, broker });
+  return app;
+}

@@ -1,0 +1,52 @@
+/**
+ * Replay of a dead letter (spec section 3): the original envelope is republished to the
+ * topic derived from its own `recordType` and `contractId` (flat first-release messages
+ * go back to `intern.created`), keyed by its natural key; the entry is kept and marked
+ * `replayed` with `replayedAt`.
+ */
+import type { SqlExecutor } from '@platform/core';
+import { BrokerUnavailableError, type Broker, type PublishResult } from '../broker/broker.js';
+import { findContract } from '../contracts/contract-store.js';
+import { LEGACY_INTERN_TOPIC, topicForRecordType } from '../contracts/topics.js';
+import { errors } from '../errors.js';
+import { findDeadLetter, markReplayed, type DeadLetter } from './dead-letter-store.js';
+
+async function targetTopic(db: SqlExecutor, message: Record<string, unknown>, deadLetter: DeadLetter): Promise<string> {
+  const { contractId, recordType } = message;
+  if (typeof contractId === 'string' && typeof recordType === 'string') {
+    const stored = await findContract(db, contractId);
+    const topic = stored && topicForRecordType(stored.contract, recordType);
+    if (topic) return topic;
+    throw errors.DEAD_LETTER_NOT_REPLAYABLE({
+      detail: `cannot replay: contract ${contractId} declares no record type ${recordType}`,
+    });
+  }
+  if (contractId === undefined && typeof message.recordId === 'string' && deadLetter.originalTopic === LEGACY_INTERN_TOPIC.name) {
+    return LEGACY_INTERN_TOPIC.name;
+  }
+  throw errors.DEAD_LETTER_NOT_REPLAYABLE();
+}
+
+export async function replayDeadLetter(
+  db: SqlExecutor,
+  broker: Broker,
+  id: string,
+): Promise<{ deadLetter: DeadLetter; published: PublishResult }> {
+  const deadLetter = await findDeadLetter(db, id);
+  if (!deadLetter) throw errors.DEAD_LETTER_NOT_FOUND();
+  const message = deadLetter.originalPayload;
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) throw errors.DEAD_LETTER_NOT_REPLAYABLE();
+  const envelope = message as Record<string, unknown>;
+  const topic = await targetTopic(db, envelope, deadLetter);
+  const key = typeof envelope.naturalKey === 'string' ? envelope.naturalKey : deadLetter.originalKey;
+  const headers: Record<string, string> = { replayOf: deadLetter.id };
+  if (deadLetter.traceId) headers.traceId = deadLetter.traceId;
+  let published: PublishResult;
+  try {
+    published = await broker.publish(topic, key, JSON.stringify(envelope), headers);
+  } catch (error) {
+    if (error instanceof BrokerUnavailableError) throw errors.BROKER_UNAVAILABLE({ cause: error });
+    throw error;
+  }
+  return { deadLetter: (await markReplayed(db, id)) ?? deadLetter, published };
+}

@@ -1,0 +1,58 @@
+/**
+ * The submission service (port 8080): validates records against their contracts, wraps
+ * them in envelopes and publishes them; keeps its own read model for listing. Built with
+ * injected dependencies so tests drive it with `app.inject()`.
+ */
+import { randomUUID } from 'node:crypto';
+import { createHttpApp, type Logger, type SqlDatabase } from '@platform/core';
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Broker } from '../broker/broker.js';
+import { installInternsCors } from './cors.js';
+import { registerInternRoutes } from './interns-routes.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { createSubmissionMetrics } from './metrics.js';
+import { registerRecordRoutes } from './records-routes.js';
+import { installTraceIds } from './trace.js';
+
+export interface SubmissionOptions {
+  db: SqlDatabase;
+  broker: Broker;
+  logger: Logger;
+  metrics?: Registry;
+  /** Browser origins allowed on `/interns` (`*` for any). @defaultValue none */
+  corsOrigins?: readonly string[];
+  /** Record id generator. @defaultValue `crypto.randomUUID` */
+  newRecordId?: () => string;
+  /** Clock for `occurredAt`. @defaultValue `() => new Date()` */
+  now?: () => Date;
+}
+
+export async function buildSubmissionApp(options: SubmissionOptions): Promise<FastifyInstance> {
+  const { db, broker, logger } = options;
+  const app = await createHttpApp({
+    service: 'integration-submission',
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    health: { database: async () => { await db.ping(); return db.engine; }, broker: async () => { await broker.ping(); return broker.driver; } },
+    openapi: {
+      title: 'Integration platform: submission service',
+      version: '1.0.0',
+      description: 'Submit records of runtime contracts; each is validated, wrapped in an envelope and published.',
+    },
+  });
+  installTraceIds(app);
+  installInternsCors(app, options.corsOrigins ?? []);
+  const deps = {
+    db,
+    broker,
+    logger,
+    metrics: createSubmissionMetrics(app.metricsRegistry),
+    newRecordId: options.newRecordId ?? randomUUID,
+    now: options.now ?? (() => new Date()),
+    mutex: new KeyedMutex(),
+  };
+  registerRecordRoutes(app, deps);
+  registerInternRoutes(app, deps);
+  return app;
+}

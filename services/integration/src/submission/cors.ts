@@ -1,0 +1,37 @@
+/**
+ * CORS for the legacy `/interns` paths (spec section 4): browsers from the configured
+ * origins may call them; other origins get no CORS headers (the browser then refuses).
+ * Preflight requests are answered 204.
+ */
+import type { FastifyInstance } from 'fastify';
+
+const ALLOWED_METHODS = 'GET, POST, OPTIONS';
+const ALLOWED_HEADERS = 'content-type, x-request-id, x-trace-id';
+const EXPOSED_HEADERS = 'x-request-id, x-trace-id';
+
+export function installInternsCors(app: FastifyInstance, origins: readonly string[]): void {
+  const allowed = new Set(origins.map((o) => o.replace(/\/$/, '')));
+  const isInterns = (url: string) => url === '/interns' || url.startsWith('/interns?') || url.startsWith('/interns/');
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isInterns(request.url)) return;
+    const origin = request.headers.origin;
+    reply.header('vary', 'Origin');
+    if (typeof origin !== 'string' || !(allowed.has(origin) || allowed.has('*'))) return;
+    reply.header('access-control-allow-origin', allowed.has('*') ? '*' : origin);
+    reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+  });
+
+  app.options(
+    '/interns',
+    { schema: { summary: 'CORS preflight for /interns', tags: ['interns (legacy)'] } },
+    async (request, reply) => {
+      if (reply.getHeader('access-control-allow-origin')) {
+        reply.header('access-control-allow-methods', ALLOWED_METHODS);
+        reply.header('access-control-allow-headers', ALLOWED_HEADERS);
+        reply.header('access-control-max-age', '600');
+      }
+      return reply.code(204).send();
+    },
+  );
+}

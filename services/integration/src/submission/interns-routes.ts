@@ -1,0 +1,39 @@
+/**
+ * Legacy intake of the first releases: `POST /interns` takes the flat intern payload and
+ * `GET /interns` lists submitted interns in the flat form (`recordId`, the payload
+ * fields, `createdAt`). Both go through the interns contract like any other record.
+ */
+import type { FastifyInstance } from 'fastify';
+import { INTERNS_CONTRACT_ID } from '../contracts/interns-contract.js';
+import { listActive } from './read-model.js';
+import { createRecord, loadContract, type SubmissionDeps } from './record-use-cases.js';
+import { pageQuery } from './records-routes.js';
+
+const tags = ['interns (legacy)'];
+
+export function registerInternRoutes(app: FastifyInstance, deps: SubmissionDeps): void {
+  app.post(
+    '/interns',
+    { schema: { summary: 'Submit an intern (flat form); 202 with the recordId', tags, body: { type: 'object', description: 'intern payload fields' } } },
+    async (request, reply) => {
+      const accepted = await createRecord(deps, INTERNS_CONTRACT_ID, request.body, request.traceId);
+      return reply.code(202).send({ recordId: accepted.recordId, internId: accepted.naturalKey, traceId: accepted.traceId });
+    },
+  );
+
+  app.get<{ Querystring: { limit: number; offset: number } }>(
+    '/interns',
+    { schema: { summary: 'Submitted interns in the flat form (read model)', tags, querystring: pageQuery } },
+    async (request) => {
+      await loadContract(deps.db, INTERNS_CONTRACT_ID);
+      const { limit, offset } = request.query;
+      const { records, total } = await listActive(deps.db, INTERNS_CONTRACT_ID, { limit, offset });
+      return {
+        interns: records.map((record) => ({ recordId: record.recordId, ...record.payload, createdAt: record.createdAt })),
+        total,
+        limit,
+        offset,
+      };
+    },
+  );
+}

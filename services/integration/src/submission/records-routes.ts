@@ -1,0 +1,80 @@
+/** Contract record routes of the submission service: thin, parse → use case → reply. */
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.js';
+import { listActive, findActive } from './read-model.js';
+import { createRecord, deleteRecord, loadContract, updateRecord, type SubmissionDeps } from './record-use-cases.js';
+
+const tags = ['records'];
+const idParams = { type: 'object', properties: { contractId: { type: 'string' } }, required: ['contractId'] };
+const keyParams = {
+  type: 'object',
+  properties: { contractId: { type: 'string' }, naturalKey: { type: 'string', minLength: 1 } },
+  required: ['contractId', 'naturalKey'],
+};
+export const pageQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+  },
+};
+const acceptedResponse = {
+  202: {
+    description: 'Accepted: validated and published',
+    type: 'object',
+    properties: {
+      recordId: { type: 'string', format: 'uuid' },
+      contractId: { type: 'string' },
+      recordType: { type: 'string' },
+      naturalKey: { type: 'string' },
+      schemaVersion: { type: 'integer' },
+      traceId: { type: 'string', format: 'uuid' },
+      topic: { type: 'string' },
+    },
+  },
+};
+
+type KeyRoute = { Params: { contractId: string; naturalKey: string } };
+
+export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps): void {
+  app.post<{ Params: { contractId: string } }>(
+    '/contracts/:contractId/records',
+    { schema: { summary: 'Submit a record (create); 202 once published', tags, params: idParams, body: { type: 'object', description: 'payload object of the contract' }, response: acceptedResponse } },
+    async (request, reply) => reply.code(202).send(await createRecord(deps, request.params.contractId, request.body, request.traceId)),
+  );
+
+  app.get<{ Params: { contractId: string }; Querystring: { limit: number; offset: number } }>(
+    '/contracts/:contractId/records',
+    { schema: { summary: "Submitted records, from the submission service's own read model", tags, params: idParams, querystring: pageQuery } },
+    async (request) => {
+      await loadContract(deps.db, request.params.contractId);
+      const { limit, offset } = request.query;
+      return { ...(await listActive(deps.db, request.params.contractId, { limit, offset })), limit, offset };
+    },
+  );
+
+  app.get<KeyRoute>(
+    '/contracts/:contractId/records/:naturalKey',
+    { schema: { summary: 'One submitted record by natural key (read model)', tags, params: keyParams } },
+    async (request) => {
+      await loadContract(deps.db, request.params.contractId);
+      const record = await findActive(deps.db, request.params.contractId, request.params.naturalKey);
+      if (!record) throw errors.RECORD_NOT_FOUND();
+      return { record };
+    },
+  );
+
+  app.put<KeyRoute>(
+    '/contracts/:contractId/records/:naturalKey',
+    { schema: { summary: 'Replace a record (update-style envelope, full payload)', tags, params: keyParams, body: { type: 'object', description: 'full payload' }, response: acceptedResponse } },
+    async (request, reply) =>
+      reply.code(202).send(await updateRecord(deps, request.params.contractId, request.params.naturalKey, request.body, request.traceId)),
+  );
+
+  app.delete<KeyRoute>(
+    '/contracts/:contractId/records/:naturalKey',
+    { schema: { summary: 'Delete a record (tombstone envelope)', tags, params: keyParams, response: acceptedResponse } },
+    async (request, reply) =>
+      reply.code(202).send(await deleteRecord(deps, request.params.contractId, request.params.naturalKey, request.traceId)),
+  );
+}
