@@ -8,7 +8,9 @@
  *
  * A service plugs in by declaring, in its package.json:
  *   "platform": { "service": "render", "entry": "src/main.ts", "ports": { "PORT": 8727 } }
- * where each key of `ports` is the env variable that overrides that port.
+ * where each key of `ports` is the env variable that overrides that port. `<SERVICE>_<VAR>`
+ * (e.g. `RENDER_PORT`) overrides it for that service alone; a plain `PORT` applies to
+ * every service started, so use it with one service.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -47,7 +49,9 @@ function discoverServices(): Service[] {
       const env: Record<string, string> = {};
       const urls: string[] = [];
       for (const [variable, defaultPort] of Object.entries(manifest.ports)) {
-        const port = process.env[variable] ?? String(defaultPort);
+        // `RENDER_PORT` sets render's `PORT` without touching the other services' `PORT`.
+        const scoped = `${manifest.service.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_${variable}`;
+        const port = process.env[scoped] ?? process.env[variable] ?? String(defaultPort);
         env[variable] = port;
         urls.push(`http://localhost:${port}`);
       }

@@ -53,6 +53,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  // While shutting down, answers in flight end their keep-alive connection, so `close()`
+  // is not left waiting for clients to hang up.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     requestDuration
