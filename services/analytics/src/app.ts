@@ -1,0 +1,37 @@
+/**
+ * The analytics HTTP app: health (the warehouse), metrics, OpenAPI, the five REST reads,
+ * MCP (Streamable HTTP and legacy SSE), the agent API and the chat page. Dependencies are
+ * passed in, so tests build it around their own warehouse and LLM stand-ins.
+ */
+import { createHttpApp, type Logger } from '@platform/core';
+import type { FastifyInstance } from 'fastify';
+import { registerMcpRoutes } from './mcp/mcp-routes.js';
+import { registerSalesRoutes } from './sales/routes.js';
+import type { Warehouse } from './warehouse/warehouse.js';
+
+export interface AppOptions {
+  warehouse: Warehouse;
+  logger: Logger;
+  /** Row cap of the SQL tool. @defaultValue 500 */
+  sqlMaxRows?: number;
+  /** Time limit of the SQL tool. @defaultValue 5000 */
+  sqlTimeoutMs?: number;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { warehouse, logger } = options;
+  const app = await createHttpApp({
+    service: 'analytics',
+    logger,
+    health: { warehouse: () => warehouse.ping() },
+    openapi: {
+      title: 'Sales analytics',
+      version: '1.0.0',
+      description: 'Five semantic views of the sales star schema over REST and MCP, and a chat agent.',
+    },
+  });
+  registerSalesRoutes(app, warehouse);
+  const mcp = { warehouse, logger, sqlMaxRows: options.sqlMaxRows ?? 500, sqlTimeoutMs: options.sqlTimeoutMs ?? 5000 };
+  registerMcpRoutes(app, mcp);
+  return app;
+}

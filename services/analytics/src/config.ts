@@ -1,0 +1,37 @@
+/** The analytics service's environment: core's variables plus its own, validated at start-up. */
+import { booleanVar, coreEnvSchema, portVar, positiveIntVar, urlVar } from '@platform/core';
+import { z } from 'zod';
+
+export const analyticsEnvSchema = coreEnvSchema.extend({
+  /** REST, MCP (`/mcp`, `/sse`) and the chat page. @defaultValue 8000 */
+  PORT: portVar(8000),
+  /** Build the warehouse on start when none exists. @defaultValue true */
+  ANALYTICS_BUILD_ON_START: booleanVar(true),
+  /** Olist CSV folder for the first build; unset: a synthetic data set is generated. */
+  ANALYTICS_SOURCE_DIR: z.string().optional(),
+  /** Orders in the generated data set. @defaultValue 20000 */
+  ANALYTICS_SEED_ORDERS: positiveIntVar(20_000),
+  /** Seed of the generated data set. @defaultValue 42 */
+  ANALYTICS_SEED: positiveIntVar(42),
+  /** DuckDB threads for queries. @defaultValue 2 */
+  ANALYTICS_DUCKDB_THREADS: positiveIntVar(2),
+  /** Time limit of one view query. @defaultValue 10000 */
+  ANALYTICS_QUERY_TIMEOUT_MS: positiveIntVar(10_000),
+  /** Row cap of the read-only SQL tool. @defaultValue 500 */
+  ANALYTICS_SQL_MAX_ROWS: positiveIntVar(500),
+  /** Time limit of one read-only SQL tool query. @defaultValue 5000 */
+  ANALYTICS_SQL_TIMEOUT_MS: positiveIntVar(5_000),
+  /** LLM API for the agent; unset: the offline planner answers. */
+  LLM_PROVIDER: z.enum(['openai', 'gemini', 'anthropic'], { message: 'expected openai, gemini or anthropic' }).optional(),
+  /** API base URL; unset: the provider's public endpoint. */
+  LLM_BASE_URL: urlVar(['http', 'https']).optional(),
+  LLM_API_KEY: z.string().optional(),
+  /** Model name; unset: a default per provider. */
+  LLM_MODEL: z.string().optional(),
+  /** Time limit of one LLM call. @defaultValue 30000 */
+  LLM_TIMEOUT_MS: positiveIntVar(30_000),
+  /** Most model turns (tool rounds) per chat request. @defaultValue 6 */
+  AGENT_MAX_STEPS: positiveIntVar(6),
+});
+
+export type AnalyticsEnv = z.output<typeof analyticsEnvSchema>;

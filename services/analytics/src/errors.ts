@@ -1,0 +1,14 @@
+/** The analytics service's coded errors (HTTP status and client-facing detail). */
+import { defineErrors } from '@platform/core';
+
+export const errors = defineErrors({
+  WAREHOUSE_NOT_BUILT: {
+    status: 503,
+    detail: 'The warehouse is not built yet; run `analytics build --source DIR` or wait for the first build to finish',
+  },
+  QUERY_TIMEOUT: { status: 504, detail: 'The query did not finish in time' },
+  SQL_REJECTED: { status: 400, detail: 'Only a single read-only SELECT statement is allowed' },
+  SQL_FAILED: { status: 400, detail: 'The query failed' },
+  LLM_UNAVAILABLE: { status: 502, detail: 'The language model did not give a usable answer' },
+  LLM_TIMEOUT: { status: 504, detail: 'The language model did not answer in time' },
+});

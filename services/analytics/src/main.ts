@@ -1,0 +1,37 @@
+/**
+ * Starts the analytics service: listens at once (health is 503 until the warehouse
+ * exists), builds the warehouse on first start, and shuts down cleanly on SIGTERM/SIGINT.
+ */
+import { createLogger, handleShutdown, listen, loadConfigOrExit } from '@platform/core';
+import { buildApp } from './app.js';
+import { analyticsEnvSchema } from './config.js';
+import { ensureWarehouse } from './startup/ensure-warehouse.js';
+import { warehousePath } from './warehouse/paths.js';
+import { createWarehouse } from './warehouse/warehouse.js';
+
+const env = loadConfigOrExit(analyticsEnvSchema);
+const logger = createLogger({ service: 'analytics', level: env.LOG_LEVEL });
+const warehouse = createWarehouse({
+  file: warehousePath(env.DATA_DIR),
+  threads: env.ANALYTICS_DUCKDB_THREADS,
+  timeoutMs: env.ANALYTICS_QUERY_TIMEOUT_MS,
+});
+const app = await buildApp({
+  warehouse,
+  logger,
+  sqlMaxRows: env.ANALYTICS_SQL_MAX_ROWS,
+  sqlTimeoutMs: env.ANALYTICS_SQL_TIMEOUT_MS,
+});
+const url = await listen(app, { port: env.PORT, host: env.HOST });
+logger.info({ url }, `analytics listening on ${url} (chat at ${url}/chat, MCP at ${url}/mcp and ${url}/sse)`);
+handleShutdown({ logger, closers: [() => app.close(), () => warehouse.close()] });
+
+if (env.ANALYTICS_BUILD_ON_START) {
+  ensureWarehouse({
+    dataDir: env.DATA_DIR,
+    logger,
+    sourceDir: env.ANALYTICS_SOURCE_DIR,
+    orders: env.ANALYTICS_SEED_ORDERS,
+    seed: env.ANALYTICS_SEED,
+  }).catch((error: unknown) => logger.error({ err: error }, 'first build failed; the service answers 503 until a warehouse is built'));
+}

@@ -1,0 +1,86 @@
+/**
+ * The MCP server: the five view tools of the catalog and `run_sql`, a read-only SQL tool
+ * for ad-hoc questions. Tool results carry the JSON both as text and as
+ * `structuredContent`; a failed call is an `isError` result with the client-facing detail
+ * (never internals).
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isAppError, type Logger } from '@platform/core';
+import { z } from 'zod';
+import { READ_NAMES, READS, type ParamSpec, type ReadSpec } from '../sales/catalog.js';
+import { readView, type ReadParams } from '../sales/read-view.js';
+import { MAX_SQL_LENGTH, runReadOnlySql } from '../sql/read-only-sql.js';
+import type { Warehouse } from '../warehouse/warehouse.js';
+
+export interface McpDependencies {
+  warehouse: Warehouse;
+  logger?: Logger;
+  /** Row cap of `run_sql`. @defaultValue 500 */
+  sqlMaxRows?: number;
+  /** Time limit of `run_sql`. @defaultValue 5000 */
+  sqlTimeoutMs?: number;
+}
+
+export const SQL_TOOL = 'run_sql';
+export const SERVER_INFO = { name: 'sales-analytics', version: '1.0.0' };
+
+export function createMcpServer(deps: McpDependencies): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions:
+      'Sales analytics of a Brazilian e-commerce marketplace (amounts in BRL). Use the view tools first; run_sql only for questions they cannot answer.',
+  });
+  const run = async (work: () => Promise<unknown>): Promise<CallToolResult> => {
+    try {
+      const result = await work();
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+    } catch (error) {
+      if (isAppError(error)) return { content: [{ type: 'text', text: error.detail }], isError: true };
+      deps.logger?.error({ err: error }, 'MCP tool failed');
+      return { content: [{ type: 'text', text: 'Internal error' }], isError: true };
+    }
+  };
+
+  for (const name of READ_NAMES) {
+    const spec: ReadSpec = READS[name];
+    server.registerTool(
+      spec.tool,
+      {
+        title: spec.summary,
+        description: spec.description,
+        inputSchema: Object.fromEntries(Object.entries(spec.params).map(([param, p]) => [param, zodParam(p)])),
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      async (args: ReadParams) => run(() => readView(deps.warehouse, name, args)),
+    );
+  }
+
+  const maxRows = deps.sqlMaxRows ?? 500;
+  server.registerTool(
+    SQL_TOOL,
+    {
+      title: 'Read-only SQL',
+      description:
+        `Runs exactly one read-only DuckDB SELECT on the warehouse (at most ${maxRows} rows). Tables: raw_data.gold.fact_sales ` +
+        '(order_id, order_item_id, customer_sk, product_sk, order_date_sk, seller_id, order_status, order_purchase_timestamp, sales_amount, freight_value), ' +
+        'raw_data.gold.dim_date (date_sk, full_date, calendar_year, calendar_quarter, calendar_month, month_name, day_of_month, day_of_week, day_name, is_weekend), ' +
+        'raw_data.gold.dim_product (product_sk, product_id, product_category_name, product_category_name_original, product_weight_g, …), ' +
+        'raw_data.gold.dim_customer (customer_sk, customer_unique_id, customer_zip_code_prefix, customer_city, customer_state), and the views ' +
+        'raw_data.gold.vw_executive_kpis, vw_monthly_sales, vw_yoy_growth, vw_customer_ltv_ranking, vw_category_freight_burden. ' +
+        'Use only when the other tools cannot answer.',
+      inputSchema: { sql: z.string().min(1).max(MAX_SQL_LENGTH).describe('One SELECT statement in DuckDB SQL.') },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ sql }: { sql: string }) =>
+      run(async () => {
+        const output = await runReadOnlySql(deps.warehouse, sql, { maxRows, timeoutMs: deps.sqlTimeoutMs ?? 5000 });
+        return { columns: output.columns, rows: output.rows, row_count: output.rows.length, truncated: output.truncated, max_rows: maxRows };
+      }),
+  );
+  return server;
+}
+
+function zodParam(p: ParamSpec) {
+  const base = p.type === 'integer' ? z.number().int() : z.number();
+  return base.min(p.minimum).max(p.maximum).optional().describe(p.description);
+}

@@ -1,0 +1,161 @@
+/**
+ * The five reads of the spec's section 4, declared once: the view each reads, its REST
+ * path, its MCP tool name and description, its typed and bounded parameters, and the
+ * shape of its rows. REST routes and MCP tools are both generated from this table.
+ */
+import type { ViewName } from '../pipeline/views.js';
+
+export interface ParamSpec {
+  type: 'integer' | 'number';
+  minimum: number;
+  maximum: number;
+  default?: number;
+  description: string;
+}
+
+export type ColumnType = 'integer' | 'number' | 'string';
+
+export interface ReadSpec {
+  view: ViewName;
+  path: string;
+  tool: string;
+  summary: string;
+  /** Told to MCP clients and to the LLM: what the tool answers and when to use it. */
+  description: string;
+  params: Record<string, ParamSpec>;
+  /** Filters on view columns: parameter → SQL condition on `$n`. */
+  filters: Record<string, (placeholder: string) => string>;
+  /** The view's order, repeated so pagination is stable. */
+  orderBy: string;
+  /** Columns and types; `nullable` lists those that may be null. */
+  columns: Record<string, ColumnType>;
+  nullable: string[];
+  /** Whether `limit`/`offset` apply. */
+  paged: boolean;
+}
+
+const limit = (defaultValue: number, maximum: number): ParamSpec => ({
+  type: 'integer',
+  minimum: 1,
+  maximum,
+  default: defaultValue,
+  description: `Most rows to return (1–${maximum}, default ${defaultValue}).`,
+});
+const offset: ParamSpec = { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0, description: 'Rows to skip, for paging (default 0).' };
+
+export const READS = {
+  sales_summary: {
+    view: 'vw_executive_kpis',
+    path: '/api/v1/sales/kpis',
+    tool: 'sales_summary',
+    summary: 'Executive KPIs for all time',
+    description:
+      'All-time headline numbers: total orders, unique customers, total revenue and average order value (BRL). Use for overall size or performance questions.',
+    params: {},
+    filters: {},
+    orderBy: '1',
+    columns: {
+      total_lifetime_orders: 'integer',
+      total_unique_customers: 'integer',
+      total_lifetime_revenue: 'number',
+      average_order_value: 'number',
+    },
+    nullable: ['average_order_value'],
+    paged: false,
+  },
+  monthly_trends: {
+    view: 'vw_monthly_sales',
+    path: '/api/v1/sales/monthly-trend',
+    tool: 'monthly_trends',
+    summary: 'Sales by calendar month, newest first',
+    description:
+      'Orders, items sold, revenue and freight cost per calendar month, newest month first. Optionally one year only. Use for trends, seasonality and best or worst months.',
+    params: {
+      year: { type: 'integer', minimum: 1900, maximum: 2100, description: 'Only months of this calendar year.' },
+      limit: limit(120, 1000),
+      offset,
+    },
+    filters: { year: (p) => `sales_year = ${p}` },
+    orderBy: 'sales_year DESC, sales_month DESC',
+    columns: {
+      sales_year: 'integer',
+      sales_month: 'integer',
+      total_orders: 'integer',
+      total_items_sold: 'integer',
+      total_revenue: 'number',
+      total_freight_cost: 'number',
+    },
+    nullable: [],
+    paged: true,
+  },
+  yoy_growth: {
+    view: 'vw_yoy_growth',
+    path: '/api/v1/sales/yoy',
+    tool: 'yoy_growth',
+    summary: 'Revenue per year and growth over the previous year',
+    description:
+      'Revenue per calendar year with the previous year’s revenue and the growth in percent (null for the first year or when the previous revenue is 0), newest year first.',
+    params: { limit: limit(50, 100) },
+    filters: {},
+    orderBy: 'calendar_year DESC',
+    columns: {
+      calendar_year: 'integer',
+      current_revenue: 'number',
+      previous_year_revenue: 'number',
+      yoy_growth_percentage: 'number',
+    },
+    nullable: ['previous_year_revenue', 'yoy_growth_percentage'],
+    paged: true,
+  },
+  top_customers: {
+    view: 'vw_customer_ltv_ranking',
+    path: '/api/v1/analytics/customer-ltv',
+    tool: 'top_customers',
+    summary: 'Customers ranked by lifetime value',
+    description:
+      'Customers ranked by lifetime value (total spend, BRL), best first, with order count, LTV decile (1 = top 10% of spenders) and dense rank. Filter by decile to study a segment.',
+    params: {
+      decile: { type: 'integer', minimum: 1, maximum: 10, description: 'Only customers in this LTV decile (1 = top 10%).' },
+      limit: limit(50, 1000),
+      offset,
+    },
+    filters: { decile: (p) => `ltv_decile = ${p}` },
+    orderBy: 'ltv_rank, customer_sk',
+    columns: {
+      customer_sk: 'string',
+      total_orders: 'integer',
+      lifetime_value: 'number',
+      ltv_decile: 'integer',
+      ltv_rank: 'integer',
+    },
+    nullable: [],
+    paged: true,
+  },
+  category_analysis: {
+    view: 'vw_category_freight_burden',
+    path: '/api/v1/analytics/categories/freight',
+    tool: 'category_analysis',
+    summary: 'Freight burden by product category',
+    description:
+      'Product categories with revenue above 1000 BRL (excluding unknown): items sold, revenue, freight cost and freight as a percent of revenue, highest burden first. Above 20% marks a candidate for a shipping or pricing change.',
+    params: {
+      min_ratio: { type: 'number', minimum: 0, maximum: 100000, description: 'Only categories whose freight-to-revenue ratio (percent) is at least this, e.g. 20.' },
+      limit: limit(100, 1000),
+      offset,
+    },
+    filters: { min_ratio: (p) => `freight_to_revenue_ratio >= ${p}` },
+    orderBy: 'freight_to_revenue_ratio DESC NULLS LAST, product_category_name',
+    columns: {
+      product_category_name: 'string',
+      items_sold: 'integer',
+      total_revenue: 'number',
+      total_freight_cost: 'number',
+      freight_to_revenue_ratio: 'number',
+    },
+    nullable: ['freight_to_revenue_ratio'],
+    paged: true,
+  },
+} satisfies Record<string, ReadSpec>;
+
+export type ReadName = keyof typeof READS;
+export const READ_NAMES = Object.keys(READS) as ReadName[];

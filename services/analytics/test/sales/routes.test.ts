@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { READ_NAMES, READS } from '../../src/sales/catalog.js';
+import { openDuckDb } from '../../src/warehouse/duckdb-session.js';
+import { expectedLtv, expectedMonthly } from '../helpers/expected-views.js';
+import { expectedSales } from '../helpers/hand-made-data.js';
+import { createWarehouseFixture, silentLogger, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
+
+describe('REST reads', () => {
+  let fixture: WarehouseFixture;
+  let app: FastifyInstance;
+  const views: Record<string, unknown[]> = {};
+
+  before(async () => {
+    fixture = await createWarehouseFixture();
+    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    const db = await openDuckDb(fixture.file, { readOnly: true });
+    for (const name of READ_NAMES) views[name] = await db.all(`SELECT * FROM raw_data.gold.${READS[name].view}`);
+    db.close();
+  });
+  after(async () => {
+    await app.close();
+    await fixture.cleanup();
+  });
+
+  const get = async (url: string) => {
+    const response = await app.inject({ method: 'GET', url });
+    return { status: response.statusCode, body: response.json() };
+  };
+
+  for (const name of READ_NAMES) {
+    it(`${READS[name].path} returns exactly ${READS[name].view}, in the { data, meta } wrapper`, async () => {
+      const { status, body } = await get(READS[name].path);
+      assert.equal(status, 200);
+      assert.deepEqual(body.data, views[name]);
+      assert.equal(body.meta.view, `raw_data.gold.${READS[name].view}`);
+      assert.equal(body.meta.count, views[name]!.length);
+      assert.equal(body.meta.total, views[name]!.length);
+    });
+  }
+
+  it('numbers are JSON numbers', async () => {
+    const { body } = await get('/api/v1/sales/kpis');
+    for (const value of Object.values(body.data[0] as Record<string, unknown>)) assert.equal(typeof value, 'number');
+  });
+
+  it('filters and pages: year, decile, min_ratio, limit, offset', async () => {
+    const sales = expectedSales();
+    const y2018 = await get('/api/v1/sales/monthly-trend?year=2018');
+    assert.deepEqual(y2018.body.data, expectedMonthly(sales).filter((r) => r.sales_year === 2018));
+    assert.deepEqual(y2018.body.meta.filters, { year: 2018 });
+
+    const ltv = expectedLtv(sales);
+    const page = await get('/api/v1/analytics/customer-ltv?limit=2&offset=1');
+    assert.deepEqual(page.body.data, ltv.slice(1, 3));
+    assert.equal(page.body.meta.total, ltv.length);
+    assert.equal(page.body.meta.limit, 2);
+    const decile = await get('/api/v1/analytics/customer-ltv?decile=2');
+    assert.deepEqual(decile.body.data, ltv.filter((r) => r.ltv_decile === 2));
+
+    const freight = await get('/api/v1/analytics/categories/freight?min_ratio=29.99');
+    assert.ok(freight.body.data.length > 0);
+    assert.ok(freight.body.data.every((r: { freight_to_revenue_ratio: number }) => r.freight_to_revenue_ratio >= 29.99));
+    assert.ok(freight.body.data.length < views.category_analysis!.length);
+  });
+
+  it('a bad parameter is a 400 with a detail naming it', async () => {
+    for (const url of [
+      '/api/v1/analytics/customer-ltv?limit=0',
+      '/api/v1/analytics/customer-ltv?limit=1001',
+      '/api/v1/analytics/customer-ltv?limit=abc',
+      '/api/v1/analytics/customer-ltv?limit=1.5',
+      '/api/v1/analytics/customer-ltv?decile=11',
+      '/api/v1/analytics/customer-ltv?offset=-1',
+      '/api/v1/sales/monthly-trend?year=20x8',
+      '/api/v1/analytics/categories/freight?min_ratio=-5',
+      '/api/v1/sales/kpis?limit=5',
+      "/api/v1/sales/yoy?limit=1;DROP TABLE x",
+    ]) {
+      const { status, body } = await get(url);
+      assert.equal(status, 400, url);
+      assert.match(body.detail, /querystring/, url);
+    }
+  });
+
+  it('the OpenAPI document describes every read with its parameters', async () => {
+    const { body } = await get('/openapi.json');
+    for (const name of READ_NAMES) {
+      const operation = body.paths[READS[name].path].get;
+      assert.equal(operation.summary, READS[name].summary);
+      const documented = (operation.parameters ?? []).map((p: { name: string }) => p.name).sort();
+      assert.deepEqual(documented, Object.keys(READS[name].params).sort());
+    }
+  });
+});
+
+describe('before the warehouse is built', () => {
+  let fixture: WarehouseFixture;
+  let app: FastifyInstance;
+  before(async () => {
+    fixture = await createWarehouseFixture({ built: false });
+    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+  });
+  after(async () => {
+    await app.close();
+    await fixture.cleanup();
+  });
+
+  it('reads and health answer 503, then 200 once a build lands', async () => {
+    const read = await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' });
+    assert.equal(read.statusCode, 503);
+    assert.match(read.json().detail, /warehouse is not built/);
+    const health = await app.inject({ method: 'GET', url: '/health' });
+    assert.equal(health.statusCode, 503);
+    assert.equal(health.json().dependencies.warehouse.status, 'down');
+    await fixture.build();
+    assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
+    const after = await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' });
+    assert.equal(after.statusCode, 200);
+    assert.equal(after.json().data[0].total_lifetime_orders, new Set(expectedSales().map((s) => s.orderId)).size);
+  });
+
+  it('a rebuild is picked up without a restart', async () => {
+    const before = (await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json();
+    await fixture.build();
+    const after = (await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json();
+    assert.deepEqual(after.data, before.data);
+  });
+});
