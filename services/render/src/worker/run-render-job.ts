@@ -63,7 +63,7 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   }, settings.heartbeatMs);
   heartbeat.unref();
   const timeout = setTimeout(
-    () => abort.abort(new Error(`Render timed out after ${Math.round(settings.renderTimeoutMs / 1000)} seconds.`)),
+    () => abort.abort(new Error(`Render timed out after ${Number((settings.renderTimeoutMs / 1000).toFixed(2))} seconds.`)),
     settings.renderTimeoutMs,
   );
   timeout.unref();

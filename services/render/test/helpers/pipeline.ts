@@ -1,0 +1,93 @@
+/** Starts dispatcher + queue + worker on test engines, with the real renderer by default. */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBeatmapResolver } from '../../src/beatmaps/beatmap-resolver.js';
+import { createDispatcher, type Dispatcher } from '../../src/dispatcher/dispatcher.js';
+import { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
+import { createTaskQueue } from '../../src/queue/create-task-queue.js';
+import type { TaskQueue } from '../../src/queue/task-queue.js';
+import { lazyOsuRenderer, type Renderer } from '../../src/renderer/renderer.js';
+import { startRenderWorker, type RenderWorker } from '../../src/worker/render-worker.js';
+import type { WorkerSettings } from '../../src/worker/run-render-job.js';
+import { quietLogger, type TestEngines } from './harness.js';
+
+export interface TestPipeline {
+  queue: TaskQueue;
+  dispatcher: Dispatcher;
+  worker: RenderWorker | undefined;
+  tempRoot: string;
+  /** Names left in the workers' temp root (should be none between jobs). */
+  leftovers(): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+export interface TestPipelineOptions {
+  renderer?: Renderer;
+  beatmapDirs?: string[];
+  mirrorUrl?: string;
+  worker?: Partial<WorkerSettings>;
+  startWorker?: boolean;
+}
+
+export function testQueue(engines: TestEngines): TaskQueue {
+  return createTaskQueue({ redisUrl: engines.redisUrl, prefix: engines.keyPrefix.replace(/:$/, ''), logger: quietLogger });
+}
+
+export async function startTestPipeline(engines: TestEngines, options: TestPipelineOptions = {}): Promise<TestPipeline> {
+  const { ctx } = engines;
+  const queue = testQueue(engines);
+  const tempRoot = await mkdtemp(join(tmpdir(), 'render-worker-test-'));
+  const dispatcher = createDispatcher(ctx.db, queue, quietLogger, { pollMs: 200 });
+  await dispatcher.start();
+  const worker =
+    options.startWorker === false
+      ? undefined
+      : startRenderWorker(
+          {
+            db: ctx.db,
+            store: ctx.store,
+            logger: quietLogger,
+            renderer: options.renderer ?? lazyOsuRenderer(),
+            beatmaps: createBeatmapResolver({ dirs: options.beatmapDirs, mirrorUrl: options.mirrorUrl, store: ctx.store }),
+            settings: {
+              workerId: 'test-worker',
+              renderTimeoutMs: 60_000,
+              logUploadMs: 200,
+              heartbeatMs: 500,
+              width: 320,
+              height: 180,
+              fps: 24,
+              tempRoot,
+              ...options.worker,
+            },
+          },
+          queue,
+          { concurrency: 1 },
+        );
+  return {
+    queue,
+    dispatcher,
+    worker,
+    tempRoot,
+    leftovers: () => readdir(tempRoot),
+    async stop() {
+      await dispatcher.stop();
+      await worker?.stop();
+      if (queue instanceof BullmqTaskQueue) await queue.obliterate().catch(() => undefined);
+      await queue.close();
+      await rm(tempRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls a job until `done` says so or the time runs out. */
+export async function waitForJob<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting; last value: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * The job pipeline end to end with the real renderer (small frames): submit → outbox →
+ * dispatcher → queue → worker → artifacts; beatmaps from the library, from a mirror
+ * (a local HTTP server in its place) and cached; failures with clear reasons; the
+ * timeout; progress and the log readable while rendering; temp folders removed.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { beatmapMd5 } from '@platform/osu';
+import { osuFixturesDir, skipReason } from '@platform/testing';
+import { loadOsuRenderer } from '../../src/renderer/renderer.js';
+import { buildTestApp, submit } from '../helpers/app.js';
+import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { engineSets, freshAddress, multipart, openTestEngines, type TestEngines } from '../helpers/harness.js';
+import { startTestPipeline, waitForJob, type TestPipeline } from '../helpers/pipeline.js';
+import { makeZip, goodSkinEntries } from '../helpers/zips.js';
+
+const rendererAvailable = await loadOsuRenderer().then(() => true, () => false);
+const skipAll = fixturesSkip() ?? skipReason('renderReplay of @platform/osu', rendererAvailable);
+
+interface Mirror {
+  url: string;
+  hits: string[];
+  close(): Promise<void>;
+}
+
+/** A stand-in for the beatmap mirror: serves fixture .osu files by MD5 at /osu/<md5>. */
+async function startMirror(): Promise<Mirror> {
+  const dir = osuFixturesDir()!;
+  const byMd5 = new Map<string, Buffer>();
+  for (const name of readdirSync(dir).filter((n) => n.endsWith('.osu'))) {
+    const data = readFileSync(join(dir, name));
+    byMd5.set(beatmapMd5(data), data);
+  }
+  const hits: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const md5 = /^\/osu\/([0-9a-f]{32})$/.exec(req.url ?? '')?.[1];
+    hits.push(md5 ?? String(req.url));
+    if (md5 === 'f'.repeat(32)) {
+      res.writeHead(200).end('osu file format v14\n[Metadata]\nTitle:Wrong\n');
+      return;
+    }
+    const data = md5 && byMd5.get(md5);
+    if (!data) res.writeHead(404).end('not found');
+    else res.writeHead(200, { 'content-type': 'text/plain' }).end(data);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/osu/{md5}`,
+    hits,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+type Job = { status: string; progress: number; error: string | null; map_title: string | null; links: Record<string, string> };
+
+for (const { kind, skip } of await engineSets()) {
+  describe(`render pipeline (${kind})`, { skip: skip ?? skipAll }, () => {
+    let engines: TestEngines;
+    let app: FastifyInstance;
+    let pipeline: TestPipeline;
+    let mirror: Mirror;
+    const getJob = (id: string) => async () => (await app.inject(`/v1/jobs/${id}`)).json() as Job;
+    const finished = (j: Job) => j.status === 'completed' || j.status === 'failed';
+
+    before(async () => {
+      engines = await openTestEngines(kind, { maxQueued: 1000, maxRendering: 1000 });
+      app = await buildTestApp(engines);
+      mirror = await startMirror();
+      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], mirrorUrl: mirror.url });
+    });
+    after(async () => {
+      await pipeline?.stop();
+      await app?.close();
+      await engines?.close();
+      await mirror?.close();
+    });
+
+    test('a replay becomes a video, a thumbnail and a log; progress and the log are visible while rendering', async () => {
+      const res = await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') });
+      assert.equal(res.statusCode, 202);
+      const id = res.json().job_id as string;
+      const seen = new Set<string>();
+      let logWhileRunning: string | undefined;
+      const job = await waitForJob(
+        async () => {
+          const j = await getJob(id)();
+          seen.add(j.status);
+          if ((j.status === 'rendering' || j.status === 'downloading') && logWhileRunning === undefined) {
+            const log = await app.inject(`/v1/artifacts/logs/${id}.log`);
+            if (log.statusCode === 200) logWhileRunning = log.body;
+          }
+          return j;
+        },
+        finished,
+      );
+      assert.equal(job.status, 'completed', job.error ?? '');
+      assert.equal(job.progress, 100);
+      assert.match(job.map_title ?? '', /Tool-Assisted Speedcore/);
+      assert.ok(seen.has('rendering') || seen.has('downloading'), `saw ${[...seen]}`);
+      assert.ok(logWhileRunning?.includes(`job ${id} taken`), 'log readable during the job');
+      const video = await engines.ctx.store.get(`videos/${id}.mp4`);
+      assert.equal(video.subarray(4, 8).toString('latin1'), 'ftyp');
+      const thumb = await engines.ctx.store.get(`thumbnails/${id}.jpg`);
+      assert.deepEqual([...thumb.subarray(0, 2)], [0xff, 0xd8]);
+      const log = await app.inject(job.links.log!);
+      assert.match(log.body, /completed/);
+      assert.equal((await app.inject(job.links.video!)).statusCode, 302);
+      assert.deepEqual(await pipeline.leftovers(), [], 'temp folder removed');
+      const legacy = (await app.inject(`/status/${id.replaceAll('-', '')}`)).json();
+      assert.equal(legacy.status, 'complete');
+      assert.equal(legacy.percent, 100);
+    });
+
+    test('a beatmap missing from the library comes from the mirror once, then from the storage cache', async () => {
+      // A pipeline without the library: the mirror is the only source.
+      await pipeline.stop();
+      pipeline = await startTestPipeline(engines, { mirrorUrl: mirror.url });
+      const replay = readFixture('tool.osr');
+      const md5 = beatmapMd5(readFixture('tool.osu'));
+      const hitsBefore = mirror.hits.filter((h) => h === md5).length;
+      await engines.ctx.store.delete(`beatmaps/${md5}.osu`);
+      const first = (await submit(app, { address: freshAddress(), replay })).json().job_id;
+      assert.equal((await waitForJob(getJob(first), finished)).status, 'completed');
+      assert.ok(await engines.ctx.store.exists(`beatmaps/${md5}.osu`), 'cached in object storage');
+      const second = (await submit(app, { address: freshAddress(), replay })).json().job_id;
+      assert.equal((await waitForJob(getJob(second), finished)).status, 'completed');
+      assert.equal(mirror.hits.filter((h) => h === md5).length - hitsBefore, 1, 'downloaded once');
+      const log = await engines.ctx.store.get(`logs/${second}.log`);
+      assert.match(log.toString(), /\(cache\)/);
+    });
+
+    test('a beatmap nowhere to be found fails the job with a clear reason', async () => {
+      // A replay naming a beatmap MD5 that neither the library nor the mirror has.
+      const replay = Buffer.from(readFixture('tool.osr'));
+      const md5 = beatmapMd5(readFixture('tool.osu'));
+      const at = replay.indexOf(Buffer.from(md5));
+      Buffer.from('0'.repeat(32)).copy(replay, at);
+      const id = (await submit(app, { address: freshAddress(), replay })).json().job_id;
+      const job = await waitForJob(getJob(id), finished);
+      assert.equal(job.status, 'failed');
+      assert.equal(job.error, `Beatmap ${'0'.repeat(32)} was not found locally or on the mirror.`);
+      assert.deepEqual(await pipeline.leftovers(), []);
+    });
+
+    test('a mirror answer with the wrong content is refused', async () => {
+      const replay = Buffer.from(readFixture('tool.osr'));
+      Buffer.from('f'.repeat(32)).copy(replay, replay.indexOf(Buffer.from(beatmapMd5(readFixture('tool.osu')))));
+      const id = (await submit(app, { address: freshAddress(), replay })).json().job_id;
+      const job = await waitForJob(getJob(id), finished);
+      assert.equal(job.status, 'failed');
+      assert.match(job.error ?? '', /different beatmap/);
+    });
+
+    test('an uploaded skin is used for the render', async () => {
+      const { body, contentType } = multipart({}, [{ field: 'skin', filename: 'Pipeline Skin.osk', data: await makeZip(goodSkinEntries()) }]);
+      const up = await app.inject({ method: 'POST', url: '/v1/skins/upload', payload: body, headers: { 'content-type': contentType, 'edge-connecting-ip': freshAddress() } });
+      assert.equal(up.statusCode, 200, up.body);
+      const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr'), fields: { skin: 'Pipeline Skin' } })).json().job_id;
+      const job = await waitForJob(getJob(id), finished);
+      assert.equal(job.status, 'completed', job.error ?? '');
+      assert.match((await engines.ctx.store.get(`logs/${id}.log`)).toString(), /with skin Pipeline Skin/);
+      assert.deepEqual(await pipeline.leftovers(), []);
+    });
+
+    test('a render past its timeout fails and its temp folder is removed', async () => {
+      await pipeline.stop();
+      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { renderTimeoutMs: 150, width: 640, height: 360, fps: 60 } });
+      const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id;
+      const job = await waitForJob(getJob(id), finished);
+      assert.equal(job.status, 'failed');
+      assert.equal(job.error, 'Render timed out after 0.15 seconds.');
+      assert.deepEqual(await pipeline.leftovers(), []);
+    });
+  });
+}
