@@ -37,6 +37,7 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   const r = play.radius;
   const headDone: boolean[] = new Array(n).fill(false);
   const headJudgedAt: number[] = new Array(n).fill(Infinity);
+  const headHit: boolean[] = new Array(n).fill(false);
   const objectResults: HitResult[] = new Array(n).fill(0);
   const finished: boolean[] = new Array(n).fill(false);
   const sliders = new Map<number, SliderState>();
@@ -141,6 +142,7 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     const result: HitResult = abs < play.hit300 ? 300 : abs < play.hit100 ? 100 : abs < play.hit50 ? 50 : 0;
     headDone[idx] = true;
     headJudgedAt[idx] = t;
+    headHit[idx] = result !== 0;
     if (o.kind === 'circle') {
       if (result !== 0) {
         hitErrors.push(delta);
@@ -250,6 +252,7 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     events,
     objectResults,
     headJudgedAt,
+    headHit,
   };
 }
 

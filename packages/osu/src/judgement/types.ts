@@ -38,4 +38,6 @@ export interface JudgementResult extends JudgementSummary {
   objectResults: HitResult[];
   /** When each object's head was hit or missed (ms), for fading out. */
   headJudgedAt: number[];
+  /** Whether each object's head (circle or slider head) was hit. */
+  headHit: boolean[];
 }

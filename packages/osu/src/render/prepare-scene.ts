@@ -1,0 +1,162 @@
+/**
+ * Everything a frame needs, prepared once: the beatmap as played (mods, stacking),
+ * the judgement, the cursor track, the skin's sprites at screen size, the dimmed
+ * background, the storyboard and the time span the video covers (intro skipped as
+ * the game's skip button does, ending shortly after the last object).
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
+import { parseBeatmap } from '../beatmap/parse-beatmap.js';
+import { preparePlayable } from '../beatmap/playable.js';
+import { parseStoryboardFile } from '../beatmap/storyboard.js';
+import type { Beatmap } from '../beatmap/types.js';
+import { judgePlayable } from '../judgement/judge-replay.js';
+import type { JudgementResult } from '../judgement/types.js';
+import { Mods } from '../replay/mods.js';
+import type { Replay } from '../replay/types.js';
+import { loadSkin } from '../skin/load-skin.js';
+import { CursorTrack } from './cursor-track.js';
+import type { DrawOptions, Scene } from './frame-drawer.js';
+import { buildSprites } from './sprites.js';
+import { StoryboardPlayer } from './storyboard-player.js';
+
+export interface PrepareArgs {
+  replay: Replay;
+  beatmapPath: string;
+  skinDir: string | undefined;
+  width: number;
+  height: number;
+  fps: number;
+  storyboard: boolean;
+  draw: DrawOptions;
+  log: (line: string) => void;
+}
+
+export interface PreparedRender {
+  scene: Scene;
+  beatmap: Beatmap;
+  judgement: JudgementResult;
+  /** Map time of the first frame. */
+  startTime: number;
+  /** Map time after the last frame. */
+  endTime: number;
+  frames: number;
+  durationSeconds: number;
+  speed: number;
+  folder: string;
+}
+
+/** Leaves a little lead-in before the first object, like the skip button. */
+const LEAD_IN_MS = 1500;
+const TAIL_MS = 2000;
+
+async function fileIn(folder: string, name: string | undefined): Promise<string | undefined> {
+  if (!name) return undefined;
+  const direct = join(folder, name);
+  if (existsSync(direct)) return direct;
+  try {
+    const lower = name.toLowerCase();
+    const hit = (await readdir(folder)).find((f) => f.toLowerCase() === lower);
+    return hit ? join(folder, hit) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export { fileIn };
+
+export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
+  const { replay, width: W, height: H, log } = args;
+  const beatmap = parseBeatmap(await readFile(args.beatmapPath, 'utf8'));
+  const folder = dirname(args.beatmapPath);
+  const play = preparePlayable(beatmap, replay.mods);
+  if (play.objects.length === 0) throw new Error('the beatmap has no hit objects');
+  const judgement = judgePlayable(replay, play);
+  const first = play.objects[0]!;
+  const lastEnd = Math.max(...play.objects.map((o) => o.endTime));
+  const speed = play.speed;
+  const startTime = first.time - play.preempt - LEAD_IN_MS * speed;
+  const endTime = lastEnd + TAIL_MS * speed;
+  const durationSeconds = (endTime - startTime) / speed / 1000;
+  const frames = Math.max(1, Math.ceil(durationSeconds * args.fps));
+
+  const skin = await loadSkin(args.skinDir, log);
+  const radius = play.radius;
+  const s = (H * 0.8) / 384;
+  const sprites = buildSprites({
+    skin,
+    circleD: 2 * radius * s,
+    screenH: H,
+    beatmapColours: beatmap.comboColours,
+    sliderBorder: beatmap.sliderBorder,
+    sliderTrack: beatmap.sliderTrackOverride,
+  });
+
+  const background = createCanvas(W, H);
+  const bctx = background.getContext('2d');
+  bctx.fillStyle = 'black';
+  bctx.fillRect(0, 0, W, H);
+  const bgPath = await fileIn(folder, beatmap.backgroundFilename);
+  if (bgPath) {
+    try {
+      const img = await loadImage(await readFile(bgPath));
+      const k = Math.max(W / img.width, H / img.height);
+      bctx.drawImage(img, (W - img.width * k) / 2, (H - img.height * k) / 2, img.width * k, img.height * k);
+      log(`background ${beatmap.backgroundFilename}`);
+    } catch {
+      log(`background ${beatmap.backgroundFilename} could not be decoded; black background`);
+    }
+  } else log('no background image: black background');
+  const dimmed = createCanvas(W, H);
+  const dctx = dimmed.getContext('2d');
+  dctx.drawImage(background, 0, 0);
+  dctx.fillStyle = `rgba(0,0,0,${args.draw.bgDim})`;
+  dctx.fillRect(0, 0, W, H);
+
+  let storyboard: StoryboardPlayer | undefined;
+  if (args.storyboard) {
+    const elements = [...beatmap.events.storyboard];
+    try {
+      for (const f of await readdir(folder)) {
+        if (f.toLowerCase().endsWith('.osb')) elements.push(...parseStoryboardFile(await readFile(join(folder, f), 'utf8')));
+      }
+    } catch {
+      // no folder listing: no .osb
+    }
+    if (elements.length) {
+      const player = await StoryboardPlayer.load(elements, folder, log);
+      if (player.size > 0) storyboard = player;
+    }
+  }
+
+  let flashlight: Canvas | undefined;
+  if ((replay.mods & Mods.Flashlight) !== 0) {
+    flashlight = createCanvas(W * 2, H * 2);
+    const f = flashlight.getContext('2d');
+    const r = H * 0.32;
+    const g = f.createRadialGradient(W, H, r * 0.7, W, H, r * 1.2);
+    g.addColorStop(0, 'rgba(0,0,0,0)');
+    g.addColorStop(1, 'rgba(0,0,0,1)');
+    f.fillStyle = g;
+    f.fillRect(0, 0, W * 2, H * 2);
+  }
+
+  const scene: Scene = {
+    width: W,
+    height: H,
+    play,
+    judgement,
+    cursor: new CursorTrack(replay.frames),
+    sprites,
+    dimmedBackground: dimmed,
+    background,
+    storyboard,
+    options: args.draw,
+    songStart: first.time,
+    songEnd: lastEnd,
+    flashlight,
+  };
+  return { scene, beatmap, judgement, startTime, endTime, frames, durationSeconds, speed, folder };
+}

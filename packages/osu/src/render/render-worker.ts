@@ -1,0 +1,33 @@
+/** Worker thread entry: prepares the scene from workerData, then draws requested frames. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createCanvas } from '@napi-rs/canvas';
+import { FrameDrawer } from './frame-drawer.js';
+import { prepareScene } from './prepare-scene.js';
+import type { WorkerInit } from './worker-pool.js';
+
+const init = workerData as WorkerInit;
+const port = parentPort!;
+
+try {
+  const prepared = await prepareScene({ ...init, log: () => undefined });
+  const canvas = createCanvas(init.width, init.height);
+  const ctx = canvas.getContext('2d');
+  const drawer = new FrameDrawer(prepared.scene);
+  const frameMs = (1000 / init.fps) * prepared.speed;
+  const size = init.width * init.height * 4;
+  port.on('message', (m: { type: string; i: number; buf?: ArrayBuffer }) => {
+    if (m.type !== 'draw') return;
+    try {
+      drawer.draw(ctx, prepared.startTime + m.i * frameMs);
+      const data = canvas.data();
+      const buf = m.buf && m.buf.byteLength === size ? m.buf : new ArrayBuffer(size);
+      new Uint8Array(buf).set(data);
+      port.postMessage({ type: 'frame', i: m.i, buf }, [buf]);
+    } catch (err) {
+      port.postMessage({ type: 'error', error: err instanceof Error ? err.message : String(err) });
+    }
+  });
+  port.postMessage({ type: 'ready' });
+} catch (err) {
+  port.postMessage({ type: 'error', error: err instanceof Error ? err.message : String(err) });
+}

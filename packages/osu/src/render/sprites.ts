@@ -1,0 +1,326 @@
+/**
+ * Builds every sprite a frame needs, once, at its final screen size: from the skin's
+ * images where it has them (tinted by combo colour like the game does), else drawn by
+ * our own default skin. Frames then only blit these with an alpha and a scale.
+ */
+import { createCanvas, type Canvas, type Image } from '@napi-rs/canvas';
+import type { Skin, SkinImage } from '../skin/load-skin.js';
+import { makeVectorFont, type Font, type Glyph } from './vector-font.js';
+
+export type Rgb = [number, number, number];
+
+export interface Sprites {
+  /** Screen diameter of a hit circle. */
+  circleD: number;
+  circles: Canvas[];
+  sliderStarts: Canvas[];
+  approach: Canvas[];
+  numbers: Font;
+  cursor: Canvas;
+  cursorTrail: Canvas;
+  cursorMiddle: Canvas | undefined;
+  cursorRotate: boolean;
+  sliderBall: Canvas[];
+  followCircle: Canvas;
+  reverseArrow: Canvas;
+  tick: Canvas;
+  judgements: Map<number, Canvas>;
+  spinnerCircle: Canvas;
+  spinnerApproach: Canvas;
+  scoreFont: Font;
+  comboFont: Font;
+  smallFont: Font;
+  keyFont: Font;
+  comboColours: Rgb[];
+  sliderBorder: string;
+  sliderTrack: (colour: Rgb) => string;
+}
+
+export const DEFAULT_COMBO: Rgb[] = [
+  [255, 192, 0],
+  [0, 202, 0],
+  [18, 124, 255],
+  [242, 24, 57],
+];
+
+const css = (c: Rgb, a = 1): string => `rgba(${c[0]},${c[1]},${c[2]},${a})`;
+
+function blank(w: number, h = w): Canvas {
+  return createCanvas(Math.max(1, Math.ceil(w)), Math.max(1, Math.ceil(h)));
+}
+
+/** The skin image scaled so that `sdUnit` standard-definition pixels become `px` screen pixels. */
+function scaled(img: SkinImage, pxPerSd: number): Canvas {
+  const w = img.image.width * img.scale * pxPerSd;
+  const h = img.image.height * img.scale * pxPerSd;
+  const c = blank(w, h);
+  c.getContext('2d').drawImage(img.image as Image, 0, 0, c.width, c.height);
+  return c;
+}
+
+function tint(src: Canvas, colour: Rgb): Canvas {
+  const c = blank(src.width, src.height);
+  const ctx = c.getContext('2d');
+  ctx.drawImage(src, 0, 0);
+  ctx.globalCompositeOperation = 'multiply';
+  ctx.fillStyle = css(colour);
+  ctx.fillRect(0, 0, c.width, c.height);
+  ctx.globalCompositeOperation = 'destination-in';
+  ctx.drawImage(src, 0, 0);
+  return c;
+}
+
+function stack(layers: Canvas[]): Canvas {
+  const w = Math.max(...layers.map((l) => l.width));
+  const h = Math.max(...layers.map((l) => l.height));
+  const c = blank(w, h);
+  const ctx = c.getContext('2d');
+  for (const l of layers) ctx.drawImage(l, (w - l.width) / 2, (h - l.height) / 2);
+  return c;
+}
+
+function defaultCircle(d: number, colour: Rgb): Canvas {
+  const c = blank(d * 1.04);
+  const ctx = c.getContext('2d');
+  const m = c.width / 2;
+  const g = ctx.createRadialGradient(m, m, 0, m, m, d / 2);
+  g.addColorStop(0, css(colour.map((v) => Math.min(255, v + 40)) as Rgb));
+  g.addColorStop(1, css(colour.map((v) => v * 0.6) as Rgb));
+  ctx.fillStyle = g;
+  ctx.beginPath();
+  ctx.arc(m, m, d * 0.47, 0, Math.PI * 2);
+  ctx.fill();
+  ctx.strokeStyle = 'rgba(255,255,255,0.95)';
+  ctx.lineWidth = d * 0.07;
+  ctx.beginPath();
+  ctx.arc(m, m, d * 0.44, 0, Math.PI * 2);
+  ctx.stroke();
+  ctx.strokeStyle = 'rgba(0,0,0,0.5)';
+  ctx.lineWidth = Math.max(1, d * 0.015);
+  ctx.beginPath();
+  ctx.arc(m, m, d * 0.49, 0, Math.PI * 2);
+  ctx.stroke();
+  return c;
+}
+
+function ring(d: number, width: number, colour: string): Canvas {
+  const c = blank(d + width * 2);
+  const ctx = c.getContext('2d');
+  ctx.strokeStyle = colour;
+  ctx.lineWidth = width;
+  ctx.beginPath();
+  ctx.arc(c.width / 2, c.height / 2, d / 2, 0, Math.PI * 2);
+  ctx.stroke();
+  return c;
+}
+
+function defaultCursor(size: number): Canvas {
+  const c = blank(size);
+  const ctx = c.getContext('2d');
+  const m = c.width / 2;
+  ctx.fillStyle = 'rgb(255,210,0)';
+  ctx.beginPath();
+  ctx.arc(m, m, size * 0.36, 0, Math.PI * 2);
+  ctx.fill();
+  ctx.strokeStyle = 'rgb(255,255,255)';
+  ctx.lineWidth = size * 0.1;
+  ctx.beginPath();
+  ctx.arc(m, m, size * 0.42, 0, Math.PI * 2);
+  ctx.stroke();
+  return c;
+}
+
+function softDot(size: number, colour: string): Canvas {
+  const c = blank(size);
+  const ctx = c.getContext('2d');
+  const m = c.width / 2;
+  const g = ctx.createRadialGradient(m, m, 0, m, m, m);
+  g.addColorStop(0, colour);
+  g.addColorStop(1, 'rgba(255,200,0,0)');
+  ctx.fillStyle = g;
+  ctx.fillRect(0, 0, c.width, c.height);
+  return c;
+}
+
+function defaultArrow(d: number): Canvas {
+  const c = blank(d);
+  const ctx = c.getContext('2d');
+  const m = c.width / 2;
+  ctx.strokeStyle = 'white';
+  ctx.lineWidth = d * 0.09;
+  ctx.lineCap = 'round';
+  ctx.lineJoin = 'round';
+  ctx.beginPath();
+  ctx.moveTo(m - d * 0.12, m - d * 0.22);
+  ctx.lineTo(m + d * 0.14, m);
+  ctx.lineTo(m - d * 0.12, m + d * 0.22);
+  ctx.stroke();
+  return c;
+}
+
+function defaultSpinner(d: number): Canvas {
+  const c = blank(d);
+  const ctx = c.getContext('2d');
+  const m = c.width / 2;
+  ctx.strokeStyle = 'rgba(255,255,255,0.85)';
+  for (const [r, w] of [
+    [0.48, 0.012],
+    [0.3, 0.008],
+  ] as const) {
+    ctx.lineWidth = d * w;
+    ctx.beginPath();
+    ctx.arc(m, m, d * r, 0, Math.PI * 2);
+    ctx.stroke();
+  }
+  ctx.lineWidth = d * 0.02;
+  ctx.lineCap = 'round';
+  for (let i = 0; i < 4; i++) {
+    const a = (i * Math.PI) / 2;
+    ctx.beginPath();
+    ctx.moveTo(m + Math.cos(a) * d * 0.32, m + Math.sin(a) * d * 0.32);
+    ctx.lineTo(m + Math.cos(a) * d * 0.46, m + Math.sin(a) * d * 0.46);
+    ctx.stroke();
+  }
+  ctx.fillStyle = 'rgba(255,255,255,0.9)';
+  ctx.beginPath();
+  ctx.arc(m, m, d * 0.03, 0, Math.PI * 2);
+  ctx.fill();
+  return c;
+}
+
+function textSprite(font: Font, text: string): Canvas {
+  let w = 0;
+  for (const ch of text) w += font.glyphs.get(ch)?.advance ?? 0;
+  const first = font.glyphs.get(text[0]!)!;
+  const c = blank(w + first.ox * 2, font.height + first.oy * 2);
+  const ctx = c.getContext('2d');
+  let x = 0;
+  for (const ch of text) {
+    const g = font.glyphs.get(ch)!;
+    ctx.drawImage(g.canvas, x, 0);
+    x += g.advance;
+  }
+  return c;
+}
+
+/** A font from skin images `${prefix}-0` ... scaled to `height` pixels. */
+function skinFont(skin: Skin, prefix: string, height: number, overlap: number): Font | undefined {
+  const zero = skin.get(`${prefix}-0`);
+  if (!zero) return undefined;
+  const pxPerSd = height / (zero.image.height * zero.scale);
+  const glyphs = new Map<string, Glyph>();
+  const names: Record<string, string> = { ',': 'comma', '.': 'dot', '%': 'percent', x: 'x' };
+  for (const ch of '0123456789,.%x') {
+    const img = skin.get(`${prefix}-${names[ch] ?? ch}`);
+    if (!img) continue;
+    const canvas = scaled(img, pxPerSd);
+    glyphs.set(ch, { canvas, ox: 0, oy: 0, advance: canvas.width - overlap * pxPerSd });
+  }
+  return { height, glyphs };
+}
+
+export function buildSprites(opts: { skin: Skin; circleD: number; screenH: number; beatmapColours: Rgb[]; sliderBorder: Rgb | undefined; sliderTrack: Rgb | undefined }): Sprites {
+  const { skin, circleD, screenH } = opts;
+  const ini = skin.ini;
+  const comboColours = opts.beatmapColours.length ? opts.beatmapColours : ini.comboColours.length ? ini.comboColours : DEFAULT_COMBO;
+  const pxPerSd = circleD / 128; // hit circle images are 128 SD pixels across
+  const hudPx = screenH / 768;
+  const get = (...names: string[]): SkinImage | undefined => {
+    for (const n of names) {
+      const img = skin.get(n);
+      if (img) return img;
+    }
+    return undefined;
+  };
+
+  const hc = get('hitcircle');
+  const hco = get('hitcircleoverlay');
+  const circles = comboColours.map((col) => {
+    if (!hc) return defaultCircle(circleD, col);
+    const layers = [tint(scaled(hc, pxPerSd), col)];
+    if (hco) layers.push(scaled(hco, pxPerSd));
+    return stack(layers);
+  });
+  const ssc = get('sliderstartcircle');
+  const ssco = get('sliderstartcircleoverlay');
+  const sliderStarts = ssc
+    ? comboColours.map((col) => stack([tint(scaled(ssc, pxPerSd), col), ...(ssco ? [scaled(ssco, pxPerSd)] : [])]))
+    : circles;
+  const ac = get('approachcircle');
+  const approach = comboColours.map((col) => (ac ? tint(scaled(ac, pxPerSd), col) : ring(circleD * 0.96, circleD * 0.045, css(col))));
+
+  const numbers = skinFont(skin, ini.hitCirclePrefix, circleD * 0.32, ini.hitCircleOverlap) ?? makeVectorFont(Math.round(circleD * 0.34), 'white');
+
+  const cur = get('cursor');
+  const cursor = cur ? scaled(cur, hudPx) : defaultCursor(Math.round(screenH * 0.045));
+  const tr = get('cursortrail');
+  const cursorTrail = tr ? scaled(tr, hudPx) : softDot(Math.round(screenH * 0.03), 'rgba(255,220,60,0.9)');
+  const cm = get('cursormiddle');
+
+  const sb = get('sliderb0', 'sliderb');
+  const ballTint = !sb || ini.allowSliderBallTint;
+  const sliderBall = comboColours.map((col) => {
+    if (sb) return ballTint ? tint(scaled(sb, pxPerSd), col) : scaled(sb, pxPerSd);
+    const c = defaultCircle(circleD * 0.92, ini.sliderBall ?? col);
+    return c;
+  });
+  const fc = get('sliderfollowcircle-0', 'sliderfollowcircle');
+  const followCircle = fc ? scaled(fc, pxPerSd) : ring(circleD * 2.2, circleD * 0.06, 'rgba(255,170,40,0.9)');
+  const ra = get('reversearrow');
+  const reverseArrow = ra ? scaled(ra, pxPerSd) : defaultArrow(circleD);
+  const sp = get('sliderscorepoint');
+  const tick = sp ? scaled(sp, pxPerSd) : softDot(Math.max(4, Math.round(circleD * 0.16)), 'rgba(255,255,255,1)');
+
+  const judgementFont = (colour: string): Font => makeVectorFont(Math.round(circleD * 0.38), colour);
+  const judgements = new Map<number, Canvas>();
+  const jSpecs: [number, string[], string, string][] = [
+    [300, ['hit300-0', 'hit300'], 'rgb(80,180,255)', '300'],
+    [100, ['hit100-0', 'hit100'], 'rgb(90,230,90)', '100'],
+    [50, ['hit50-0', 'hit50'], 'rgb(255,170,40)', '50'],
+    [0, ['hit0-0', 'hit0'], 'rgb(255,40,40)', 'X'],
+  ];
+  for (const [value, names, colour, text] of jSpecs) {
+    const img = get(...names);
+    judgements.set(value, img ? scaled(img, pxPerSd) : textSprite(judgementFont(colour), text));
+  }
+
+  const spinD = screenH * 0.72;
+  const spc = get('spinner-circle');
+  const spinnerCircle = spc ? scaled(spc, spinD / 512 / (spc.scale === 0.5 ? 1 : 1)) : defaultSpinner(spinD);
+  const spa = get('spinner-approachcircle');
+  const spinnerApproach = spa ? scaled(spa, spinD / 320) : ring(spinD, screenH * 0.008, 'rgba(255,255,255,0.8)');
+
+  const scoreH = Math.round(screenH * 0.05);
+  const scoreFont = skinFont(skin, ini.scorePrefix, scoreH, ini.scoreOverlap) ?? makeVectorFont(scoreH, 'white');
+  const comboFont = skinFont(skin, ini.comboPrefix, Math.round(screenH * 0.06), ini.comboOverlap) ?? makeVectorFont(Math.round(screenH * 0.06), 'white');
+  const smallFont = makeVectorFont(Math.round(screenH * 0.025), 'white');
+  const keyFont = makeVectorFont(Math.round(screenH * 0.016), 'white', false);
+
+  const border = ini.sliderBorder ?? opts.sliderBorder ?? [255, 255, 255];
+  const trackOverride = opts.sliderTrack ?? ini.sliderTrackOverride;
+  return {
+    circleD,
+    circles,
+    sliderStarts,
+    approach,
+    numbers,
+    cursor,
+    cursorTrail,
+    cursorMiddle: cm ? scaled(cm, hudPx) : undefined,
+    cursorRotate: ini.cursorRotate && !!cur,
+    sliderBall,
+    followCircle,
+    reverseArrow,
+    tick,
+    judgements,
+    spinnerCircle,
+    spinnerApproach,
+    scoreFont,
+    comboFont,
+    smallFont,
+    keyFont,
+    comboColours,
+    sliderBorder: css(border),
+    sliderTrack: (colour) => css(trackOverride ?? (colour.map((v) => Math.round(v * 0.3)) as Rgb), 0.9),
+  };
+}

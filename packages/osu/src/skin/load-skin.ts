@@ -1,0 +1,163 @@
+/**
+ * Skin loader: reads `skin.ini` ([General], [Colours], [Fonts]) and the images a play
+ * uses from an extracted skin folder, preferring `@2x` variants (half scale). File
+ * names are matched case-insensitively. Missing images are simply absent: the renderer
+ * draws its built-in default for them.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadImage, type Image } from '@napi-rs/canvas';
+
+export interface SkinImage {
+  image: Image;
+  /** 1 for a standard image, 0.5 for an @2x one: multiply pixel sizes by this. */
+  scale: number;
+}
+
+export interface SkinIni {
+  name: string;
+  author: string;
+  comboColours: [number, number, number][];
+  sliderBorder: [number, number, number] | undefined;
+  sliderTrackOverride: [number, number, number] | undefined;
+  sliderBall: [number, number, number] | undefined;
+  cursorRotate: boolean;
+  cursorExpand: boolean;
+  hitCircleOverlayAboveNumber: boolean;
+  allowSliderBallTint: boolean;
+  hitCirclePrefix: string;
+  hitCircleOverlap: number;
+  scorePrefix: string;
+  scoreOverlap: number;
+  comboPrefix: string;
+  comboOverlap: number;
+}
+
+export interface Skin {
+  ini: SkinIni;
+  images: Map<string, SkinImage>;
+  get(name: string): SkinImage | undefined;
+}
+
+const WANTED = [
+  'hitcircle', 'hitcircleoverlay', 'approachcircle', 'sliderstartcircle', 'sliderstartcircleoverlay',
+  'cursor', 'cursortrail', 'cursormiddle', 'sliderb', 'sliderb0', 'sliderfollowcircle', 'sliderfollowcircle-0',
+  'reversearrow', 'sliderscorepoint', 'spinner-circle', 'spinner-approachcircle', 'spinner-background',
+  'spinner-top', 'spinner-bottom', 'spinner-middle', 'spinner-middle2', 'spinner-clear', 'spinner-spin',
+  'hit0', 'hit0-0', 'hit50', 'hit50-0', 'hit100', 'hit100-0', 'hit300', 'hit300-0',
+  'inputoverlay-key', 'inputoverlay-background', 'followpoint', 'followpoint-0',
+];
+
+export const defaultIni = (): SkinIni => ({
+  name: 'Default',
+  author: '',
+  comboColours: [],
+  sliderBorder: undefined,
+  sliderTrackOverride: undefined,
+  sliderBall: undefined,
+  cursorRotate: true,
+  cursorExpand: true,
+  hitCircleOverlayAboveNumber: true,
+  allowSliderBallTint: false,
+  hitCirclePrefix: 'default',
+  hitCircleOverlap: -2,
+  scorePrefix: 'score',
+  scoreOverlap: 0,
+  comboPrefix: 'score',
+  comboOverlap: 0,
+});
+
+export function parseSkinIni(text: string): SkinIni {
+  const ini = defaultIni();
+  let section = '';
+  const rgb = (v: string): [number, number, number] | undefined => {
+    const c = v.split(',').map((x) => Number(x.trim()));
+    return c.length >= 3 && c.slice(0, 3).every(Number.isFinite) ? [c[0]!, c[1]!, c[2]!] : undefined;
+  };
+  const combos: [number, [number, number, number]][] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/\/\/.*$/, '').trim();
+    if (!line) continue;
+    if (line.startsWith('[') && line.endsWith(']')) {
+      section = line.slice(1, -1).toLowerCase();
+      continue;
+    }
+    const i = line.indexOf(':');
+    if (i < 0) continue;
+    const key = line.slice(0, i).trim();
+    const value = line.slice(i + 1).trim();
+    const bool = value === '1' || value.toLowerCase() === 'true';
+    if (section === 'general') {
+      if (key === 'Name') ini.name = value;
+      else if (key === 'Author') ini.author = value;
+      else if (key === 'CursorRotate') ini.cursorRotate = bool;
+      else if (key === 'CursorExpand') ini.cursorExpand = bool;
+      else if (key === 'HitCircleOverlayAboveNumber' || key === 'HitCircleOverlayAboveNumer') ini.hitCircleOverlayAboveNumber = bool;
+      else if (key === 'AllowSliderBallTint') ini.allowSliderBallTint = bool;
+    } else if (section === 'colours') {
+      const m = /^Combo(\d)$/.exec(key);
+      const c = rgb(value);
+      if (m && c) combos.push([Number(m[1]), c]);
+      else if (key === 'SliderBorder') ini.sliderBorder = c;
+      else if (key === 'SliderTrackOverride') ini.sliderTrackOverride = c;
+      else if (key === 'SliderBall') ini.sliderBall = c;
+    } else if (section === 'fonts') {
+      if (key === 'HitCirclePrefix') ini.hitCirclePrefix = value.replace(/\\/g, '/');
+      else if (key === 'HitCircleOverlap') ini.hitCircleOverlap = Number(value) || 0;
+      else if (key === 'ScorePrefix') ini.scorePrefix = value.replace(/\\/g, '/');
+      else if (key === 'ScoreOverlap') ini.scoreOverlap = Number(value) || 0;
+      else if (key === 'ComboPrefix') ini.comboPrefix = value.replace(/\\/g, '/');
+      else if (key === 'ComboOverlap') ini.comboOverlap = Number(value) || 0;
+    }
+  }
+  ini.comboColours = combos.sort((a, b) => a[0] - b[0]).map((c) => c[1]);
+  return ini;
+}
+
+/** An empty skin: everything falls back to the built-in default. */
+export function emptySkin(): Skin {
+  const images = new Map<string, SkinImage>();
+  return { ini: defaultIni(), images, get: (n) => images.get(n.toLowerCase()) };
+}
+
+async function listFiles(dir: string, prefix = '', depth = 0, out = new Map<string, string>()): Promise<Map<string, string>> {
+  if (depth > 2) return out;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const rel = prefix + entry.name;
+    if (entry.isDirectory()) await listFiles(join(dir, entry.name), `${rel}/`, depth + 1, out);
+    else out.set(rel.toLowerCase(), join(dir, entry.name));
+  }
+  return out;
+}
+
+export async function loadSkin(dir: string | undefined, log?: (line: string) => void): Promise<Skin> {
+  const skin = emptySkin();
+  if (!dir) return skin;
+  let files: Map<string, string>;
+  try {
+    files = await listFiles(dir);
+  } catch {
+    log?.(`skin folder ${dir} not readable; using the default skin`);
+    return skin;
+  }
+  const iniPath = files.get('skin.ini');
+  if (iniPath) skin.ini = parseSkinIni(await readFile(iniPath, 'utf8'));
+  const wanted = new Set(WANTED);
+  for (const prefix of [skin.ini.hitCirclePrefix, skin.ini.scorePrefix, skin.ini.comboPrefix]) {
+    for (const c of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'comma', 'dot', 'percent', 'x']) wanted.add(`${prefix}-${c}`.toLowerCase());
+  }
+  for (const name of wanted) {
+    const hd = files.get(`${name}@2x.png`);
+    const sd = files.get(`${name}.png`);
+    const path = hd ?? sd;
+    if (!path) continue;
+    try {
+      const image = await loadImage(await readFile(path));
+      if (image.width > 0 && image.height > 0) skin.images.set(name, { image, scale: hd ? 0.5 : 1 });
+    } catch {
+      log?.(`skin image ${name} could not be decoded; using the default`);
+    }
+  }
+  log?.(`skin "${skin.ini.name}": ${skin.images.size} images`);
+  return skin;
+}
