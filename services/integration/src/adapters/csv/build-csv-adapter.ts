@@ -1,0 +1,14 @@
+/** The CSV adapter: consumer group `adapter.csv`, files under `baseDir` (default `DATA_DIR/integration/csv`). */
+import { buildAdapter, type Adapter, type AdapterDeps } from '../runtime/build-adapter.js';
+import { createCsvTarget } from './csv-target.js';
+
+export interface CsvAdapterDeps extends AdapterDeps {
+  /** Folder attachment paths are relative to, e.g. `${DATA_DIR}/integration/csv`. */
+  baseDir: string;
+  /** fsync every write. @defaultValue true */
+  durable?: boolean;
+}
+
+export async function buildCsvAdapter(deps: CsvAdapterDeps): Promise<Adapter> {
+  return buildAdapter({ ...deps, target: createCsvTarget({ baseDir: deps.baseDir, durable: deps.durable ?? true }) });
+}

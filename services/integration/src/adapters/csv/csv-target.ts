@@ -1,0 +1,116 @@
+/**
+ * The CSV target: one file per attachment under the adapter's data folder, columns in
+ * the attachment's order, each file opened (and locked) once and kept open while the
+ * attachment lasts. See `csv-file.ts` for the file and state rules.
+ */
+import { join } from 'node:path';
+import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
+import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
+import { UnmappableDataError } from '../runtime/failures.js';
+import type { LocalEnvelope } from '../runtime/local-envelope.js';
+import { CSV_CONFIG_SCHEMA, resolveCsvPath, stateDirFor } from './csv-config.js';
+import { CsvFile } from './csv-file.js';
+
+export interface CsvTargetOptions {
+  /** Folder the attachment paths are relative to. */
+  baseDir: string;
+  /** fsync every write (off only for throw-away benchmarks). @defaultValue true */
+  durable?: boolean;
+}
+
+interface Mapping {
+  attachmentId: string;
+  contractId: string;
+  file: CsvFile;
+  extractors: Array<(envelope: LocalEnvelope) => string>;
+}
+
+const ENVELOPE_COLUMNS: Record<string, (e: LocalEnvelope) => unknown> = {
+  record_id: (e) => e.recordId,
+  created_at: (e) => e.occurredAt,
+  occurred_at: (e) => e.occurredAt,
+  record_type: (e) => e.recordType,
+  natural_key: (e) => e.naturalKey,
+  contract_id: (e) => e.contractId,
+};
+
+const text = (value: unknown) => (value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+const isoTime = (value: string) => new Date(value).toISOString();
+
+export const CSV_DESCRIPTION = 'Writes records to one RFC 4180 CSV file per attachment (header once, attachment column order).';
+
+export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mapping, string[]> {
+  const files = new Map<string, { signature: string; file: CsvFile; contractId: string }>();
+
+  const openFile = async (attachment: AttachmentView, path: string, columns: string[]) => {
+    const signature = JSON.stringify([path, columns]);
+    const existing = files.get(attachment.attachmentId);
+    if (existing?.signature === signature) return existing.file;
+    if (existing) {
+      await existing.file.close();
+      files.delete(attachment.attachmentId);
+    }
+    const keyFields = attachment.contract.naturalKey.fields;
+    const keyColumn = keyFields.length === 1 ? columns.indexOf(snakeCase(keyFields[0]!)) : columns.indexOf('natural_key');
+    const file = new CsvFile(
+      path,
+      columns,
+      join(stateDirFor(options.baseDir, attachment.attachmentId), 'journal.jsonl'),
+      keyColumn,
+      columns.indexOf('record_id'),
+      options.durable ?? true,
+    );
+    await file.open();
+    files.set(attachment.attachmentId, { signature, file, contractId: attachment.contractId });
+    return file;
+  };
+
+  return {
+    type: 'csv',
+    description: CSV_DESCRIPTION,
+    configSchema: CSV_CONFIG_SCHEMA,
+    async resolveMapping(attachment) {
+      const path = resolveCsvPath(options.baseDir, attachment.config.path);
+      const fields = attachment.contract.fields;
+      const configured = attachment.config.columns;
+      const columns = Array.isArray(configured)
+        ? configured.map(String)
+        : ['record_id', ...fields.map((f) => snakeCase(f.name)), 'created_at'];
+      const byColumn = new Map(fields.map((f) => [snakeCase(f.name), f.name]));
+      const extractors = columns.map((column) => {
+        const envelopeValue = ENVELOPE_COLUMNS[column];
+        if (envelopeValue) return (e: LocalEnvelope) => text(envelopeValue(e));
+        const field = byColumn.get(column);
+        if (!field) throw new UnmappableDataError(`csv column ${column} is neither an envelope column nor a field of ${attachment.contractId}`);
+        return (e: LocalEnvelope) => text(e.payload[field]);
+      });
+      const file = await openFile(attachment, path, columns);
+      return { attachmentId: attachment.attachmentId, contractId: attachment.contractId, file, extractors };
+    },
+    async isDuplicate(mapping, event) {
+      return mapping.file.has(event.envelope.recordId);
+    },
+    transform(mapping, event: TargetEvent) {
+      return mapping.extractors.map((extract) => extract(event.envelope));
+    },
+    async write(mapping, row, event): Promise<WriteOutcome> {
+      const { envelope } = event;
+      const at = isoTime(envelope.occurredAt);
+      if (event.lifecycle === 'create') return mapping.file.create(envelope.recordId, envelope.naturalKey, row, at);
+      return mapping.file.change(envelope.recordId, envelope.naturalKey, event.lifecycle === 'tombstone' ? null : row, at);
+    },
+    async listInterns() {
+      const interns = [...files.values()].find((entry) => entry.contractId === 'interns');
+      return interns ? interns.file.rowsAsObjects() : [];
+    },
+    async release(attachmentId) {
+      const entry = files.get(attachmentId);
+      files.delete(attachmentId);
+      await entry?.file.close();
+    },
+    async close() {
+      for (const entry of files.values()) await entry.file.close();
+      files.clear();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/** Attachment config of the `relational` type (spec 2.4): table, write mode, tombstone retention. */
+import { UnmappableDataError } from '../runtime/failures.js';
+
+export interface RelationalConfig {
+  mode: 'generic' | 'shaped';
+  table: string;
+  tombstone: 'delete' | 'soft-delete';
+}
+
+export const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export const RELATIONAL_CONFIG_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['mode'],
+  properties: {
+    mode: {
+      type: 'string',
+      enum: ['generic', 'shaped'],
+      description: 'Write mode: "generic" lands every record in the records table (payload as JSON); "shaped" writes one column per payload field into a dedicated table.',
+    },
+    table: {
+      type: 'string',
+      pattern: IDENTIFIER.source,
+      default: 'records',
+      description: 'Target table (lower-case SQL identifier). Generic mode: "records" (created if absent). Shaped mode: an existing table with record_id, created_at and one snake_case column per contract field.',
+    },
+    tombstone: {
+      type: 'string',
+      enum: ['delete', 'soft-delete'],
+      default: 'delete',
+      description: 'Retention of tombstones: "delete" removes the row, "soft-delete" keeps it and sets deleted_at.',
+    },
+  },
+} as const;
+
+export function parseRelationalConfig(config: Record<string, unknown>): RelationalConfig {
+  const mode = config.mode;
+  const table = config.table ?? 'records';
+  const tombstone = config.tombstone ?? 'delete';
+  if (mode !== 'generic' && mode !== 'shaped') throw new UnmappableDataError(`relational config: unknown mode ${String(mode)}`);
+  if (typeof table !== 'string' || !IDENTIFIER.test(table)) throw new UnmappableDataError(`relational config: invalid table ${String(table)}`);
+  if (tombstone !== 'delete' && tombstone !== 'soft-delete') throw new UnmappableDataError(`relational config: invalid tombstone ${String(tombstone)}`);
+  return { mode, table, tombstone };
+}

@@ -1,0 +1,171 @@
+/**
+ * One adapter process's engine: registers the adapter type with the control plane,
+ * reads attachments at start and on every refresh (the refresh re-registers, which is
+ * the liveness heartbeat), subscribes its own consumer group to the topics of attached
+ * contracts (plus the legacy flat topic), runs the pipeline for every record, and
+ * answers pause / resume / status. A pause requested before the consumer exists is kept
+ * and applied when it is created, so it still reports paused once assigned.
+ */
+import type { Logger } from '@platform/core';
+import type { Registry } from 'prom-client';
+import type { Broker, Consumer } from '../../broker/broker.js';
+import { createAdapterMetrics } from './adapter-metrics.js';
+import type { AdapterTarget } from './adapter-target.js';
+import { AttachmentRegistry } from './attachment-registry.js';
+import type { AttachmentSource } from './control-plane-client.js';
+import { DEFAULT_RULES } from './failures.js';
+import { createPipeline, type Pipeline } from './pipeline.js';
+import type { RetryPolicy } from './retry-policy.js';
+
+export interface AdapterRuntimeOptions {
+  target: AdapterTarget;
+  broker: Broker;
+  logger: Logger;
+  attachments: AttachmentSource;
+  /** Explicit and unique per adapter (spec rule 3), e.g. `adapter.csv`. */
+  consumerGroup: string;
+  /** Where the admin API answers; sent in the type descriptor. */
+  adminUrl?: string | undefined;
+  refreshIntervalMs: number;
+  retry: RetryPolicy;
+  metrics: Registry;
+}
+
+export interface AdapterStatus {
+  adapterType: string;
+  consumerGroup: string;
+  state: 'starting' | 'running' | 'paused' | 'stopped';
+  paused: boolean;
+  brokerDriver: string;
+  attachments: Array<{ attachmentId: string; contractId: string; enabled: boolean }>;
+  topics: string[];
+  assignments: Array<{ topic: string; partition: number; committedOffset: number; endOffset: number; lag: number }>;
+  lag: number;
+  lastRefreshAt: string | null;
+  lastRefreshError: string | null;
+}
+
+export class AdapterRuntime {
+  private readonly registry = new AttachmentRegistry();
+  private readonly pipeline: Pipeline;
+  private consumer: Consumer | undefined;
+  private subscribedTopics = new Set<string>();
+  private desiredPaused = false;
+  private stopped = false;
+  private started = false;
+  private timer: NodeJS.Timeout | undefined;
+  private refreshing: Promise<void> | undefined;
+  private lastRefreshAt: Date | null = null;
+  private lastRefreshError: string | null = null;
+
+  constructor(private readonly options: AdapterRuntimeOptions) {
+    const metrics = createAdapterMetrics(options.metrics, options.target.type, () => this.consumer?.assignments() ?? []);
+    this.pipeline = createPipeline({
+      target: options.target,
+      registry: this.registry,
+      broker: options.broker,
+      logger: options.logger,
+      consumerGroup: options.consumerGroup,
+      retry: options.retry,
+      metrics,
+      rules: [...(options.target.classificationRules ?? []), ...DEFAULT_RULES],
+      isStopping: () => this.stopped,
+    });
+  }
+
+  get type(): string {
+    return this.options.target.type;
+  }
+
+  /** Validates the target, then tries the first refresh; on failure keeps retrying on the interval. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.options.target.start?.();
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.options.refreshIntervalMs);
+  }
+
+  /** Re-registers the type, reloads attachments and subscribes to new topics. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.doRefresh().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  pause(): void {
+    this.desiredPaused = true;
+    this.consumer?.pause();
+    this.options.logger.info({ consumerGroup: this.options.consumerGroup }, 'adapter paused');
+  }
+
+  resume(): void {
+    this.desiredPaused = false;
+    this.consumer?.resume();
+    this.options.logger.info({ consumerGroup: this.options.consumerGroup }, 'adapter resumed');
+  }
+
+  status(): AdapterStatus {
+    const assignments = (this.consumer?.assignments() ?? []).map((a) => ({ ...a, lag: Math.max(0, a.endOffset - a.committedOffset) }));
+    const paused = this.consumer ? this.consumer.paused : this.desiredPaused;
+    return {
+      adapterType: this.options.target.type,
+      consumerGroup: this.options.consumerGroup,
+      state: this.stopped ? 'stopped' : paused ? 'paused' : this.consumer ? 'running' : 'starting',
+      paused,
+      brokerDriver: this.options.broker.driver,
+      attachments: this.registry.all().map(({ attachmentId, contractId, enabled }) => ({ attachmentId, contractId, enabled })),
+      topics: [...this.subscribedTopics].sort(),
+      assignments,
+      lag: assignments.reduce((sum, a) => sum + a.lag, 0),
+      lastRefreshAt: this.lastRefreshAt?.toISOString() ?? null,
+      lastRefreshError: this.lastRefreshError,
+    };
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.refreshing?.catch(() => undefined);
+    await this.consumer?.stop();
+  }
+
+  private async doRefresh(): Promise<void> {
+    if (this.stopped) return;
+    const { target, attachments, logger, consumerGroup } = this.options;
+    try {
+      await attachments.register({
+        type: target.type,
+        description: target.description,
+        configSchema: target.configSchema,
+        consumerGroup,
+        adminUrl: this.options.adminUrl,
+      });
+      const list = await attachments.attachments(target.type);
+      const changed = this.registry.update(list.filter((a) => a.adapterType === target.type));
+      await this.pipeline.invalidate(changed);
+      await this.subscribe(this.registry.topics());
+      this.lastRefreshAt = new Date();
+      this.lastRefreshError = null;
+    } catch (error) {
+      this.lastRefreshError = (error as Error).message;
+      logger.warn({ err: error, consumerGroup }, 'attachment refresh failed; keeping the previous attachments');
+    }
+  }
+
+  private async subscribe(topics: string[]): Promise<void> {
+    if (this.stopped) return;
+    const fresh = topics.filter((topic) => !this.subscribedTopics.has(topic));
+    if (fresh.length === 0) return;
+    if (!this.consumer) {
+      this.consumer = await this.options.broker.subscribe(
+        { groupId: this.options.consumerGroup, topics, fromBeginning: true },
+        (record) => this.pipeline.handle(record),
+      );
+      if (this.desiredPaused) this.consumer.pause();
+    } else {
+      await this.consumer.addTopics?.(fresh);
+    }
+    for (const topic of fresh) this.subscribedTopics.add(topic);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * What an adapter type implements: the target-specific steps of the pipeline (resolve
+ * mapping, idempotency gate, transform, write). The runtime does everything else
+ * (consume, deserialize, contract filter, classify, retry, dead-letter, commit), so a new
+ * adapter type is one object of this shape handed to `buildAdapter`.
+ */
+import type { AttachmentView, LifecycleClass } from './attachment.js';
+import type { ClassificationRule } from './failures.js';
+import type { LocalEnvelope } from './local-envelope.js';
+
+export interface TargetEvent {
+  envelope: LocalEnvelope;
+  lifecycle: LifecycleClass;
+  attachment: AttachmentView;
+}
+
+/** `duplicate`: the idempotency gate found the event applied; `stale`: older than the target's state. */
+export type WriteOutcome = 'written' | 'duplicate' | 'stale';
+
+export interface AdapterTarget<Mapping = unknown, Row = unknown> {
+  readonly type: string;
+  readonly description: string;
+  /** JSON Schema of an attachment's config; every property carries a `description`. */
+  readonly configSchema: Record<string, unknown>;
+  /** Rules checked before the shared ones (narrow target-specific failures). */
+  readonly classificationRules?: ClassificationRule[];
+  /** Checks run once at start (e.g. the shaped table is validated); throwing aborts start. */
+  start?(): Promise<void>;
+  /** From the attachment (and its contract version) to what the write needs; cached by the runtime. Throws UnmappableDataError. */
+  resolveMapping(attachment: AttachmentView): Promise<Mapping>;
+  /** True when this event was already applied to this attachment's target. */
+  isDuplicate(mapping: Mapping, event: TargetEvent): Promise<boolean>;
+  transform(mapping: Mapping, event: TargetEvent): Row;
+  write(mapping: Mapping, row: Row, event: TargetEvent): Promise<WriteOutcome>;
+  /** Rows of the target for `GET /interns` (the adapter's own view). */
+  listInterns?(): Promise<unknown[]>;
+  /** Called when an attachment disappears or its mapping is replaced. */
+  release?(attachmentId: string): Promise<void>;
+  ping?(): Promise<void>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,89 @@
+/**
+ * The admin HTTP API of an adapter: pause, resume and status of its listener, and
+ * `GET /interns` over its own target (when the target has a view), on top of core's
+ * `/health`, `/metrics` and `/openapi.json`.
+ */
+import { createHttpApp, type Logger } from '@platform/core';
+import type { FastifyInstance } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Broker } from '../../broker/broker.js';
+import type { AdapterRuntime } from './adapter-runtime.js';
+import type { AdapterTarget } from './adapter-target.js';
+
+const statusSchema = {
+  type: 'object',
+  properties: {
+    adapterType: { type: 'string' },
+    consumerGroup: { type: 'string' },
+    state: { type: 'string', enum: ['starting', 'running', 'paused', 'stopped'] },
+    paused: { type: 'boolean' },
+    brokerDriver: { type: 'string' },
+    attachments: {
+      type: 'array',
+      items: { type: 'object', properties: { attachmentId: { type: 'string' }, contractId: { type: 'string' }, enabled: { type: 'boolean' } } },
+    },
+    topics: { type: 'array', items: { type: 'string' } },
+    assignments: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          topic: { type: 'string' },
+          partition: { type: 'integer' },
+          committedOffset: { type: 'integer' },
+          endOffset: { type: 'integer' },
+          lag: { type: 'integer' },
+        },
+      },
+    },
+    lag: { type: 'integer' },
+    lastRefreshAt: { type: ['string', 'null'] },
+    lastRefreshError: { type: ['string', 'null'] },
+  },
+} as const;
+
+export async function buildAdminApp(deps: {
+  runtime: AdapterRuntime;
+  target: AdapterTarget;
+  broker: Broker;
+  logger: Logger;
+  metrics: Registry;
+}): Promise<FastifyInstance> {
+  const { runtime, target } = deps;
+  const app = await createHttpApp({
+    service: `integration-${target.type}-adapter`,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    health: {
+      broker: () => deps.broker.ping(),
+      ...(target.ping ? { target: () => target.ping!() } : {}),
+    },
+    openapi: { title: `Integration ${target.type} adapter`, version: '1.0.0', description: target.description },
+  });
+  const tags = ['admin'];
+  app.post('/admin/pause', { schema: { summary: 'Pause the adapter consumer (offsets stop advancing)', tags, response: { 200: statusSchema } } }, async () => {
+    runtime.pause();
+    return runtime.status();
+  });
+  app.post('/admin/resume', { schema: { summary: 'Resume the adapter consumer (the backlog is consumed)', tags, response: { 200: statusSchema } } }, async () => {
+    runtime.resume();
+    return runtime.status();
+  });
+  app.get('/admin/status', { schema: { summary: 'Listener state, assignments and lag', tags, response: { 200: statusSchema } } }, async () =>
+    runtime.status(),
+  );
+  if (target.listInterns) {
+    app.get(
+      '/interns',
+      {
+        schema: {
+          summary: "The interns in this adapter's own target",
+          tags: ['target'],
+          response: { 200: { type: 'object', properties: { interns: { type: 'array', items: { type: 'object', additionalProperties: true } } } } },
+        },
+      },
+      async () => ({ interns: await target.listInterns!() }),
+    );
+  }
+  return app;
+}

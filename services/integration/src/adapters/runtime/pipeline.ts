@@ -1,0 +1,138 @@
+/**
+ * The adapter pipeline of spec section 1, in order, for one broker record:
+ * deserialize → contract filter → resolve mapping → idempotency gate → transform →
+ * write → (on failure) classify → retry with bounded backoff or dead-letter.
+ * It resolves once the record is written, skipped, a duplicate or dead-lettered, so the
+ * consumer commits only then; it throws (nothing committed, delivered again) only when
+ * the dead letter itself cannot be published or the adapter is stopping mid-retry.
+ */
+import type { Logger } from '@platform/core';
+import type { Broker, BrokerRecord } from '../../broker/broker.js';
+import type { AdapterMetrics } from './adapter-metrics.js';
+import type { AdapterTarget, TargetEvent } from './adapter-target.js';
+import type { AttachmentView } from './attachment.js';
+import type { AttachmentRegistry } from './attachment-registry.js';
+import { buildDeadLetter, publishDeadLetter } from './dead-letter.js';
+import { classify, describeChain, UnmappableDataError, type ClassificationRule, type ErrorType } from './failures.js';
+import { deserialize, peekContractId, type LocalEnvelope } from './local-envelope.js';
+import { backoffMs, type RetryPolicy } from './retry-policy.js';
+
+export interface PipelineDeps {
+  target: AdapterTarget;
+  registry: AttachmentRegistry;
+  broker: Broker;
+  logger: Logger;
+  consumerGroup: string;
+  retry: RetryPolicy;
+  metrics: AdapterMetrics;
+  rules: ClassificationRule[];
+  isStopping(): boolean;
+}
+
+export class AdapterStoppingError extends Error {
+  override name = 'AdapterStoppingError';
+}
+
+export interface Pipeline {
+  handle(record: BrokerRecord): Promise<void>;
+  /** Drops cached mappings of attachments whose config or contract changed. */
+  invalidate(attachmentIds: string[]): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const { target, registry, logger, consumerGroup, metrics } = deps;
+  const mappings = new Map<string, { version: number; mapping: unknown }>();
+
+  const resolveMapping = async (attachment: AttachmentView) => {
+    const cached = mappings.get(attachment.attachmentId);
+    if (cached && cached.version === attachment.contract.schemaVersion) return cached.mapping;
+    const mapping = await target.resolveMapping(attachment);
+    mappings.set(attachment.attachmentId, { version: attachment.contract.schemaVersion, mapping });
+    return mapping;
+  };
+
+  const deadLetter = async (
+    record: BrokerRecord,
+    context: { contractId: string | null; traceId: string | null; recordId?: string },
+    errorType: ErrorType,
+    error: unknown,
+    attemptCount: number,
+  ) => {
+    const entry = buildDeadLetter({
+      record,
+      contractId: context.contractId,
+      traceId: context.traceId,
+      errorType,
+      errorMessage: describeChain(error),
+      failedAdapter: consumerGroup,
+      attemptCount,
+    });
+    await publishDeadLetter(deps.broker, entry);
+    metrics.outcome(context.contractId ?? 'unknown', 'dead_lettered');
+    logger.warn(
+      { traceId: context.traceId, contractId: context.contractId, recordId: context.recordId, topic: record.topic, offset: record.offset, errorType, attemptCount, err: error },
+      'message dead-lettered',
+    );
+  };
+
+  const apply = async (record: BrokerRecord, envelope: LocalEnvelope, attachment: AttachmentView) => {
+    const log = { traceId: envelope.traceId, contractId: envelope.contractId, recordId: envelope.recordId, attachmentId: attachment.attachmentId };
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const lifecycle = attachment.contract.lifecycle[envelope.recordType];
+        if (!lifecycle || !attachment.contract.recordTypes.includes(envelope.recordType)) {
+          throw new UnmappableDataError(`record type ${envelope.recordType} is not declared by contract ${envelope.contractId}`);
+        }
+        const event: TargetEvent = { envelope, lifecycle, attachment };
+        const mapping = await resolveMapping(attachment);
+        if (await target.isDuplicate(mapping, event)) {
+          metrics.outcome(envelope.contractId, 'duplicate');
+          logger.debug(log, 'duplicate skipped');
+          return;
+        }
+        const row = target.transform(mapping, event);
+        const outcome = await target.write(mapping, row, event);
+        metrics.outcome(envelope.contractId, outcome === 'written' ? 'written' : outcome === 'duplicate' ? 'duplicate' : 'skipped');
+        logger.debug({ ...log, outcome }, 'record applied');
+        return;
+      } catch (error) {
+        const verdict = classify(error, deps.rules);
+        const context = { contractId: envelope.contractId, traceId: envelope.traceId, recordId: envelope.recordId };
+        if (!verdict.retriable) return deadLetter(record, context, verdict.errorType, error, attempt);
+        if (attempt >= deps.retry.maxAttempts) return deadLetter(record, context, 'RETRY_EXHAUSTED', error, attempt);
+        metrics.retried(envelope.contractId);
+        logger.warn({ ...log, attempt, rule: verdict.rule, err: error }, 'retriable failure; retrying');
+        await sleep(backoffMs(deps.retry, attempt));
+        if (deps.isStopping()) throw new AdapterStoppingError('adapter stopping; message left uncommitted');
+      }
+    }
+  };
+
+  return {
+    async handle(record) {
+      let envelope: LocalEnvelope;
+      try {
+        envelope = deserialize(record);
+      } catch (error) {
+        const verdict = classify(error, deps.rules);
+        const traceId = record.headers.traceId ?? null;
+        return deadLetter(record, { contractId: peekContractId(record), traceId }, verdict.errorType, error, 1);
+      }
+      const attachments = registry.enabledFor(envelope.contractId, record.timestamp.getTime());
+      if (attachments.length === 0) {
+        metrics.outcome(envelope.contractId, 'skipped');
+        logger.debug({ traceId: envelope.traceId, contractId: envelope.contractId, recordId: envelope.recordId }, 'no enabled attachment; skipped');
+        return;
+      }
+      for (const attachment of attachments) await apply(record, envelope, attachment);
+    },
+    async invalidate(attachmentIds) {
+      for (const id of attachmentIds) {
+        mappings.delete(id);
+        await target.release?.(id);
+      }
+    },
+  };
+}

@@ -1,0 +1,21 @@
+/** The webhook adapter: consumer group `adapter.webhook`; delivered-recordId files under `stateDir`. */
+import { buildAdapter, type Adapter, type AdapterDeps } from '../runtime/build-adapter.js';
+import { createWebhookTarget } from './webhook-target.js';
+
+export interface WebhookAdapterDeps extends AdapterDeps {
+  /** Folder for the idempotency state, e.g. `${DATA_DIR}/integration/webhook`. */
+  stateDir: string;
+  /** Default connect timeout for attachments that set none. @defaultValue 3000 */
+  connectTimeoutMs?: number;
+  /** Default read timeout for attachments that set none. @defaultValue 10000 */
+  readTimeoutMs?: number;
+}
+
+export async function buildWebhookAdapter(deps: WebhookAdapterDeps): Promise<Adapter> {
+  const target = createWebhookTarget({
+    stateDir: deps.stateDir,
+    ...(deps.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: deps.connectTimeoutMs }),
+    ...(deps.readTimeoutMs === undefined ? {} : { readTimeoutMs: deps.readTimeoutMs }),
+  });
+  return buildAdapter({ ...deps, target });
+}

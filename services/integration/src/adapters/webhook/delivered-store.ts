@@ -1,0 +1,41 @@
+/**
+ * The webhook's idempotency gate: recordIds already delivered (2xx) to an attachment, in
+ * an append-only file per attachment, loaded into memory on first use. The receiver also
+ * gets the recordId as `Idempotency-Key`, so a crash between its 2xx and this record
+ * leaves it able to drop the repeat.
+ */
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export class DeliveredStore {
+  private readonly sets = new Map<string, Set<string>>();
+
+  constructor(private readonly dir: string) {}
+
+  private fileOf(attachmentId: string): string {
+    return join(this.dir, `${attachmentId.replace(/[^A-Za-z0-9_-]/g, '_')}.delivered`);
+  }
+
+  private async load(attachmentId: string): Promise<Set<string>> {
+    let set = this.sets.get(attachmentId);
+    if (set) return set;
+    const text = await readFile(this.fileOf(attachmentId), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
+    set = new Set(text.split('\n').filter(Boolean));
+    this.sets.set(attachmentId, set);
+    return set;
+  }
+
+  async has(attachmentId: string, recordId: string): Promise<boolean> {
+    return (await this.load(attachmentId)).has(recordId);
+  }
+
+  async add(attachmentId: string, recordId: string): Promise<void> {
+    const set = await this.load(attachmentId);
+    await mkdir(this.dir, { recursive: true });
+    await appendFile(this.fileOf(attachmentId), `${recordId}\n`);
+    set.add(recordId);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * One HTTP POST with both timeouts always set: connect (socket not connected in time)
+ * and read (no byte for `readTimeoutMs`). Network failures and timeouts raise
+ * `TransientDeliveryError` with the cause attached; a response of any status resolves.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { TransientDeliveryError } from '../runtime/failures.js';
+
+export interface PostResult {
+  status: number;
+  body: string;
+}
+
+export function postJson(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  timeouts: { connectTimeoutMs: number; readTimeoutMs: number },
+  agent: http.Agent | https.Agent,
+): Promise<PostResult> {
+  return new Promise((resolve, reject) => {
+    const client = url.protocol === 'https:' ? https : http;
+    const request = client.request(url, {
+      method: 'POST',
+      agent,
+      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+    });
+    let connectTimer: NodeJS.Timeout | undefined;
+    request.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      connectTimer = setTimeout(
+        () => request.destroy(new TransientDeliveryError(`connect timeout after ${timeouts.connectTimeoutMs} ms`)),
+        timeouts.connectTimeoutMs,
+      );
+      socket.once('connect', () => clearTimeout(connectTimer));
+    });
+    request.setTimeout(timeouts.readTimeoutMs, () =>
+      request.destroy(new TransientDeliveryError(`read timeout after ${timeouts.readTimeoutMs} ms`)),
+    );
+    request.on('error', (error) => {
+      clearTimeout(connectTimer);
+      reject(error instanceof TransientDeliveryError ? error : new TransientDeliveryError(`POST ${url.origin} failed: ${error.message}`, { cause: error }));
+    });
+    request.on('response', (response) => {
+      clearTimeout(connectTimer);
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        if (text.length < 65_536) text += chunk;
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      response.on('error', (error) => reject(new TransientDeliveryError(`response from ${url.origin} broke: ${error.message}`, { cause: error })));
+    });
+    request.end(body);
+  });
+}
