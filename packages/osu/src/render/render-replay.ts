@@ -47,6 +47,10 @@ export interface RenderOptions {
   height?: number;
   /** Frames per second. @defaultValue 60 */
   fps?: number;
+  /** Cut the video after this many seconds (previews, benchmarks). */
+  maxSeconds?: number;
+  /** Start this many seconds into the video (previews, benchmarks). */
+  skipSeconds?: number;
   /** x264 preset. @defaultValue 'ultrafast' */
   preset?: string;
   /** x264 CRF. @defaultValue 20 */
@@ -120,10 +124,14 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   log(`options: ${width}x${height}@${fps}, bg_dim ${bgDim}, motion_blur ${o.motionBlur}, storyboard ${o.storyboard}, video ${o.video}, snaking ${o.snakingIn}/${o.snakingOut}, hit_error_meter ${o.hitErrorMeter}, key_overlay ${o.keyOverlay}`);
 
   const prepared = await prepareScene({ replay, beatmapPath: input.beatmapPath, skinDir: input.skinDir, width, height, fps, storyboard: o.storyboard, draw, log });
-  const { beatmap, judgement, startTime, frames, durationSeconds, speed, folder } = prepared;
+  const { beatmap, judgement, speed, folder } = prepared;
+  const skipSeconds = Math.max(0, Math.min(o.skipSeconds ?? 0, prepared.durationSeconds - 1 / fps));
+  const startTime = prepared.startTime + skipSeconds * 1000 * speed;
+  const durationSeconds = Math.min(prepared.durationSeconds - skipSeconds, o.maxSeconds ?? Infinity);
+  const frames = Math.max(1, Math.ceil(durationSeconds * fps));
   log(`beatmap: ${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}] by ${beatmap.metadata.creator}, ${beatmap.hitObjects.length} objects`);
   log(`judgement: ${judgement.n300}/${judgement.n100}/${judgement.n50}/${judgement.misses} max combo ${judgement.maxCombo}, UR ${judgement.unstableRate.toFixed(2)}`);
-  log(`video covers map time ${Math.round(startTime)}..${Math.round(prepared.endTime)} ms: ${frames} frames, ${durationSeconds.toFixed(2)} s`);
+  log(`video covers map time ${Math.round(startTime)}..${Math.round(startTime + durationSeconds * 1000 * speed)} ms: ${frames} frames, ${durationSeconds.toFixed(2)} s`);
 
   const { ffmpeg } = resolveFfmpeg();
   const audioPath = await fileIn(folder, beatmap.audioFilename);
@@ -192,6 +200,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
         fps,
         storyboard: o.storyboard,
         draw,
+        startTime,
       });
       await pool.ready();
       await pool.render(frames, async (i, data) => {

@@ -5,7 +5,7 @@ import { FrameDrawer } from './frame-drawer.js';
 import { prepareScene } from './prepare-scene.js';
 import type { WorkerInit } from './worker-pool.js';
 
-const init = workerData as WorkerInit;
+const init = workerData as WorkerInit & { startTime: number };
 const port = parentPort!;
 
 try {
@@ -18,7 +18,7 @@ try {
   port.on('message', (m: { type: string; i: number; buf?: ArrayBuffer }) => {
     if (m.type !== 'draw') return;
     try {
-      drawer.draw(ctx, prepared.startTime + m.i * frameMs);
+      drawer.draw(ctx, init.startTime + m.i * frameMs);
       const data = canvas.data();
       const buf = m.buf && m.buf.byteLength === size ? m.buf : new ArrayBuffer(size);
       new Uint8Array(buf).set(data);

@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { PrepareArgs } from './prepare-scene.js';
 
-export type WorkerInit = Omit<PrepareArgs, 'log'>;
+export type WorkerInit = Omit<PrepareArgs, 'log'> & { startTime: number };
 
 interface Slot {
   worker: Worker;

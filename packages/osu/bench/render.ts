@@ -1,0 +1,49 @@
+/**
+ * bench:render — renders a clip of a fixture replay (realmagnolia, DT HD, default
+ * options incl. motion blur) at 1080p60 and at 4k60, and prints frames per second,
+ * speed against real time and peak memory. BENCH_SECONDS sets the clip length.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderReplay, type RenderOptions } from '../src/index.js';
+
+const dir = process.env.OSU_FIXTURES_DIR ?? new URL('../../../../shared/fixtures/osu', import.meta.url).pathname;
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const out = mkdtempSync(join(tmpdir(), 'osu-bench-'));
+const replay = readFileSync(join(dir, 'realmagnolia.osr'));
+console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`);
+console.log(`clip: realmagnolia.osr (DT HD), ${seconds} s of video from 30 s in, 60 fps, motion blur on, bg dim 0.8\n`);
+try {
+  for (const resolution of ['1080p', '4k'] as const) {
+    const secs = resolution === '4k' ? Math.max(2, seconds / 4) : seconds;
+    const options: RenderOptions = {
+      resolution,
+      bgDim: 0.8,
+      motionBlur: true,
+      storyboard: true,
+      video: false,
+      snakingIn: true,
+      snakingOut: true,
+      hitErrorMeter: true,
+      keyOverlay: true,
+      skipSeconds: 30,
+      maxSeconds: secs,
+    };
+    const t0 = performance.now();
+    const r = await renderReplay({
+      replay,
+      beatmapPath: join(dir, 'realmagnolia.osu'),
+      outputVideoPath: join(out, `${resolution}.mp4`),
+      outputThumbnailPath: join(out, `${resolution}.jpg`),
+      options,
+    });
+    const wall = (performance.now() - t0) / 1000;
+    console.log(
+      `${resolution.padEnd(5)} ${r.width}x${r.height}: ${r.frames} frames in ${wall.toFixed(1)} s = ${(r.frames / wall).toFixed(1)} fps, ` +
+        `x${(r.durationSeconds / wall).toFixed(2)} real time, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (node process)`,
+    );
+  }
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
