@@ -5,6 +5,9 @@
  */
 import { createHttpApp, type Logger } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
+import { registerAgentRoutes } from './agent/agent-routes.js';
+import type { LlmProvider } from './agent/llm-types.js';
+import { createMcpToolbox } from './agent/mcp-toolbox.js';
 import { registerMcpRoutes } from './mcp/mcp-routes.js';
 import { registerSalesRoutes } from './sales/routes.js';
 import type { Warehouse } from './warehouse/warehouse.js';
@@ -16,6 +19,10 @@ export interface AppOptions {
   sqlMaxRows?: number;
   /** Time limit of the SQL tool. @defaultValue 5000 */
   sqlTimeoutMs?: number;
+  /** The agent's LLM; undefined: the offline planner answers. */
+  llm?: LlmProvider;
+  /** Most model turns per chat request. @defaultValue 6 */
+  agentMaxSteps?: number;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -33,5 +40,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerSalesRoutes(app, warehouse);
   const mcp = { warehouse, logger, sqlMaxRows: options.sqlMaxRows ?? 500, sqlTimeoutMs: options.sqlTimeoutMs ?? 5000 };
   registerMcpRoutes(app, mcp);
+  const toolbox = await createMcpToolbox(mcp);
+  app.addHook('onClose', async () => toolbox.close());
+  registerAgentRoutes(app, { toolbox, provider: options.llm, maxSteps: options.agentMaxSteps ?? 6 });
   return app;
 }

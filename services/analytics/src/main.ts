@@ -3,6 +3,7 @@
  * exists), builds the warehouse on first start, and shuts down cleanly on SIGTERM/SIGINT.
  */
 import { createLogger, handleShutdown, listen, loadConfigOrExit } from '@platform/core';
+import { createLlmProvider } from './agent/providers/create-llm-provider.js';
 import { buildApp } from './app.js';
 import { analyticsEnvSchema } from './config.js';
 import { ensureWarehouse } from './startup/ensure-warehouse.js';
@@ -21,7 +22,15 @@ const app = await buildApp({
   logger,
   sqlMaxRows: env.ANALYTICS_SQL_MAX_ROWS,
   sqlTimeoutMs: env.ANALYTICS_SQL_TIMEOUT_MS,
+  llm: createLlmProvider(env.LLM_PROVIDER, {
+    baseUrl: env.LLM_BASE_URL,
+    apiKey: env.LLM_API_KEY,
+    model: env.LLM_MODEL,
+    timeoutMs: env.LLM_TIMEOUT_MS,
+  }),
+  agentMaxSteps: env.AGENT_MAX_STEPS,
 });
+logger.info(env.LLM_PROVIDER ? { provider: env.LLM_PROVIDER } : {}, env.LLM_PROVIDER ? 'agent uses an LLM' : 'no LLM_PROVIDER: the chat answers through the offline planner');
 const url = await listen(app, { port: env.PORT, host: env.HOST });
 logger.info({ url }, `analytics listening on ${url} (chat at ${url}/chat, MCP at ${url}/mcp and ${url}/sse)`);
 handleShutdown({ logger, closers: [() => app.close(), () => warehouse.close()] });

@@ -1,0 +1,102 @@
+/**
+ * `POST /api/v1/agent/chat` (the agent, or the offline planner when no LLM is
+ * configured), and the chat page at `/chat` (`/` redirects there).
+ */
+import type { FastifyInstance } from 'fastify';
+import { CHAT_PAGE_HTML, CHAT_PAGE_SCRIPT } from './chat-page.js';
+import type { LlmProvider } from './llm-types.js';
+import type { Toolbox } from './mcp-toolbox.js';
+import { runOfflinePlanner } from './offline-planner.js';
+import { runAgent, type HistoryMessage } from './run-agent.js';
+
+export interface AgentRouteOptions {
+  toolbox: Toolbox;
+  /** Undefined: the offline planner answers. */
+  provider?: LlmProvider;
+  /** @defaultValue 6 */
+  maxSteps?: number;
+}
+
+export const MAX_MESSAGE_CHARS = 4000;
+export const MAX_HISTORY = 20;
+
+const chatBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['message'],
+  properties: {
+    message: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS, pattern: '\\S', description: 'The question.' },
+    history: {
+      type: 'array',
+      maxItems: MAX_HISTORY,
+      description: 'Earlier turns of this conversation, oldest first (text only).',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['role', 'content'],
+        properties: { role: { type: 'string', enum: ['user', 'assistant'] }, content: { type: 'string', maxLength: 8000 } },
+      },
+    },
+  },
+};
+
+const chatResponse = {
+  type: 'object',
+  properties: {
+    answer: { type: 'string' },
+    mode: { type: 'string', enum: ['llm', 'offline'] },
+    provider: { type: ['string', 'null'] },
+    model: { type: ['string', 'null'] },
+    steps: { type: 'integer' },
+    tool_calls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, arguments: {}, is_error: { type: 'boolean' }, result: {} },
+      },
+    },
+  },
+};
+
+const errorSchema = { type: 'object', properties: { detail: { type: 'string' } } };
+
+export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOptions): void {
+  app.post(
+    '/api/v1/agent/chat',
+    {
+      schema: {
+        summary: 'Ask the sales agent a question',
+        description:
+          'The agent answers from the MCP tools (an LLM when LLM_PROVIDER is set, else the offline planner) and lists the tool calls it made.',
+        tags: ['agent'],
+        body: chatBody,
+        response: { 200: chatResponse, 400: errorSchema, 502: errorSchema, 503: errorSchema, 504: errorSchema },
+      },
+    },
+    async (request) => {
+      const { message, history = [] } = request.body as { message: string; history?: HistoryMessage[] };
+      const { provider } = options;
+      if (!provider) {
+        const answer = await runOfflinePlanner(options.toolbox, message);
+        return { ...answer, mode: 'offline', provider: null, model: null };
+      }
+      const answer = await runAgent({ provider, toolbox: options.toolbox, maxSteps: options.maxSteps ?? 6 }, message, history);
+      return { ...answer, mode: 'llm', provider: provider.name, model: provider.model };
+    },
+  );
+
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/chat'));
+  app.get(
+    '/chat',
+    { schema: { summary: 'The chat page', tags: ['agent'], produces: ['text/html'] } },
+    async (_request, reply) =>
+      reply
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'")
+        .send(CHAT_PAGE_HTML),
+  );
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).send());
+  app.get('/chat/app.js', { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('content-type', 'text/javascript; charset=utf-8').send(CHAT_PAGE_SCRIPT),
+  );
+}

@@ -1,0 +1,91 @@
+/** The chat page: a static HTML shell and its script (no inline script, so a strict CSP holds). */
+export const CHAT_PAGE_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sales analytics chat</title>
+<style>
+  body { font-family: system-ui, sans-serif; margin: 0; background: #f5f6f8; color: #1d2330; }
+  main { max-width: 820px; margin: 0 auto; padding: 1rem; display: flex; flex-direction: column; height: 100vh; box-sizing: border-box; }
+  h1 { font-size: 1.2rem; margin: 0 0 .5rem; }
+  #log { flex: 1; overflow-y: auto; display: flex; flex-direction: column; gap: .6rem; padding: .5rem 0; }
+  .msg { padding: .6rem .8rem; border-radius: .6rem; max-width: 85%; white-space: pre-wrap; line-height: 1.4; }
+  .user { align-self: flex-end; background: #2f6fed; color: #fff; }
+  .assistant { align-self: flex-start; background: #fff; border: 1px solid #dde1e8; }
+  .error { align-self: flex-start; background: #fdecea; border: 1px solid #f5c2bd; }
+  details { margin-top: .4rem; font-size: .85rem; color: #555; }
+  details pre { white-space: pre-wrap; max-height: 12rem; overflow: auto; }
+  form { display: flex; gap: .5rem; }
+  input { flex: 1; padding: .6rem; font-size: 1rem; border: 1px solid #c5cad3; border-radius: .4rem; }
+  button { padding: .6rem 1rem; font-size: 1rem; border: 0; border-radius: .4rem; background: #2f6fed; color: #fff; cursor: pointer; }
+  button:disabled { opacity: .6; cursor: wait; }
+</style>
+</head>
+<body>
+<main>
+  <h1>Sales analytics chat</h1>
+  <div id="log" aria-live="polite"></div>
+  <form id="ask">
+    <input id="question" name="message" autocomplete="off" maxlength="4000" placeholder="Ask about revenue, monthly trends, growth, customers or freight…" required>
+    <button id="send" type="submit">Send</button>
+  </form>
+</main>
+<script src="/chat/app.js"></script>
+</body>
+</html>
+`;
+
+export const CHAT_PAGE_SCRIPT = `'use strict';
+const log = document.getElementById('log');
+const form = document.getElementById('ask');
+const input = document.getElementById('question');
+const send = document.getElementById('send');
+const history = [];
+
+function add(kind, text, toolCalls) {
+  const div = document.createElement('div');
+  div.className = 'msg ' + kind;
+  div.dataset.role = kind;
+  div.textContent = text;
+  if (toolCalls && toolCalls.length) {
+    const details = document.createElement('details');
+    const summary = document.createElement('summary');
+    summary.textContent = 'Tools used: ' + toolCalls.map((c) => c.name).join(', ');
+    const pre = document.createElement('pre');
+    pre.textContent = JSON.stringify(toolCalls.map((c) => ({ name: c.name, arguments: c.arguments, is_error: c.is_error })), null, 2);
+    details.append(summary, pre);
+    div.append(details);
+  }
+  log.append(div);
+  log.scrollTop = log.scrollHeight;
+}
+
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const message = input.value.trim();
+  if (!message) return;
+  add('user', message);
+  input.value = '';
+  send.disabled = true;
+  try {
+    const response = await fetch('/api/v1/agent/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message, history: history.slice(-20) }),
+    });
+    const body = await response.json();
+    if (!response.ok) {
+      add('error', body.detail || ('Error ' + response.status));
+    } else {
+      add('assistant', body.answer, body.tool_calls);
+      history.push({ role: 'user', content: message }, { role: 'assistant', content: body.answer });
+    }
+  } catch (error) {
+    add('error', 'The service could not be reached.');
+  } finally {
+    send.disabled = false;
+    input.focus();
+  }
+});
+`;

@@ -1,0 +1,57 @@
+/**
+ * POSTs JSON to an LLM API with a time limit and reads the JSON answer.
+ * Errors: `LLM_TIMEOUT` (504) past the limit; `LLM_UNAVAILABLE` (502) for a network
+ * failure, a non-2xx status (the provider's message is logged, not returned) or a body
+ * that is not JSON.
+ */
+import { errors } from '../../errors.js';
+import type { ProviderSettings } from '../llm-types.js';
+
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  settings: ProviderSettings,
+): Promise<unknown> {
+  const timeoutMs = settings.timeoutMs ?? 30_000;
+  let response: Response;
+  try {
+    response = await (settings.fetch ?? fetch)(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+      throw errors.LLM_TIMEOUT({ detail: `The language model did not answer within ${timeoutMs} ms`, cause: error });
+    }
+    throw errors.LLM_UNAVAILABLE({ detail: 'The language model could not be reached', cause: error });
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw errors.LLM_TIMEOUT({ detail: `The language model did not answer within ${timeoutMs} ms`, cause: error });
+  }
+  if (!response.ok) {
+    throw errors.LLM_UNAVAILABLE({
+      detail: `The language model answered with HTTP ${response.status}`,
+      cause: new Error(text.slice(0, 500)),
+    });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw errors.LLM_UNAVAILABLE({ detail: 'The language model answered with something that is not JSON', cause: error });
+  }
+}
+
+/** A provider answer missing what the wire format promises. */
+export function malformedAnswer(what: string): Error {
+  return errors.LLM_UNAVAILABLE({ detail: `The language model's answer was malformed: ${what}` });
+}
+
+export function trimSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

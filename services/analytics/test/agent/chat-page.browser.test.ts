@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { listen } from '@platform/core';
+import { skipReason } from '@platform/testing';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser } from 'playwright-core';
+import { buildApp } from '../../src/app.js';
+import { createWarehouseFixture, silentLogger, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM));
+
+describe('chat page in headless Chromium', { skip }, () => {
+  let fixture: WarehouseFixture;
+  let app: FastifyInstance;
+  let base: string;
+  let browser: Browser;
+
+  before(async () => {
+    fixture = await createWarehouseFixture();
+    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    base = await listen(app, { port: 0, host: '127.0.0.1' });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await fixture?.cleanup();
+  });
+
+  it('asks a question and shows the answer with the tools used, keeping the conversation', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(`${base}/`);
+    assert.equal(new URL(page.url()).pathname, '/chat');
+    await page.fill('#question', 'What is the total revenue?');
+    await page.click('#send');
+    const answer = page.locator('.msg.assistant').first();
+    await answer.waitFor({ timeout: 15_000 });
+    const text = await answer.innerText();
+    const [kpis] = ((await (await fetch(`${base}/api/v1/sales/kpis`)).json()) as { data: Array<{ total_lifetime_orders: number }> }).data;
+    assert.match(text, /Offline planner/);
+    assert.ok(text.includes(`${kpis.total_lifetime_orders} orders`), text);
+    assert.match(await answer.locator('summary').innerText(), /Tools used: sales_summary/);
+    assert.equal(await page.locator('.msg.user').first().innerText(), 'What is the total revenue?');
+
+    await page.fill('#question', 'top 2 customers');
+    await page.press('#question', 'Enter');
+    await page.locator('.msg.assistant').nth(1).waitFor({ timeout: 15_000 });
+    assert.match(await page.locator('.msg.assistant').nth(1).innerText(), /Top 2 customers/);
+    assert.equal(await page.locator('.msg').count(), 4);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
