@@ -46,6 +46,7 @@ export function createDispatcher(db: SqlDatabase, queue: TaskQueue, logger: Logg
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = true;
+  let stopping = false;
 
   async function runOnce(): Promise<number> {
     let dispatched = 0;
@@ -64,7 +65,7 @@ export function createDispatcher(db: SqlDatabase, queue: TaskQueue, logger: Logg
         options.onStep?.('enqueued', event.id);
         if (await acknowledgeEvent(db, event.id, id)) dispatched += 1;
       }
-      if (events.length < batchSize || stopped) return dispatched;
+      if (events.length < batchSize || stopping) return dispatched;
     }
   }
 
@@ -93,6 +94,7 @@ export function createDispatcher(db: SqlDatabase, queue: TaskQueue, logger: Logg
     runOnce,
     async start() {
       stopped = false;
+      stopping = false;
       if (db.supportsListenNotify) unlisten = await db.listen(OUTBOX_CHANNEL, () => kick());
       timer = setInterval(kick, pollMs);
       timer.unref();
@@ -100,6 +102,7 @@ export function createDispatcher(db: SqlDatabase, queue: TaskQueue, logger: Logg
     },
     async stop() {
       stopped = true;
+      stopping = true;
       clearInterval(timer);
       await unlisten?.().catch(() => undefined);
       await running;

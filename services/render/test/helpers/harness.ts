@@ -35,6 +35,8 @@ export interface TestEngines {
   redisUrl?: string | undefined;
   databaseUrl?: string | undefined;
   keyPrefix: string;
+  /** The S3-protocol server of the real engine set. */
+  s3?: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function openTestEngines(
   let store: ObjectStore;
   let redisUrl: string | undefined;
   let databaseUrl: string | undefined;
+  let s3Info: TestEngines['s3'];
   if (kind === 'embedded') {
     db = await createSqlDatabase({ dataDir: 'memory://' });
     const dir = await mkdtemp(join(tmpdir(), 'render-store-'));
@@ -82,6 +85,7 @@ export async function openTestEngines(
     db = await createSqlDatabase({ url: testDb.url, dataDir: '', poolSize: 20 });
     closers.push(() => testDb.drop());
     const s3 = await startS3Server();
+    s3Info = s3;
     closers.push(() => s3.stop());
     store = createObjectStore({
       s3: {
@@ -112,6 +116,7 @@ export async function openTestEngines(
     redisUrl,
     databaseUrl,
     keyPrefix,
+    s3: s3Info,
     async close() {
       await counters.close().catch(() => undefined);
       await store.close().catch(() => undefined);
