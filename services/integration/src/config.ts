@@ -1,0 +1,44 @@
+/**
+ * Environment of the integration platform (validated once at start): ports of each part,
+ * which parts run in this process, the control plane's URL for adapters, CORS origins,
+ * attachment refresh, adapter liveness, and per-adapter retry policies.
+ */
+import { booleanVar, coreEnvSchema, listVar, portVar, positiveIntVar, urlVar } from '@platform/core';
+import { z } from 'zod';
+
+export const ROLES = ['submission', 'control-plane', 'relational', 'csv', 'webhook'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const integrationEnvSchema = coreEnvSchema.extend({
+  /** Submission service. @defaultValue 8080 */
+  PORT: portVar(8080),
+  RELATIONAL_ADAPTER_PORT: portVar(8081),
+  CSV_ADAPTER_PORT: portVar(8082),
+  CONTROL_PLANE_PORT: portVar(8083),
+  WEBHOOK_ADAPTER_PORT: portVar(8084),
+  /** Parts run by this process. @defaultValue all of them */
+  INTEGRATION_ROLES: listVar()
+    .refine((roles) => roles.length > 0 && roles.every((role) => (ROLES as readonly string[]).includes(role)), {
+      message: `expected a comma-separated list of ${ROLES.join(', ')}`,
+    })
+    .default([...ROLES]),
+  /** Control plane for adapters. @defaultValue the control plane of this process, else http://127.0.0.1:8083 */
+  CONTROL_PLANE_URL: urlVar(['http', 'https']).optional(),
+  /** Browser origins allowed on /interns (`*` for any). @defaultValue none */
+  CORS_ORIGINS: listVar().default([]),
+  /** How often adapters re-read attachments and re-register (heartbeat). @defaultValue 5000 */
+  ATTACHMENT_REFRESH_MS: positiveIntVar(5000),
+  /** An adapter type is reported live when it re-registered within this many seconds. @defaultValue 30 */
+  ADAPTER_LIVENESS_SECONDS: positiveIntVar(30),
+  /** Attach the interns contract to the relational and csv adapters at first start. @defaultValue true */
+  SEED_INTERNS: booleanVar(true),
+  /** Attempts in all for one record (first included) and the first backoff (doubling up to 5 s), per adapter. @defaultValue 3 and 200 */
+  RELATIONAL_RETRY_ATTEMPTS: positiveIntVar(3),
+  RELATIONAL_RETRY_BACKOFF_MS: positiveIntVar(200),
+  CSV_RETRY_ATTEMPTS: positiveIntVar(3),
+  CSV_RETRY_BACKOFF_MS: positiveIntVar(200),
+  WEBHOOK_RETRY_ATTEMPTS: positiveIntVar(3),
+  WEBHOOK_RETRY_BACKOFF_MS: positiveIntVar(200),
+});
+
+export type IntegrationEnv = z.output<typeof integrationEnvSchema>;
