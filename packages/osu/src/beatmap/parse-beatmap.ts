@@ -221,7 +221,8 @@ function parseHitObjects(
         x,
         y,
         time,
-        endTime: time + spanDuration * slides,
+        // the game keeps times as integers: the end is truncated
+        endTime: time + Math.floor(spanDuration * slides),
         newCombo,
         comboSkip,
         hitSound,

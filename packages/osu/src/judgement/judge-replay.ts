@@ -107,7 +107,8 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   let prevLeft = false;
   let prevRight = false;
   const spinnerAuto = (play.mods & Mods.SpunOut) !== 0 || (play.mods & Mods.Autoplay) !== 0;
-  const rotationsNeeded = (o: PlayObject): number => Math.floor(((o.endTime - o.time) / 1000) * difficulty(play.od, 3, 5, 7.5));
+  // lazer's reading of stable: 0.6 x DifficultyRange(OD, 3, 5, 7.5) spins per second of real time
+  const rotationsNeeded = (o: PlayObject): number => Math.floor(((o.endTime - o.time) / 1000 / play.speed) * 0.6 * difficulty(play.od, 3, 5, 7.5));
 
   const expireHeads = (t: number): void => {
     while (firstPending < n) {
@@ -207,7 +208,7 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
             if (d > Math.PI) d -= 2 * Math.PI;
             if (d < -Math.PI) d += 2 * Math.PI;
             const prevT = frames[fi - 1]?.time ?? t;
-            const maxD = Math.max(0, t - prevT) * 0.05; // about 477 rpm
+            const maxD = (Math.max(0, t - prevT) / play.speed) * 0.05; // about 477 rpm of real time
             st.total += Math.sign(d) * Math.min(Math.abs(d), maxD);
           }
           st.lastAngle = angle;
