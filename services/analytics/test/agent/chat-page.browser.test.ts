@@ -48,7 +48,7 @@ describe('chat page in headless Chromium', { skip }, () => {
     const text = await answer.innerText();
     const [kpis] = ((await (await fetch(`${base}/api/v1/sales/kpis`)).json()) as { data: Array<{ total_lifetime_orders: number }> }).data;
     assert.match(text, /Offline planner/);
-    assert.ok(text.includes(`${kpis.total_lifetime_orders} orders`), text);
+    assert.ok(text.includes(`${kpis!.total_lifetime_orders} orders`), text);
     assert.match(await answer.locator('summary').innerText(), /Tools used: sales_summary/);
     assert.equal(await page.locator('.msg.user').first().innerText(), 'What is the total revenue?');
 
