@@ -186,7 +186,8 @@ function sliderEvents(o: PlayObject, tickDistance: number, velocity: number): Sl
     }
   }
   const duration = o.endTime - o.time;
-  const endTime = Math.max(o.time + duration / 2, o.endTime - 36);
+  // integer times, as the game keeps them
+  const endTime = Math.max(o.time + Math.floor(duration / 2), o.endTime - 36);
   const p = at(endTime);
   events.push({ kind: 'end', time: endTime, x: p.x, y: p.y, span: o.slides - 1 });
   return events;
