@@ -76,7 +76,7 @@ const code = (error: unknown): string | undefined => {
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-const FILE_IO_CODES = new Set(['EACCES', 'EPERM', 'ENOSPC', 'EROFS', 'EIO', 'ENOENT', 'ENOTDIR', 'EISDIR', 'EMFILE', 'ENFILE', 'EBUSY', 'EDQUOT', 'ELOCKED']);
+const FILE_IO_CODES = new Set(['EEXIST', 'EACCES', 'EPERM', 'ENOSPC', 'EROFS', 'EIO', 'ENOENT', 'ENOTDIR', 'EISDIR', 'EMFILE', 'ENFILE', 'EBUSY', 'EDQUOT', 'ELOCKED']);
 /** SQLSTATE classes: 08 connection, 40 transaction rollback, 53 resources, 57 operator intervention, 58 system. */
 const TRANSIENT_SQLSTATE = /^(08|40|53|57|58)|^3D000$|^55P03$/;
 /** SQLSTATE classes of bad data: 22 data exception, 23 integrity violation, 42 undefined column etc. */
