@@ -1,5 +1,89 @@
-/** Placeholder until the remote-worker callback lands. */
+/**
+ * `POST /v1/jobs/{job_id}/callback`: a remote worker reports progress, completion or
+ * failure. Authenticated by an HMAC-SHA256 signature over timestamp and raw body
+ * (`signature.ts`); missing, stale or bad signatures get 401, and the route answers 403
+ * while no `CALLBACK_SECRET` is configured.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
+import { renderErrors } from '../errors.js';
+import { getJob } from '../jobs/job-store.js';
+import { parseJobId, toV1Job } from '../jobs/job-view.js';
+import { applyWorkerReport, type WorkerReport } from './apply-report.js';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyCallback } from './signature.js';
 
-export function registerCallbackRoutes(_app: FastifyInstance, _ctx: RenderContext): void {}
+const reportSchema = {
+  type: 'object',
+  required: ['worker_id', 'status'],
+  additionalProperties: false,
+  properties: {
+    worker_id: { type: 'string', minLength: 1, maxLength: 200 },
+    status: { type: 'string', enum: ['downloading', 'rendering', 'completed', 'failed'] },
+    progress: { type: 'number', minimum: 0, maximum: 100 },
+    map_title: { type: 'string', maxLength: 500 },
+    error: { type: 'string', maxLength: 2000 },
+  },
+} as const;
+
+const STATUSES = new Set(reportSchema.properties.status.enum);
+const KNOWN = new Set(Object.keys(reportSchema.properties));
+
+/** Checks a parsed body against `reportSchema` (kept as the documented schema). */
+export function isWorkerReport(value: unknown): value is WorkerReport {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const r = value as Record<string, unknown>;
+  const optionalString = (v: unknown, max: number) => v === undefined || (typeof v === 'string' && v.length <= max);
+  return (
+    Object.keys(r).every((k) => KNOWN.has(k)) &&
+    typeof r.worker_id === 'string' && r.worker_id.length >= 1 && r.worker_id.length <= 200 &&
+    typeof r.status === 'string' && STATUSES.has(r.status as never) &&
+    (r.progress === undefined || (typeof r.progress === 'number' && r.progress >= 0 && r.progress <= 100)) &&
+    optionalString(r.map_title, 500) &&
+    optionalString(r.error, 2000)
+  );
+}
+
+export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext): void {
+  void app.register(async (scope) => {
+    // The signature covers the exact bytes sent, so the body is kept raw and parsed here.
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
+    scope.post<{ Params: { job_id: string }; Body: Buffer }>(
+      '/v1/jobs/:job_id/callback',
+      {
+        schema: {
+          summary: 'Remote worker report (HMAC-SHA256 signed: X-Render-Timestamp, X-Render-Signature)',
+          description:
+            'Signature: `sha256=` + hex HMAC-SHA256(CALLBACK_SECRET, `<timestamp>.<raw body>`); timestamps more than 300 s off are refused. ' +
+            'Body: {worker_id, status: downloading|rendering|completed|failed, progress?, map_title?, error?}. ' +
+            '`completed` requires videos/<id>.mp4, thumbnails/<id>.jpg and logs/<id>.log in storage.',
+          tags: ['jobs'],
+          consumes: ['application/json'],
+          response: { 200: { $ref: 'RenderJob#' }, '4xx': { $ref: 'ErrorDetail#' } },
+        },
+      },
+      async (request) => {
+        const secret = ctx.settings.callbackSecret;
+        if (!secret) throw renderErrors.CALLBACK_DISABLED();
+        const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        const header = (name: string) => {
+          const value = request.headers[name];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        const check = verifyCallback(secret, header(TIMESTAMP_HEADER), header(SIGNATURE_HEADER), body, ctx.settings.callbackToleranceSeconds);
+        if (check !== 'ok') {
+          throw renderErrors.CALLBACK_UNAUTHORIZED({ detail: check === 'stale' ? 'Stale callback signature.' : 'Invalid or missing callback signature.' });
+        }
+        const id = parseJobId(request.params.job_id);
+        if (!id || !(await getJob(ctx.db, id))) throw renderErrors.JOB_NOT_FOUND();
+        let report: unknown;
+        try {
+          report = JSON.parse(body.toString('utf8'));
+        } catch {
+          throw renderErrors.RENDER_VALIDATION({ detail: 'Callback body must be JSON.' });
+        }
+        if (!isWorkerReport(report)) throw renderErrors.RENDER_VALIDATION({ detail: 'Callback body does not match the report schema.' });
+        return toV1Job(await applyWorkerReport(ctx.db, ctx.store, id, report as WorkerReport));
+      },
+    );
+  });
+}
