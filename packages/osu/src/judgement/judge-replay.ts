@@ -137,6 +137,9 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     const o = objs[idx];
     if (!o) return;
     if (Math.hypot(x - o.x, y - o.y) > r) return;
+    const prev = objs[idx - 1];
+    // stable's notelock also holds while the previous slider is still running
+    if (prev && prev.kind === 'slider' && t < prev.endTime) return;
     const delta = t - o.time;
     if (Math.abs(delta) >= HITTABLE_RANGE) return;
     const abs = Math.abs(delta);
