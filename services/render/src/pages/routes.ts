@@ -1,5 +1,35 @@
-/** Placeholder until the HTML pages land. */
-import type { FastifyInstance } from 'fastify';
+/** `GET /` (home page) and `GET /view/{job_id}` (player page). */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RenderContext } from '../context.js';
+import { getJob, listJobs } from '../jobs/job-store.js';
+import { parseJobId } from '../jobs/job-view.js';
+import { listSkins } from '../skins/skin-library.js';
+import { renderHomePage } from './home-page.js';
+import { layout } from './html.js';
+import { renderPlayerPage } from './player-page.js';
 
-export function registerPageRoutes(_app: FastifyInstance, _ctx: RenderContext): void {}
+function baseUrl(ctx: RenderContext, request: FastifyRequest): string {
+  if (ctx.settings.publicBaseUrl) return ctx.settings.publicBaseUrl.replace(/\/+$/, '');
+  const host = /^[A-Za-z0-9.:[\]-]+$/.test(request.headers.host ?? '') ? request.headers.host : 'localhost';
+  return `${request.protocol}://${host}`;
+}
+
+export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): void {
+  app.get('/', { schema: { summary: 'Home page: render form, skin upload, recent jobs', tags: ['pages'], produces: ['text/html'] } }, async (_request, reply) => {
+    const [skins, jobs] = await Promise.all([listSkins(ctx.store), listJobs(ctx.db, { limit: 20, offset: 0 })]);
+    return reply.type('text/html; charset=utf-8').send(renderHomePage(skins, jobs.rows));
+  });
+
+  app.get<{ Params: { job_id: string } }>(
+    '/view/:job_id',
+    { schema: { summary: 'Player page of a job: live progress, the video when done, OpenGraph video tags', tags: ['pages'], produces: ['text/html'] } },
+    async (request, reply) => {
+      const id = parseJobId(request.params.job_id);
+      const job = id ? await getJob(ctx.db, id) : undefined;
+      if (!job) {
+        return reply.code(404).type('text/html; charset=utf-8').send(layout('Job not found', '<h1>Job not found</h1><p><a href="/">Home</a></p>'));
+      }
+      return reply.type('text/html; charset=utf-8').send(renderPlayerPage(job, baseUrl(ctx, request)));
+    },
+  );
+}

@@ -1,0 +1,78 @@
+/** The home page: the render form with every option, skin upload, and the recent jobs. */
+import type { JobRow } from '../jobs/job-store.js';
+import { escapeHtml, layout } from './html.js';
+
+const FLAGS: [string, string, boolean][] = [
+  ['motion_blur', 'Motion blur', true],
+  ['storyboard', 'Storyboard', true],
+  ['video', 'Background video', false],
+  ['snaking_in', 'Snaking sliders in', true],
+  ['snaking_out', 'Snaking sliders out', true],
+  ['hit_error_meter', 'Hit error meter', true],
+  ['key_overlay', 'Key overlay', true],
+];
+
+export function renderHomePage(skins: string[], jobs: JobRow[]): string {
+  const skinOptions = skins.map((s) => `<option value="${escapeHtml(s)}">${escapeHtml(s)}</option>`).join('');
+  const flags = FLAGS.map(
+    ([name, label, on]) => `<label><input type="checkbox" name="${name}"${on ? ' checked' : ''}> ${label}</label>`,
+  ).join('');
+  const rows = jobs
+    .map(
+      (j) => `<tr><td><a href="/view/${j.id}">${escapeHtml(j.map_title ?? j.replay_info.playerName)}</a></td>
+<td>${escapeHtml(j.replay_info.playerName)}</td><td>${escapeHtml(j.status)}</td><td>${Number(j.progress).toFixed(0)}%</td>
+<td class="muted">${new Date(j.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td></tr>`,
+    )
+    .join('');
+  return layout(
+    'osu! replay renderer',
+    `<h1>osu! replay renderer</h1>
+<form id="render-form">
+<fieldset><legend>Replay</legend>
+<label>Replay file (.osr) <input type="file" name="replay" accept=".osr" required></label><br>
+<label>Skin <select name="skin" id="skin-select">${skinOptions}</select></label>
+<label>Resolution <select name="resolution"><option value="1080p">1080p</option><option value="4k">4K</option></select></label>
+<label>Background dim <input type="number" name="bg_dim" min="0" max="1" step="0.05" value="0.95"></label><br>
+${flags}
+</fieldset>
+<button type="submit" id="render-submit">Render</button> <span id="render-message" role="status"></span>
+</form>
+<form id="skin-form"><fieldset><legend>Upload a skin</legend>
+<label>Skin archive (.osk) <input type="file" name="skin" accept=".osk" required></label>
+<button type="submit">Upload</button> <span id="skin-message" role="status"></span></fieldset></form>
+<h2>Recent jobs</h2>
+<table id="recent-jobs"><thead><tr><th>Map</th><th>Player</th><th>Status</th><th>Progress</th><th>Submitted (UTC)</th></tr></thead>
+<tbody>${rows || '<tr><td colspan="5" class="muted">No jobs yet.</td></tr>'}</tbody></table>
+<p class="muted"><a href="/docs">API documentation</a></p>
+<script>
+const flags = ${JSON.stringify(FLAGS.map(([name]) => name))};
+document.getElementById('render-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const data = new FormData(form);
+  for (const name of flags) data.set(name, form.elements[name].checked ? 'true' : 'false');
+  const message = document.getElementById('render-message');
+  message.textContent = 'Uploading…';
+  message.className = '';
+  const res = await fetch('/v1/render', { method: 'POST', body: data });
+  const body = await res.json().catch(() => ({}));
+  if (res.status === 202) { location.href = '/view/' + body.job_id; return; }
+  message.textContent = body.detail || ('Error ' + res.status);
+  message.className = 'error';
+});
+document.getElementById('skin-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const message = document.getElementById('skin-message');
+  const res = await fetch('/v1/skins/upload', { method: 'POST', body: new FormData(event.target) });
+  const body = await res.json().catch(() => ({}));
+  message.textContent = res.ok ? body.message : (body.detail || ('Error ' + res.status));
+  message.className = res.ok ? '' : 'error';
+  if (res.ok) {
+    const option = document.createElement('option');
+    option.value = option.textContent = body.skin_name;
+    document.getElementById('skin-select').append(option);
+  }
+});
+</script>`,
+  );
+}

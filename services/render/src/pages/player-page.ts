@@ -1,0 +1,73 @@
+/**
+ * The player page of one job: live status and progress (polling the v1 job), the video
+ * when done, and OpenGraph video tags so a shared link previews as a playable video.
+ */
+import type { JobRow } from '../jobs/job-store.js';
+import { toV1Job } from '../jobs/job-view.js';
+import { escapeHtml, layout, scriptJson } from './html.js';
+
+export function renderPlayerPage(job: JobRow, baseUrl: string): string {
+  const view = toV1Job(job);
+  const title = job.map_title ?? `Replay by ${job.replay_info.playerName}`;
+  const videoUrl = `${baseUrl}/v1/artifacts/videos/${job.id}.mp4`;
+  const size = job.options.resolution === '4k' ? { w: 3840, h: 2160 } : { w: 1920, h: 1080 };
+  const description = `${job.replay_info.playerName} · ${job.replay_info.mods} · ${job.replay_info.accuracy}% · ${job.replay_info.maxCombo}x`;
+  const og = [
+    ['og:type', 'video.other'],
+    ['og:title', title],
+    ['og:description', description],
+    ['og:url', `${baseUrl}/view/${job.id}`],
+    ['og:image', `${baseUrl}/v1/artifacts/thumbnails/${job.id}.jpg`],
+    ['og:video', videoUrl],
+    ['og:video:url', videoUrl],
+    ['og:video:secure_url', videoUrl],
+    ['og:video:type', 'video/mp4'],
+    ['og:video:width', String(size.w)],
+    ['og:video:height', String(size.h)],
+    ['twitter:card', 'player'],
+  ]
+    .map(([property, content]) => `<meta property="${property}" content="${escapeHtml(content)}">`)
+    .join('\n');
+  return layout(
+    title,
+    `<p><a href="/">← Home</a></p>
+<h1 id="title">${escapeHtml(title)}</h1>
+<p class="muted">${escapeHtml(description)} · skin ${escapeHtml(job.skin)}</p>
+<p>Status: <strong id="status">${escapeHtml(job.status)}</strong> <span id="percent">${Number(job.progress).toFixed(1)}%</span></p>
+<progress id="progress" max="100" value="${Number(job.progress)}"></progress>
+<p id="error" class="error">${escapeHtml(job.error ?? '')}</p>
+<div id="player"></div>
+<p id="links" class="muted"></p>
+<script>
+const initial = ${scriptJson(view)};
+const $ = (id) => document.getElementById(id);
+function show(job) {
+  $('status').textContent = job.status;
+  $('percent').textContent = Number(job.progress).toFixed(1) + '%';
+  $('progress').value = job.progress;
+  if (job.map_title) $('title').textContent = job.map_title;
+  $('error').textContent = job.error || '';
+  if (job.status === 'completed' && !document.querySelector('video')) {
+    const video = document.createElement('video');
+    video.id = 'video';
+    video.controls = true;
+    video.preload = 'auto';
+    video.poster = job.links.thumbnail;
+    video.src = job.links.video;
+    $('player').append(video);
+    $('links').innerHTML = '<a href="' + job.links.video + '">Download video</a> · <a href="' + job.links.log + '">Render log</a>';
+  }
+  return job.status === 'completed' || job.status === 'failed';
+}
+async function poll() {
+  try {
+    const res = await fetch('/v1/jobs/' + initial.job_id, { cache: 'no-store' });
+    if (res.ok && show(await res.json())) return;
+  } catch {}
+  setTimeout(poll, 1000);
+}
+if (!show(initial)) setTimeout(poll, 1000);
+</script>`,
+    og,
+  );
+}
