@@ -67,7 +67,18 @@ describe('pages in a browser', { skip }, () => {
       assert.equal(job.options.motion_blur, false, 'the unchecked box was sent as false');
 
       const played = await page.evaluate(async () => {
-        const video = document.querySelector('video') as HTMLVideoElement;
+        // Runs in the page; the test's TypeScript has no DOM types, so the slice used is declared here.
+        interface VideoLike {
+          muted: boolean;
+          readyState: number;
+          currentTime: number;
+          duration: number;
+          error: { code: number; message: string } | null;
+          play(): Promise<void>;
+          addEventListener(type: string, listener: () => void, options?: { once: boolean }): void;
+        }
+        const doc = (globalThis as unknown as { document: { querySelector(selector: string): VideoLike } }).document;
+        const video = doc.querySelector('video');
         video.muted = true;
         await new Promise<void>((resolve, reject) => {
           if (video.readyState >= 2) return resolve();
