@@ -40,6 +40,8 @@ export interface PlatformOptions {
   logger: Logger;
   /** An already open database (tests); else opened from the env under DATA_DIR/integration. */
   db?: SqlDatabase;
+  /** An already open broker (tests: an isolated JetStream prefix); else created from the env. */
+  broker?: Broker;
 }
 
 export async function startPlatform({ env, logger, ...options }: PlatformOptions): Promise<RunningPlatform> {
@@ -53,12 +55,12 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
   const close = async () => {
     for (const app of apps.splice(0)) await app.close().catch((error) => logger.error({ err: error }, 'closing an app'));
     for (const closer of closers.splice(0).reverse()) await closer().catch((error) => logger.error({ err: error }, 'closing'));
-    await broker?.close().catch((error) => logger.error({ err: error }, 'closing the broker'));
+    if (!options.broker) await broker?.close().catch((error) => logger.error({ err: error }, 'closing the broker'));
     if (!options.db) await db.close();
   };
   try {
     await migrateIntegration(db);
-    broker = await createBroker({ natsUrl: env.NATS_URL, db, logger });
+    broker = options.broker ?? (await createBroker({ natsUrl: env.NATS_URL, db, logger }));
     const host = env.HOST;
     const serve = async (role: Role, app: FastifyInstance, port: number) => {
       apps.push(app);
