@@ -343,7 +343,7 @@ export class FrameDrawer {
     for (let i = this.firstEvent(t - 800); i < ev.length; i++) {
       const e = ev[i]!;
       if (e.time > t) break;
-      if (e.kind !== 'hit') continue;
+      if (e.kind !== 'hit' || (e.result === 300 && !sp.show300)) continue;
       const age = t - e.time;
       const life = e.result === 300 ? 400 : 800;
       if (age > life) continue;

@@ -20,6 +20,11 @@ try {
     try {
       drawer.draw(ctx, init.startTime + m.i * frameMs);
       const data = canvas.data();
+      if (data.byteOffset === 0 && data.buffer.byteLength === size) {
+        // the canvas hands out a fresh buffer per frame: move it, no copy
+        port.postMessage({ type: 'frame', i: m.i, buf: data.buffer }, [data.buffer]);
+        return;
+      }
       const buf = m.buf && m.buf.byteLength === size ? m.buf : new ArrayBuffer(size);
       new Uint8Array(buf).set(data);
       port.postMessage({ type: 'frame', i: m.i, buf }, [buf]);

@@ -25,6 +25,8 @@ export interface Sprites {
   reverseArrow: Canvas;
   tick: Canvas;
   judgements: Map<number, Canvas>;
+  /** 300s are drawn only when the skin has its own image for them (the default hides them). */
+  show300: boolean;
   spinnerCircle: Canvas;
   spinnerApproach: Canvas;
   scoreFont: Font;
@@ -313,6 +315,7 @@ export function buildSprites(opts: { skin: Skin; circleD: number; screenH: numbe
     reverseArrow,
     tick,
     judgements,
+    show300: !!get('hit300-0', 'hit300'),
     spinnerCircle,
     spinnerApproach,
     scoreFont,
