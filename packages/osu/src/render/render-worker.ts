@@ -22,7 +22,8 @@ try {
       const data = canvas.data();
       if (data.byteOffset === 0 && data.buffer.byteLength === size) {
         // the canvas hands out a fresh buffer per frame: move it, no copy
-        port.postMessage({ type: 'frame', i: m.i, buf: data.buffer }, [data.buffer]);
+        const own = data.buffer as ArrayBuffer;
+        port.postMessage({ type: 'frame', i: m.i, buf: own }, [own]);
         return;
       }
       const buf = m.buf && m.buf.byteLength === size ? m.buf : new ArrayBuffer(size);
