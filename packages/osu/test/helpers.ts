@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveFfmpeg } from '../src/ffmpeg/resolve-ffmpeg.js';
 
 export const fixturesDir = process.env.OSU_FIXTURES_DIR ?? resolve(fileURLToPath(new URL('../../../../shared/fixtures/osu', import.meta.url)));
 
@@ -19,4 +20,13 @@ export function fixture(name: string): Buffer {
 
 export function fixtureNames(ext: string): string[] {
   return existsSync(fixturesDir) ? readdirSync(fixturesDir).filter((f) => f.endsWith(ext)).sort() : [];
+}
+
+/** false when ffmpeg and ffprobe are found; otherwise the reason, printed to stderr. */
+export function skipWithoutFfmpeg(): string | false {
+  const { ffmpeg, ffprobe } = resolveFfmpeg();
+  if (existsSync(ffmpeg) && existsSync(ffprobe)) return false;
+  const reason = `ffmpeg/ffprobe not found (${ffmpeg}, ${ffprobe})`;
+  process.stderr.write(`SKIP (loud): ${reason}\n`);
+  return reason;
 }

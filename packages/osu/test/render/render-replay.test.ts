@@ -5,15 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CursorTrack, decodeReplay, playfieldTransform, RenderAbortedError, renderReplay, resolveFfmpeg, type RenderOptions } from '../../src/index.js';
-import { fixture, fixturesDir, skipWithoutFixtures } from '../helpers.js';
+import { fixture, fixturesDir, skipWithoutFfmpeg, skipWithoutFixtures } from '../helpers.js';
 
 const { ffmpeg, ffprobe } = resolveFfmpeg();
-function skipWithoutFfmpeg(): string | false {
-  if (existsSync(ffmpeg) && existsSync(ffprobe)) return false;
-  const reason = `ffmpeg/ffprobe not found (${ffmpeg}, ${ffprobe})`;
-  process.stderr.write(`SKIP (loud): ${reason}\n`);
-  return reason;
-}
 const skip = skipWithoutFixtures() || skipWithoutFfmpeg();
 const out = mkdtempSync(join(tmpdir(), 'osu-render-test-'));
 after(() => rmSync(out, { recursive: true, force: true }));
