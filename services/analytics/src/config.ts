@@ -17,6 +17,12 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   ANALYTICS_DUCKDB_THREADS: positiveIntVar(2),
   /** Time limit of one view query. @defaultValue 10000 */
   ANALYTICS_QUERY_TIMEOUT_MS: positiveIntVar(10_000),
+  /** Query results cached per warehouse build; 0 turns the cache off. @defaultValue 256 */
+  ANALYTICS_QUERY_CACHE_ENTRIES: z.coerce
+    .number({ message: 'expected a whole number >= 0' })
+    .int({ message: 'expected a whole number >= 0' })
+    .min(0, { message: 'expected a whole number >= 0' })
+    .default(256),
   /** Row cap of the read-only SQL tool. @defaultValue 500 */
   ANALYTICS_SQL_MAX_ROWS: positiveIntVar(500),
   /** Time limit of one read-only SQL tool query. @defaultValue 5000 */

@@ -16,6 +16,7 @@ const warehouse = createWarehouse({
   file: warehousePath(env.DATA_DIR),
   threads: env.ANALYTICS_DUCKDB_THREADS,
   timeoutMs: env.ANALYTICS_QUERY_TIMEOUT_MS,
+  cacheEntries: env.ANALYTICS_QUERY_CACHE_ENTRIES,
 });
 const app = await buildApp({
   warehouse,

@@ -3,7 +3,8 @@
  * - `dim_customer` (one row per `customer_unique_id`) and `dim_product` (one row per
  *   `product_id`), surrogate keys `sha256(natural key)`, upserted by MERGE;
  * - `fact_sales`, one row per order item, MERGEd on (`order_id`, `order_item_id`): a
- *   re-run or an incremental batch updates rows instead of duplicating them;
+ *   re-run or an incremental batch updates rows instead of duplicating them (only rows
+ *   whose values changed are rewritten, so `updated_at` marks real changes);
  * - `dim_date`, every day of the calendar years the facts cover, `date_sk` = YYYYMMDD;
  * - then each table is rewritten ordered by the columns queries filter and join on
  *   (facts by date, customer, product; dimensions by key), which compacts it too.
@@ -47,7 +48,10 @@ const MERGE_CUSTOMERS = `
     )
   ) AS s
   ON t.customer_sk = s.customer_sk
-  WHEN MATCHED THEN UPDATE SET
+  WHEN MATCHED AND (
+    coalesce(s.customer_zip_code_prefix, t.customer_zip_code_prefix) IS DISTINCT FROM t.customer_zip_code_prefix
+    OR coalesce(s.customer_city, t.customer_city) IS DISTINCT FROM t.customer_city
+    OR coalesce(s.customer_state, t.customer_state) IS DISTINCT FROM t.customer_state) THEN UPDATE SET
     customer_zip_code_prefix = coalesce(s.customer_zip_code_prefix, t.customer_zip_code_prefix),
     customer_city = coalesce(s.customer_city, t.customer_city),
     customer_state = coalesce(s.customer_state, t.customer_state),
@@ -69,7 +73,10 @@ const MERGE_PRODUCTS = `
       AND NOT EXISTS (SELECT 1 FROM gold.dim_product d WHERE d.product_id = s.product_id)
   ) AS s
   ON t.product_sk = s.product_sk
-  WHEN MATCHED THEN UPDATE SET
+  WHEN MATCHED AND (
+    (s.product_category_name, s.product_category_name_original, s.product_weight_g, s.product_length_cm, s.product_height_cm, s.product_width_cm)
+    IS DISTINCT FROM
+    (t.product_category_name, t.product_category_name_original, t.product_weight_g, t.product_length_cm, t.product_height_cm, t.product_width_cm)) THEN UPDATE SET
     product_category_name = s.product_category_name,
     product_category_name_original = s.product_category_name_original,
     product_weight_g = s.product_weight_g, product_length_cm = s.product_length_cm,
@@ -92,7 +99,10 @@ const MERGE_FACTS = `
     FROM silver.sales
   ) AS s
   ON t.order_id = s.order_id AND t.order_item_id = s.order_item_id
-  WHEN MATCHED THEN UPDATE SET
+  WHEN MATCHED AND (
+    (s.customer_sk, s.product_sk, s.order_date_sk, s.seller_id, s.order_status, s.order_purchase_timestamp, s.sales_amount, s.freight_value)
+    IS DISTINCT FROM
+    (t.customer_sk, t.product_sk, t.order_date_sk, t.seller_id, t.order_status, t.order_purchase_timestamp, t.sales_amount, t.freight_value)) THEN UPDATE SET
     customer_sk = s.customer_sk, product_sk = s.product_sk, order_date_sk = s.order_date_sk,
     seller_id = s.seller_id, order_status = s.order_status, order_purchase_timestamp = s.order_purchase_timestamp,
     sales_amount = s.sales_amount, freight_value = s.freight_value, updated_at = $1::TIMESTAMP
@@ -131,7 +141,7 @@ const CLUSTER = [
 
 export interface GoldCounts {
   counts: Record<string, number>;
-  facts: { inserted: number; updated: number };
+  facts: { inserted: number; updated: number; unchanged: number };
 }
 
 export async function buildGold(db: DuckDbSession, loadedAt: string): Promise<GoldCounts> {
@@ -143,9 +153,13 @@ export async function buildGold(db: DuckDbSession, loadedAt: string): Promise<Go
   await db.exec(BUILD_DIM_DATE);
   for (const statement of CLUSTER) await db.exec(statement);
   const counts: Record<string, number> = {};
-  for (const table of ['dim_customer', 'dim_product', 'dim_date', 'fact_sales']) counts[`gold.${table}`] = await count(db, `gold.${table}`);
+  for (const table of ['dim_customer', 'dim_product', 'dim_date', 'fact_sales']) {
+    counts[`gold.${table}`] = await count(db, `gold.${table}`);
+  }
   const inserted = counts['gold.fact_sales']! - before;
-  return { counts, facts: { inserted, updated: merged - inserted } };
+  const [batch] = await db.all<{ n: number }>('SELECT count(*) AS n FROM silver.sales');
+  const updated = merged - inserted;
+  return { counts, facts: { inserted, updated, unchanged: batch!.n - inserted - updated } };
 }
 
 async function count(db: DuckDbSession, table: string): Promise<number> {

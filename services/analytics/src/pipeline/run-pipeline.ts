@@ -37,7 +37,7 @@ export interface PipelineOptions {
 export interface PipelineResult {
   steps: StepReport[];
   quality: QualityReport;
-  facts: { inserted: number; updated: number };
+  facts: { inserted: number; updated: number; unchanged: number };
   totalMs: number;
 }
 
@@ -82,6 +82,7 @@ async function buildInto(db: DuckDbSession, options: PipelineOptions): Promise<O
     ...g.counts,
     'fact_sales inserted': g.facts.inserted,
     'fact_sales updated': g.facts.updated,
+    'fact_sales unchanged': g.facts.unchanged,
   }));
   const quality = await step('quality', () => checkQuality(db), (q) => ({
     'checks passed': q.checks.filter((c) => c.passed).length,

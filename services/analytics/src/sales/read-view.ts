@@ -7,6 +7,8 @@ import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { READS, type ReadName, type ReadSpec } from './catalog.js';
 
+const TOTAL = '__total_rows';
+
 export type ReadParams = Record<string, number | undefined>;
 
 export interface ViewPage {
@@ -39,12 +41,17 @@ export async function readView(warehouse: Warehouse, name: ReadName, params: Rea
   const offset = spec.paged ? (params.offset ?? 0) : 0;
   const pageValues = limit === null ? values : [...values, limit, offset];
   const paging = limit === null ? '' : ` LIMIT $${values.length + 1}::BIGINT OFFSET $${values.length + 2}::BIGINT`;
-  const [page, count] = await Promise.all([
-    warehouse.query(`SELECT * FROM ${qualified}${where} ORDER BY ${spec.orderBy}${paging}`, pageValues),
-    warehouse.query(`SELECT count(*) AS total FROM ${qualified}${where}`, values),
-  ]);
+  // One pass: the page and the filtered total together.
+  const page = await warehouse.query(
+    `SELECT *, count(*) OVER () AS ${TOTAL} FROM ${qualified}${where} ORDER BY ${spec.orderBy}${paging}`,
+    pageValues,
+  );
+  const total = page.rows.length > 0
+    ? Number(page.rows[0]![TOTAL])
+    : Number((await warehouse.query(`SELECT count(*) AS total FROM ${qualified}${where}`, values)).rows[0]?.total ?? 0);
+  const data = page.rows.map(({ [TOTAL]: _total, ...row }) => row);
   return {
-    data: page.rows,
-    meta: { view: qualified, count: page.rows.length, total: Number(count.rows[0]?.total ?? 0), limit, offset, filters },
+    data,
+    meta: { view: qualified, count: data.length, total, limit, offset, filters },
   };
 }

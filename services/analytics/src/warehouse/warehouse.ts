@@ -22,6 +22,12 @@ export interface WarehouseOptions {
   memoryLimit?: string;
   /** Time limit per query unless the call gives one. @defaultValue 10000 */
   timeoutMs?: number;
+  /**
+   * Query results kept in memory per warehouse file (the file is immutable between
+   * builds, so a result stays true until the next build); 0 turns caching off.
+   * @defaultValue 256
+   */
+  cacheEntries?: number;
 }
 
 export interface QueryOptions {
@@ -60,7 +66,11 @@ interface Opened {
   retired: boolean;
 }
 
+/** Results with more rows than this are not cached. */
+const CACHEABLE_ROWS = 5000;
+
 export function createWarehouse(options: WarehouseOptions): Warehouse {
+  const cache = new ResultCache(options.cacheEntries ?? 256);
   let current: Opened | undefined;
   let opening: Promise<Opened> | undefined;
   const defaultTimeout = options.timeoutMs ?? 10_000;
@@ -97,6 +107,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       });
       const previous = current;
       current = { instance, identity: id, active: 0, retired: false };
+      cache.clear();
       if (previous) {
         previous.retired = true;
         if (previous.active === 0) previous.instance.closeSync();
@@ -113,6 +124,12 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
   return {
     async query(sql, params, queryOptions = {}) {
       const opened = await acquire();
+      const key = JSON.stringify([opened.identity, sql, params ?? [], queryOptions.maxRows ?? null]);
+      const cached = cache.get(key);
+      if (cached) {
+        release(opened);
+        return cached;
+      }
       const connection = await opened.instance.connect();
       let timedOut = false;
       const timer = setTimeout(() => {
@@ -125,7 +142,9 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
           : await connection.streamAndReadUntil(sql, queryOptions.maxRows + 1, params);
         const all = reader.getRowObjectsJS();
         const cap = queryOptions.maxRows ?? Infinity;
-        return { columns: reader.columnNames(), rows: all.slice(0, cap).map(toJsonRow), truncated: all.length > cap };
+        const output = { columns: reader.columnNames(), rows: all.slice(0, cap).map(toJsonRow), truncated: all.length > cap };
+        if (output.rows.length <= CACHEABLE_ROWS) cache.set(key, output);
+        return output;
       } catch (error) {
         if (timedOut) throw errors.QUERY_TIMEOUT({ cause: error });
         throw error;
@@ -164,4 +183,37 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       }
     },
   };
+}
+
+/** A small LRU of query results (a Map keeps insertion order). Results are frozen: callers share them. */
+class ResultCache {
+  private readonly entries = new Map<string, QueryOutput>();
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): QueryOutput | undefined {
+    const hit = this.entries.get(key);
+    if (hit) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: string, value: QueryOutput): void {
+    if (this.capacity <= 0) return;
+    this.entries.set(key, deepFreeze(value));
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }

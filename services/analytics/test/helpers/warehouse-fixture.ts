@@ -12,8 +12,8 @@ export interface WarehouseFixture {
   dataDir: string;
   file: string;
   warehouse: Warehouse;
-  /** Builds (or rebuilds) the warehouse from the hand-made data. */
-  build(): Promise<void>;
+  /** Builds (or rebuilds) the warehouse from the hand-made data, or from other items and orders. */
+  build(batch?: { items: string[][]; orders: string[][] }): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -30,8 +30,13 @@ export async function createWarehouseFixture(options: { built?: boolean } = {}):
     dataDir,
     file,
     warehouse,
-    build: async () => {
-      await runPipeline({ sourceDir: source, warehouseFile: file });
+    build: async (batch) => {
+      let sourceDir = source;
+      if (batch) {
+        sourceDir = join(dataDir, `batch-${Date.now()}`);
+        await writeHandMadeData(sourceDir, batch.items, batch.orders);
+      }
+      await runPipeline({ sourceDir, warehouseFile: file });
     },
     cleanup: async () => {
       await warehouse.close();

@@ -1,0 +1,125 @@
+/**
+ * `npm run bench:analytics`: generates 100,000 orders (BENCH_ORDERS), builds the
+ * warehouse in a child process (time per step, peak RSS), rebuilds it (the MERGE
+ * path), then measures latency percentiles of each REST endpoint, MCP tool calls over
+ * Streamable HTTP, run_sql and the offline chat, against the real server.
+ */
+import { execFile } from 'node:child_process';
+import { cpus } from 'node:os';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createLogger, listen } from '@platform/core';
+import { buildApp } from '../src/app.js';
+import { generateDataset } from '../src/generate/generate-dataset.js';
+import { READ_NAMES, READS } from '../src/sales/catalog.js';
+import { warehouseDir, warehousePath } from '../src/warehouse/paths.js';
+import { createWarehouse } from '../src/warehouse/warehouse.js';
+
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 100_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const COLD_REQUESTS = Number(process.env.BENCH_COLD_REQUESTS ?? 40);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const run = promisify(execFile);
+const worker = fileURLToPath(new URL('./pipeline-worker.ts', import.meta.url));
+
+function percentiles(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return { p50: at(50), p95: at(95), p99: at(99), max: sorted.at(-1)! };
+}
+
+async function measure(label: string, call: () => Promise<void>, requests = REQUESTS): Promise<void> {
+  for (let i = 0; i < 5; i++) await call();
+  const samples: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < requests) {
+        const t = performance.now();
+        await call();
+        samples.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const p = percentiles(samples);
+  const f = (ms: number) => ms.toFixed(1).padStart(7);
+  console.log(`${label.padEnd(44)} p50 ${f(p.p50)}  p95 ${f(p.p95)}  p99 ${f(p.p99)}  max ${f(p.max)} ms  ${(samples.length / seconds).toFixed(0).padStart(5)} req/s`);
+}
+
+async function buildOnce(source: string, file: string, label: string) {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, source, file], { maxBuffer: 1 << 20 });
+  const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
+  const steps = result.steps.map((s: { step: string; ms: number }) => `${s.step} ${s.ms}`).join(', ');
+  console.log(`${label}: ${result.totalMs} ms (${steps} ms), peak RSS ${result.peakRssMb} MB, facts inserted ${result.facts.inserted} updated ${result.facts.updated}`);
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'analytics-bench-'));
+try {
+  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
+  const source = join(dir, 'source');
+  let t = performance.now();
+  const generated = await generateDataset({ outDir: source, orders: ORDERS, seed: 42 });
+  console.log(`generate ${ORDERS} orders: ${Math.round(performance.now() - t)} ms (${generated.files['olist_order_items_dataset.csv']} order items)`);
+  await mkdir(warehouseDir(dir), { recursive: true });
+  const file = warehousePath(dir);
+  await buildOnce(source, file, 'pipeline, first build');
+  await buildOnce(source, file, 'pipeline, re-run (MERGE updates every fact)');
+
+  const logger = createLogger({ service: 'analytics-bench', level: 'silent' });
+  const get = (base: string, path: string) => async () => {
+    const response = await fetch(`${base}${path}`);
+    if (!response.ok) throw new Error(`${path}: ${response.status}`);
+    await response.arrayBuffer();
+  };
+  const paths = [...READ_NAMES.map((name) => READS[name].path), '/api/v1/analytics/customer-ltv?decile=3&limit=100'];
+
+  // Every request computes the view in DuckDB.
+  const coldWarehouse = createWarehouse({ file, cacheEntries: 0 });
+  const coldApp = await buildApp({ warehouse: coldWarehouse, logger });
+  const coldBase = await listen(coldApp, { port: 0, host: '127.0.0.1' });
+  console.log(`\nREST latency without the result cache (every request runs the view), ${COLD_REQUESTS} requests at concurrency ${CONCURRENCY}:`);
+  for (const path of paths) await measure(`GET ${path}`, get(coldBase, path), COLD_REQUESTS);
+  await coldApp.close();
+  await coldWarehouse.close();
+
+  const warehouse = createWarehouse({ file });
+  const app = await buildApp({ warehouse, logger });
+  const base = await listen(app, { port: 0, host: '127.0.0.1' });
+  console.log(`\nlatency with the default result cache, ${REQUESTS} requests per line at concurrency ${CONCURRENCY}, after 5 warm-up requests:`);
+  for (const path of paths) await measure(`GET ${path}`, get(base, path));
+
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+  await measure('MCP tools/call sales_summary', async () => {
+    await client.callTool({ name: 'sales_summary', arguments: {} });
+  });
+  await measure('MCP tools/call top_customers', async () => {
+    await client.callTool({ name: 'top_customers', arguments: { limit: 50 } });
+  });
+  await measure('MCP tools/call run_sql (group by state)', async () => {
+    await client.callTool({
+      name: 'run_sql',
+      arguments: { sql: 'SELECT c.customer_state, sum(f.sales_amount) FROM raw_data.gold.fact_sales f JOIN raw_data.gold.dim_customer c USING (customer_sk) GROUP BY 1' },
+    });
+  });
+  await client.close();
+  await measure('POST /api/v1/agent/chat (offline planner)', async () => {
+    const response = await fetch(`${base}/api/v1/agent/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'monthly trend for 2018' }),
+    });
+    await response.arrayBuffer();
+  });
+  await app.close();
+  await warehouse.close();
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
