@@ -6,6 +6,12 @@
 import { coreEnvSchema, positiveIntVar, portVar, booleanVar, urlVar, listVar } from '@platform/core';
 import { z } from 'zod';
 
+const optionalPositiveInt = z.coerce
+  .number({ message: 'expected a positive integer' })
+  .int({ message: 'expected a positive integer' })
+  .positive({ message: 'expected a positive integer' })
+  .optional();
+
 export const renderEnvSchema = coreEnvSchema.extend({
   /** HTTP port. @defaultValue 8727 */
   PORT: portVar(8727),
@@ -48,8 +54,8 @@ export const renderEnvSchema = coreEnvSchema.extend({
   /** Shared secret of the remote-worker callback (HMAC-SHA256); unset: the callback route refuses. */
   CALLBACK_SECRET: z.string().min(16, { message: 'expected at least 16 characters' }).optional(),
   /** Video width × height override (e.g. for small test renders). @defaultValue from resolution */
-  RENDER_WIDTH: positiveIntVar(1).optional(),
-  RENDER_HEIGHT: positiveIntVar(1).optional(),
+  RENDER_WIDTH: optionalPositiveInt,
+  RENDER_HEIGHT: optionalPositiveInt,
 });
 
 export type RenderEnv = z.output<typeof renderEnvSchema>;
