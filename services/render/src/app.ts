@@ -3,7 +3,9 @@
  * (health, metrics, OpenAPI, error handler), multipart, then every capability's routes.
  */
 import multipart from '@fastify/multipart';
-import { createHttpApp, type Logger } from '@platform/core';
+import { createHttpApp, createMetricsRegistry, type Logger } from '@platform/core';
+import type { Registry } from 'prom-client';
+import { createRenderMetrics, type RenderMetrics } from './metrics.js';
 import type { FastifyInstance } from 'fastify';
 import { registerAdmissionRoutes } from './admission/routes.js';
 import { registerArtifactRoutes } from './artifacts/routes.js';
@@ -17,14 +19,21 @@ import { registerPageRoutes } from './pages/routes.js';
 import { registerSkinRoutes } from './skins/routes.js';
 
 export interface BuildAppOptions {
+  /** Registry shared with the pipeline's metrics. @defaultValue a new one */
+  metrics?: Registry;
+  /** Service metrics already created on `metrics`. @defaultValue created here */
+  renderMetrics?: RenderMetrics;
   /** Extra `/health` checks (queue, …) beside db, storage and counters. */
   extraHealth?: Record<string, () => Promise<unknown>>;
   logger: Logger;
 }
 
 export async function buildRenderApp(ctx: RenderContext, options: BuildAppOptions): Promise<FastifyInstance> {
+  const registry = options.metrics ?? createMetricsRegistry('render');
+  const metrics = options.renderMetrics ?? createRenderMetrics(registry, ctx.db);
   const app = await createHttpApp({
     service: 'render',
+    metrics: registry,
     logger: options.logger,
     validationStatus: 422,
     health: {
@@ -52,6 +61,12 @@ export async function buildRenderApp(ctx: RenderContext, options: BuildAppOption
   app.addSchema(legacyStatusSchema);
   app.addSchema(errorSchema);
   await app.register(multipart, { throwFileSizeLimit: false });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (request.method === 'POST' && (route === '/v1/render' || route === '/render')) {
+      metrics.submissions.inc({ route, status_code: String(reply.statusCode) });
+    }
+  });
 
   registerSignedObjectRoute(app, ctx.store);
   registerAdmissionRoutes(app, ctx);

@@ -2,11 +2,12 @@
  * Entry point: load config, open engines, migrate, build the app, start the pipeline
  * parts this process runs, listen, and shut down cleanly on SIGTERM/SIGINT.
  */
-import { createClientAddressResolver, createLogger, handleShutdown, listen, loadConfigOrExit } from '@platform/core';
+import { createClientAddressResolver, createLogger, createMetricsRegistry, handleShutdown, listen, loadConfigOrExit } from '@platform/core';
 import { buildRenderApp } from './app.js';
 import { renderEnvSchema, settingsFromEnv } from './config.js';
 import { createLimiters, type RenderContext } from './context.js';
 import { openEngines } from './engines.js';
+import { createRenderMetrics } from './metrics.js';
 import { startPipeline } from './pipeline.js';
 
 const env = loadConfigOrExit(renderEnvSchema);
@@ -20,8 +21,20 @@ const ctx: RenderContext = {
   clientAddress: createClientAddressResolver({ trustedProxies: env.TRUSTED_PROXIES, logger }),
   limiters: createLimiters(engines.counters, settings),
 };
-const pipeline = await startPipeline(ctx, env, engines.queue);
-const app = await buildRenderApp(ctx, { logger, extraHealth: { queue: async () => { await engines.queue.ping(); return engines.queue.driver; } } });
+const registry = createMetricsRegistry('render');
+const renderMetrics = createRenderMetrics(registry, engines.db);
+const pipeline = await startPipeline(ctx, env, engines.queue, renderMetrics);
+const app = await buildRenderApp(ctx, {
+  logger,
+  metrics: registry,
+  renderMetrics,
+  extraHealth: {
+    queue: async () => {
+      await engines.queue.ping();
+      return engines.queue.driver;
+    },
+  },
+});
 const url = await listen(app, { port: env.PORT, host: env.HOST });
 logger.info({ url, db: engines.db.engine, storage: engines.store.driver, queue: engines.queue.driver }, 'render service listening');
 

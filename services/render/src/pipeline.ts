@@ -4,12 +4,18 @@ import { createBeatmapResolver } from './beatmaps/beatmap-resolver.js';
 import type { RenderEnv } from './config.js';
 import type { RenderContext } from './context.js';
 import { createDispatcher } from './dispatcher/dispatcher.js';
+import type { RenderMetrics } from './metrics.js';
 import type { TaskQueue } from './queue/task-queue.js';
 import { startReaper } from './reaper/reaper.js';
 import { lazyOsuRenderer } from './renderer/renderer.js';
 import { startRenderWorker } from './worker/render-worker.js';
 
-export async function startPipeline(ctx: RenderContext, env: RenderEnv, queue: TaskQueue): Promise<{ stop(): Promise<void> }> {
+export async function startPipeline(
+  ctx: RenderContext,
+  env: RenderEnv,
+  queue: TaskQueue,
+  metrics?: RenderMetrics,
+): Promise<{ stop(): Promise<void> }> {
   const stops: (() => Promise<void>)[] = [];
   if (env.RUN_WORKER) {
     const worker = startRenderWorker(
@@ -29,7 +35,12 @@ export async function startPipeline(ctx: RenderContext, env: RenderEnv, queue: T
         },
       },
       queue,
-      { concurrency: env.WORKER_CONCURRENCY },
+      {
+        concurrency: env.WORKER_CONCURRENCY,
+        onOutcome: (_jobId, outcome, seconds) => {
+          if (outcome !== 'skipped') metrics?.renders.observe({ outcome }, seconds);
+        },
+      },
     );
     stops.push(() => worker.stop());
   }

@@ -65,4 +65,18 @@ describe('pages', () => {
       for (const op of Object.values(item) as { summary?: string }[]) assert.ok(op.summary, `${path} has a summary`);
     }
   });
+
+  test('health reports db, storage and counters; metrics carry the service metrics', async () => {
+    const health = await app.inject('/health');
+    assert.equal(health.statusCode, 200);
+    const deps = health.json().dependencies;
+    assert.deepEqual(Object.keys(deps).sort(), ['counters', 'db', 'storage']);
+    assert.equal(deps.db.info, 'pglite');
+    await app.inject({ method: 'POST', url: '/v1/render', payload: 'x', headers: { 'content-type': 'text/plain' } });
+    const metrics = (await app.inject('/metrics')).body;
+    assert.match(metrics, /render_jobs\{status="completed",service="render"\} 1/);
+    assert.match(metrics, /render_jobs\{status="queued",service="render"\} 1/);
+    assert.match(metrics, /render_submissions_total\{route="\/v1\/render",status_code="400",service="render"\} 1/);
+    assert.match(metrics, /render_outbox_pending\{service="render"\} 2/);
+  });
 });

@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -110,6 +112,10 @@ for (const { kind, skip } of await engineSets()) {
       assert.deepEqual([...thumb.subarray(0, 2)], [0xff, 0xd8]);
       const log = await app.inject(job.links.log!);
       assert.match(log.body, /completed/);
+      // The thumbnail is taken inside the video's length.
+      const thumbAt = Number(/thumbnail at ([\d.]+) s/.exec(log.body)?.[1]);
+      const duration = Number(/rendered \d+ frames, ([\d.]+) s/.exec(log.body)?.[1]);
+      assert.ok(thumbAt >= 0 && thumbAt < duration, `thumbnail at ${thumbAt} s of ${duration} s`);
       assert.equal((await app.inject(job.links.video!)).statusCode, 302);
       assert.deepEqual(await pipeline.leftovers(), [], 'temp folder removed');
       const legacy = (await app.inject(`/status/${id.replaceAll('-', '')}`)).json();
@@ -166,6 +172,38 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(job.status, 'completed', job.error ?? '');
       assert.match((await engines.ctx.store.get(`logs/${id}.log`)).toString(), /with skin Pipeline Skin/);
       assert.deepEqual(await pipeline.leftovers(), []);
+    });
+
+    test('a beatmap inside an .osz archive in the library is found by MD5', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'render-osz-'));
+      try {
+        await writeFile(join(dir, 'pack.osz'), await makeZip([{ name: 'Some Map [test].osu', data: readFixture('tool.osu') }, { name: 'bg.jpg', data: Buffer.from('x') }]));
+        await pipeline.stop();
+        pipeline = await startTestPipeline(engines, { beatmapDirs: [dir] });
+        const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id;
+        const job = await waitForJob(getJob(id), finished);
+        assert.equal(job.status, 'completed', job.error ?? '');
+        assert.match((await engines.ctx.store.get(`logs/${id}.log`)).toString(), /found \(library\)/);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    test('two workers with their dispatchers (one BullMQ queue on Redis): every job rendered exactly once', async () => {
+      await pipeline.stop();
+      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!] });
+      const second = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { workerId: 'second-worker' } });
+      try {
+        const ids = [];
+        for (let i = 0; i < 4; i += 1) ids.push((await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id as string);
+        for (const id of ids) assert.equal((await waitForJob(getJob(id), finished, 60_000)).status, 'completed');
+        for (const id of ids) {
+          const log = (await engines.ctx.store.get(`logs/${id}.log`)).toString();
+          assert.equal(log.match(/ taken by /g)?.length, 1, `job ${id} rendered once`);
+        }
+      } finally {
+        await second.stop();
+      }
     });
 
     test('a render past its timeout fails and its temp folder is removed', async () => {
