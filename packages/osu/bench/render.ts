@@ -4,7 +4,7 @@
  * speed against real time and peak memory. BENCH_SECONDS sets the clip length.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderReplay, type RenderOptions } from '../src/index.js';
 
@@ -14,6 +14,19 @@ const out = mkdtempSync(join(tmpdir(), 'osu-bench-'));
 const replay = readFileSync(join(dir, 'realmagnolia.osr'));
 console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`);
 console.log(`clip: realmagnolia.osr (DT HD), ${seconds} s of video from 30 s in, 60 fps, motion blur on, bg dim 0.8\n`);
+/** CPU seconds of this process and its finished children (ffmpeg), from /proc where there is one. */
+function cpuSeconds(): number {
+  const own = process.cpuUsage();
+  let children = 0;
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    children = (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    // not Linux
+  }
+  return (own.user + own.system) / 1e6 + children;
+}
+
 try {
   for (const resolution of ['1080p', '4k'] as const) {
     const secs = resolution === '4k' ? Math.max(2, seconds / 4) : seconds;
@@ -30,6 +43,7 @@ try {
       skipSeconds: 30,
       maxSeconds: secs,
     };
+    const cpu0 = cpuSeconds();
     const t0 = performance.now();
     const r = await renderReplay({
       replay,
@@ -39,9 +53,11 @@ try {
       options,
     });
     const wall = (performance.now() - t0) / 1000;
+    const cpuMs = ((cpuSeconds() - cpu0) * 1000) / r.frames;
     console.log(
       `${resolution.padEnd(5)} ${r.width}x${r.height}: ${r.frames} frames in ${wall.toFixed(1)} s = ${(r.frames / wall).toFixed(1)} fps, ` +
-        `x${(r.durationSeconds / wall).toFixed(2)} real time, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (node process)`,
+        `x${(r.durationSeconds / wall).toFixed(2)} real time, CPU ${cpuMs.toFixed(1)} ms/frame (node + ffmpeg), ` +
+        `peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (node process), load average ${loadavg()[0]!.toFixed(1)}`,
     );
   }
 } finally {

@@ -12,7 +12,7 @@ import { Mods } from '../replay/mods.js';
 import { CursorTrack } from './cursor-track.js';
 import type { Sprites } from './sprites.js';
 import type { StoryboardPlayer } from './storyboard-player.js';
-import { drawText, textWidth } from './vector-font.js';
+import { drawText } from './vector-font.js';
 
 export interface DrawOptions {
   bgDim: number;
@@ -40,6 +40,12 @@ export interface Scene {
   songEnd: number;
   /** Flashlight mask (twice the screen, a hole in the middle), when FL is on. */
   flashlight: Canvas | undefined;
+  /** Title and player, shown over the first seconds. */
+  banner: Canvas | undefined;
+  /** The mods, under the accuracy. */
+  modsLabel: Canvas | undefined;
+  /** Map time of the first frame (the banner fades out from there). */
+  introStart?: number;
 }
 
 const LOWER_LAYERS = new Set(['Background', 'Fail', 'Pass', 'Foreground']);
@@ -397,10 +403,17 @@ export class FrameDrawer {
     ctx.fillStyle = 'rgba(255,255,255,0.75)';
     ctx.fillRect(0, H - H * 0.006, W * p, H * 0.006);
 
+    if (sc.modsLabel) ctx.drawImage(sc.modsLabel, W - sc.modsLabel.width, pad * 3 + sp.scoreFont.height + sp.smallFont.height);
+    if (sc.banner && sc.introStart !== undefined) {
+      const age = (t - sc.introStart) / sc.play.speed;
+      if (age < 5000) {
+        ctx.globalAlpha = age < 4000 ? 1 : 1 - (age - 4000) / 1000;
+        ctx.drawImage(sc.banner, pad, pad);
+        ctx.globalAlpha = 1;
+      }
+    }
     if (sc.options.keyOverlay) this.drawKeys(ctx, t);
     if (sc.options.hitErrorMeter) this.drawHitErrors(ctx, t);
-    const _w = textWidth;
-    void _w;
   }
 
   private drawKeys(ctx: SKRSContext2D, t: number): void {

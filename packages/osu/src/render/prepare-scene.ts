@@ -7,14 +7,14 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createCanvas, loadImage, type Canvas } from '@napi-rs/canvas';
+import { createCanvas, GlobalFonts, loadImage, type Canvas } from '@napi-rs/canvas';
 import { parseBeatmap } from '../beatmap/parse-beatmap.js';
 import { preparePlayable } from '../beatmap/playable.js';
 import { parseStoryboardFile } from '../beatmap/storyboard.js';
 import type { Beatmap } from '../beatmap/types.js';
 import { judgePlayable } from '../judgement/judge-replay.js';
 import type { JudgementResult } from '../judgement/types.js';
-import { Mods } from '../replay/mods.js';
+import { Mods, modsToString } from '../replay/mods.js';
 import type { Replay } from '../replay/types.js';
 import { loadSkin } from '../skin/load-skin.js';
 import { CursorTrack } from './cursor-track.js';
@@ -144,6 +144,11 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   }
 
   const scene: Scene = {
+    banner: infoBanner(W, H, [
+      `${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}]`,
+      `played by ${replay.playerName}${replay.mods ? ` +${modsToString(replay.mods)}` : ''}, mapped by ${beatmap.metadata.creator}`,
+    ]),
+    modsLabel: replay.mods ? infoBanner(W, H, [modsToString(replay.mods)], 'right') : undefined,
     width: W,
     height: H,
     play,
@@ -159,4 +164,20 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     flashlight,
   };
   return { scene, beatmap, judgement, startTime, endTime, frames, durationSeconds, speed, folder };
+}
+
+/** Text drawn once into a canvas (undefined when the machine has no font at all). */
+function infoBanner(W: number, H: number, lines: string[], align: 'left' | 'right' = 'left'): Canvas | undefined {
+  if (GlobalFonts.families.length === 0) return undefined;
+  const size = Math.round(H * 0.024);
+  const c = createCanvas(Math.round(W * 0.6), Math.round(size * 1.5 * lines.length + size * 0.6));
+  const ctx = c.getContext('2d');
+  ctx.font = `${size}px sans-serif`;
+  ctx.textBaseline = 'top';
+  ctx.textAlign = align;
+  ctx.fillStyle = 'white';
+  ctx.shadowColor = 'rgba(0,0,0,0.8)';
+  ctx.shadowBlur = size * 0.3;
+  lines.forEach((line, i) => ctx.fillText(line, align === 'left' ? size * 0.3 : c.width - size * 0.3, size * 0.3 + i * size * 1.5, c.width - size));
+  return c;
 }

@@ -129,6 +129,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   const startTime = prepared.startTime + skipSeconds * 1000 * speed;
   const durationSeconds = Math.min(prepared.durationSeconds - skipSeconds, o.maxSeconds ?? Infinity);
   const frames = Math.max(1, Math.ceil(durationSeconds * fps));
+  prepared.scene.introStart = startTime;
   log(`beatmap: ${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}] by ${beatmap.metadata.creator}, ${beatmap.hitObjects.length} objects`);
   log(`judgement: ${judgement.n300}/${judgement.n100}/${judgement.n50}/${judgement.misses} max combo ${judgement.maxCombo}, UR ${judgement.unstableRate.toFixed(2)}`);
   log(`video covers map time ${Math.round(startTime)}..${Math.round(startTime + durationSeconds * 1000 * speed)} ms: ${frames} frames, ${durationSeconds.toFixed(2)} s`);

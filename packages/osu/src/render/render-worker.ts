@@ -12,6 +12,7 @@ try {
   const prepared = await prepareScene({ ...init, log: () => undefined });
   const canvas = createCanvas(init.width, init.height);
   const ctx = canvas.getContext('2d');
+  prepared.scene.introStart = init.startTime;
   const drawer = new FrameDrawer(prepared.scene);
   const frameMs = (1000 / init.fps) * prepared.speed;
   const size = init.width * init.height * 4;
