@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+
+const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output };
+}
+
+describe('npm start (src/main.ts)', () => {
+  const dirs: string[] = [];
+  after(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+  it('first start generates a data set and builds the warehouse, logging each step; SIGTERM stops it cleanly', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'analytics-main-'));
+    dirs.push(dataDir);
+    const port = await freePort();
+    const service = start({ DATA_DIR: dataDir, PORT: String(port), ANALYTICS_SEED_ORDERS: '400' });
+    const base = `http://127.0.0.1:${port}`;
+    let status = 0;
+    for (let i = 0; i < 120 && status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = await fetch(`${base}/health`).then((r) => r.status, () => 0);
+    }
+    assert.equal(status, 200, service.output());
+    const logs = service.output();
+    for (const step of ['generate', 'bronze', 'silver', 'gold', 'quality', 'views']) {
+      assert.match(logs, new RegExp(`"step":"${step}","ms":\\d+`), step);
+    }
+    assert.match(logs, /"olist_orders_dataset.csv":400/);
+    const kpis = (await (await fetch(`${base}/api/v1/sales/kpis`)).json()) as { data: Array<{ total_lifetime_orders: number }> };
+    assert.ok(kpis.data[0]!.total_lifetime_orders > 0 && kpis.data[0]!.total_lifetime_orders <= 400);
+    service.child.kill('SIGTERM');
+    assert.equal(await service.exited, 0);
+    assert.match(service.output(), /shut down cleanly/);
+  });
+
+  it('a bad setting stops start-up with one line naming the variable', async () => {
+    const service = start({ DATA_DIR: tmpdir(), PORT: '8000', ANALYTICS_SEED_ORDERS: 'lots' });
+    assert.equal(await service.exited, 78);
+    assert.match(service.output(), /ANALYTICS_SEED_ORDERS: expected a positive integer/);
+  });
+});
