@@ -2,12 +2,23 @@
  * Reads a message of `platform.dlq` (spec section 2.5, camelCase JSON) into a dead-letter
  * row. Tolerant like every consumer: unknown properties are ignored, `originalPayload`
  * may be JSON, a string holding JSON or text, or base64 bytes (`{ "base64": "…" }`), and
- * the trace id is read off the original envelope or the `traceId` header.
+ * the trace id is read off the original envelope or the `traceId` header. When neither the
+ * dead letter nor a broken original names its contract, it is derived from the original
+ * topic (`{contractId}.created|updated|deleted`; the legacy `intern.created` is interns),
+ * so poison messages still group under their contract.
  * Returns undefined when the message is not a dead-letter envelope at all.
  */
 import { randomUUID } from 'node:crypto';
 import type { BrokerRecord } from '../broker/broker.js';
+import { INTERNS_CONTRACT_ID } from '../contracts/interns-contract.js';
+import { LEGACY_INTERN_TOPIC } from '../contracts/topics.js';
 import type { NewDeadLetter } from './dead-letter-store.js';
+
+function contractOfTopic(topic: string): string | null {
+  if (topic === LEGACY_INTERN_TOPIC.name) return INTERNS_CONTRACT_ID;
+  const match = /^([a-z][a-z0-9_-]{0,62})\.(created|updated|deleted)$/.exec(topic);
+  return match ? match[1]! : null;
+}
 
 const text = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
 const int = (value: unknown): number => (Number.isFinite(Number(value)) ? Math.trunc(Number(value)) : 0);
@@ -51,7 +62,12 @@ export function parseDeadLetter(record: BrokerRecord): NewDeadLetter | undefined
     originalPartition: int(body.originalPartition),
     originalOffset: int(body.originalOffset),
     originalKey: text(body.originalKey, record.key),
-    contractId: typeof body.contractId === 'string' ? body.contractId : typeof envelope.contractId === 'string' ? envelope.contractId : null,
+    contractId:
+      typeof body.contractId === 'string'
+        ? body.contractId
+        : typeof envelope.contractId === 'string'
+          ? envelope.contractId
+          : contractOfTopic(text(body.originalTopic)),
     originalPayload,
     errorType: body.errorType,
     errorMessage: text(body.errorMessage),

@@ -55,7 +55,7 @@ describe('a fourth adapter type joins at runtime', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ledger-'));
     db = await createSqlDatabase({ dataDir: 'memory://' });
-    platform = await startPlatform({ env: await platformEnv({ INTEGRATION_ROLES: 'control-plane,submission', DATA_DIR: dir }), logger: silentLogger(), db });
+    platform = await startPlatform({ env: platformEnv({ INTEGRATION_ROLES: 'control-plane,submission', DATA_DIR: dir }), logger: silentLogger(), db });
   });
   after(async () => {
     await ledger?.stop();

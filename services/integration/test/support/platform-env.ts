@@ -1,4 +1,4 @@
-/** A validated platform environment for tests: free ports on 127.0.0.1, quick refreshes. */
+/** Platform environments for tests: 127.0.0.1, quick refreshes, ports chosen by the OS. */
 import { createServer } from 'node:net';
 import { loadConfig } from '@platform/core';
 import { integrationEnvSchema, type IntegrationEnv } from '../../src/config.js';
@@ -23,12 +23,11 @@ export async function platformPorts(): Promise<Record<string, string>> {
   return ports;
 }
 
-export async function platformEnv(overrides: Record<string, string | undefined> = {}): Promise<IntegrationEnv> {
-  return loadConfig(integrationEnvSchema, {
-    HOST: '127.0.0.1',
-    ...(await platformPorts()),
-    ATTACHMENT_REFRESH_MS: '300',
-    LOG_LEVEL: 'silent',
-    ...overrides,
-  }) as IntegrationEnv;
+/**
+ * For `startPlatform` in this process: every port 0 (the OS picks, no race with other
+ * test files), set after validation since the env schema itself refuses port 0.
+ */
+export function platformEnv(overrides: Record<string, string | undefined> = {}): IntegrationEnv {
+  const env = loadConfig(integrationEnvSchema, { HOST: '127.0.0.1', ATTACHMENT_REFRESH_MS: '300', LOG_LEVEL: 'silent', ...overrides });
+  return { ...env, PORT: 0, RELATIONAL_ADAPTER_PORT: 0, CSV_ADAPTER_PORT: 0, CONTROL_PLANE_PORT: 0, WEBHOOK_ADAPTER_PORT: 0 };
 }
