@@ -4,16 +4,27 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beatmapMd5, decodeReplay, judgeReplay, parseBeatmap, ReplayDecodeError } from '../src/index.js';
+import {
+  beatmapMd5,
+  decodeReplay,
+  judgeReplay,
+  parseBeatmap,
+  ReplayDecodeError,
+} from '../src/index.js';
 
-const dir = process.env.OSU_FIXTURES_DIR ?? new URL('../../../../shared/fixtures/osu', import.meta.url).pathname;
+const dir =
+  process.env.OSU_FIXTURES_DIR ??
+  new URL('../../../../shared/fixtures/osu', import.meta.url).pathname;
 const maps = new Map<string, string>();
-for (const f of readdirSync(dir).filter((f) => f.endsWith('.osu'))) maps.set(beatmapMd5(readFileSync(join(dir, f))), join(dir, f));
+for (const f of readdirSync(dir).filter((f) => f.endsWith('.osu')))
+  maps.set(beatmapMd5(readFileSync(join(dir, f))), join(dir, f));
 
 let total = 0;
 let matched = 0;
 const t0 = performance.now();
-for (const f of readdirSync(dir).filter((f) => f.endsWith('.osr')).sort()) {
+for (const f of readdirSync(dir)
+  .filter((f) => f.endsWith('.osr'))
+  .sort()) {
   let replay;
   try {
     replay = decodeReplay(readFileSync(join(dir, f)));
@@ -32,4 +43,6 @@ for (const f of readdirSync(dir).filter((f) => f.endsWith('.osr')).sort()) {
   const line = `${ok ? 'OK  ' : 'DIFF'} ${f.padEnd(34)} computed ${got.join('/').padEnd(20)} header ${want.join('/').padEnd(20)} UR ${j.unstableRate.toFixed(1)}`;
   console.log(line);
 }
-console.log(`\njudgement: ${matched}/${total} replays match the header exactly (300/100/50/miss/max combo) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+console.log(
+  `\njudgement: ${matched}/${total} replays match the header exactly (300/100/50/miss/max combo) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+);

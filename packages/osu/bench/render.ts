@@ -8,12 +8,18 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderReplay, type RenderOptions } from '../src/index.js';
 
-const dir = process.env.OSU_FIXTURES_DIR ?? new URL('../../../../shared/fixtures/osu', import.meta.url).pathname;
+const dir =
+  process.env.OSU_FIXTURES_DIR ??
+  new URL('../../../../shared/fixtures/osu', import.meta.url).pathname;
 const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const out = mkdtempSync(join(tmpdir(), 'osu-bench-'));
 const replay = readFileSync(join(dir, 'realmagnolia.osr'));
-console.log(`machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`);
-console.log(`clip: realmagnolia.osr (DT HD), ${seconds} s of video from 30 s in, 60 fps, motion blur on, bg dim 0.8\n`);
+console.log(
+  `machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`,
+);
+console.log(
+  `clip: realmagnolia.osr (DT HD), ${seconds} s of video from 30 s in, 60 fps, motion blur on, bg dim 0.8\n`,
+);
 /** CPU seconds of this process and its finished children (ffmpeg), from /proc where there is one. */
 function cpuSeconds(): number {
   const own = process.cpuUsage();

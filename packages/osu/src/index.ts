@@ -7,15 +7,32 @@ export type { Replay, ReplayFrame, LifeBarPoint } from './replay/types.js';
 export { modsToString, modsSpeed, Mods } from './replay/mods.js';
 export { parseBeatmap, BeatmapParseError } from './beatmap/parse-beatmap.js';
 export { parseStoryboardFile } from './beatmap/storyboard.js';
-export type { Beatmap, HitObject, TimingPoint, SliderData, StoryboardElement, StoryboardCommand } from './beatmap/types.js';
+export type {
+  Beatmap,
+  HitObject,
+  TimingPoint,
+  SliderData,
+  StoryboardElement,
+  StoryboardCommand,
+} from './beatmap/types.js';
 export { beatmapMd5 } from './beatmap/beatmap-md5.js';
 export { BeatmapLibrary } from './beatmap/beatmap-library.js';
 export type { BeatmapLibraryOptions } from './beatmap/beatmap-library.js';
 export { judgeReplay, judgePlayable } from './judgement/judge-replay.js';
-export type { JudgementResult, JudgementSummary, JudgementEvent, HitResult } from './judgement/types.js';
+export type {
+  JudgementResult,
+  JudgementSummary,
+  JudgementEvent,
+  HitResult,
+} from './judgement/types.js';
 export { preparePlayable, sliderPositionAt } from './beatmap/playable.js';
 export type { PlayableBeatmap, PlayObject } from './beatmap/playable.js';
-export { renderReplay, RenderAbortedError, defaultRenderOptions, normalizeBgDim } from './render/render-replay.js';
+export {
+  renderReplay,
+  RenderAbortedError,
+  defaultRenderOptions,
+  normalizeBgDim,
+} from './render/render-replay.js';
 export type { RenderOptions, RenderInput, RenderResult } from './render/render-replay.js';
 export { resolveFfmpeg } from './ffmpeg/resolve-ffmpeg.js';
 export { loadSkin, parseSkinIni } from './skin/load-skin.js';

@@ -4,11 +4,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveFfmpeg } from '../src/ffmpeg/resolve-ffmpeg.js';
 
-export const fixturesDir = process.env.OSU_FIXTURES_DIR ?? resolve(fileURLToPath(new URL('../../../../shared/fixtures/osu', import.meta.url)));
+export const fixturesDir =
+  process.env.OSU_FIXTURES_DIR ??
+  resolve(fileURLToPath(new URL('../../../../shared/fixtures/osu', import.meta.url)));
 
 /** false when the fixtures exist; otherwise the reason, printed to stderr (use as node:test `skip`). */
 export function skipWithoutFixtures(): string | false {
-  if (existsSync(fixturesDir) && readdirSync(fixturesDir).some((f) => f.endsWith('.osr'))) return false;
+  if (existsSync(fixturesDir) && readdirSync(fixturesDir).some((f) => f.endsWith('.osr')))
+    return false;
   const reason = `osu! fixtures folder ${fixturesDir} is absent`;
   process.stderr.write(`SKIP (loud): ${reason}\n`);
   return reason;
@@ -19,7 +22,11 @@ export function fixture(name: string): Buffer {
 }
 
 export function fixtureNames(ext: string): string[] {
-  return existsSync(fixturesDir) ? readdirSync(fixturesDir).filter((f) => f.endsWith(ext)).sort() : [];
+  return existsSync(fixturesDir)
+    ? readdirSync(fixturesDir)
+        .filter((f) => f.endsWith(ext))
+        .sort()
+    : [];
 }
 
 /** false when ffmpeg and ffprobe are found; otherwise the reason, printed to stderr. */

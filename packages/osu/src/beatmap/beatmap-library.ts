@@ -80,10 +80,13 @@ export class BeatmapLibrary {
           const md5 = beatmapMd5(await readFile(path));
           if (!index.has(md5)) index.set(md5, { osuPath: path });
         } else if (lower.endsWith('.osz')) {
-          const files = unzipSync(await readFile(path), { filter: (f) => f.name.toLowerCase().endsWith('.osu') });
+          const files = unzipSync(await readFile(path), {
+            filter: (f) => f.name.toLowerCase().endsWith('.osu'),
+          });
           for (const [entryName, data] of Object.entries(files)) {
             const md5 = beatmapMd5(data);
-            if (!index.has(md5) && safeEntry(entryName)) index.set(md5, { archive: path, entryName });
+            if (!index.has(md5) && safeEntry(entryName))
+              index.set(md5, { archive: path, entryName });
           }
         } else if ((await stat(path)).isDirectory()) await this.scan(path, index, depth + 1);
       } catch {
@@ -105,7 +108,8 @@ export class BeatmapLibrary {
     const files = unzipSync(data, {
       filter: (f) => {
         total += f.originalSize;
-        if (total > this.maxExtractBytes) throw new Error(`archive ${archive} is too large to extract`);
+        if (total > this.maxExtractBytes)
+          throw new Error(`archive ${archive} is too large to extract`);
         return safeEntry(f.name) && !f.name.endsWith('/');
       },
     });

@@ -16,7 +16,11 @@ const num = (s: string | undefined, def: number): number => {
   const n = Number(s);
   return s !== undefined && s.trim() !== '' && Number.isFinite(n) ? n : def;
 };
-const unquote = (s: string): string => s.trim().replace(/^"(.*)"$/, '$1').replace(/\\/g, '/');
+const unquote = (s: string): string =>
+  s
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .replace(/\\/g, '/');
 
 export function parseBeatmap(text: string): Beatmap {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -34,7 +38,13 @@ export function parseBeatmap(text: string): Beatmap {
       current = [];
       sections.set(t.slice(1, -1), current);
     } else if (current && t && !t.startsWith('//')) current.push(line);
-    else if (current && t.startsWith('//') === false && !t && sections.has('Events') && current === sections.get('Events')) {
+    else if (
+      current &&
+      t.startsWith('//') === false &&
+      !t &&
+      sections.has('Events') &&
+      current === sections.get('Events')
+    ) {
       // blank lines in Events are ignored
     }
   }
@@ -74,11 +84,16 @@ export function parseBeatmap(text: string): Beatmap {
       sampleSet: num(p[3], 0),
       sampleIndex: num(p[4], 0),
       volume: num(p[5], 100),
-      uninherited: p[6] === undefined ? beatLength > 0 : p[6].trim() === '1' || (p[6].trim() !== '0' && beatLength > 0),
+      uninherited:
+        p[6] === undefined
+          ? beatLength > 0
+          : p[6].trim() === '1' || (p[6].trim() !== '0' && beatLength > 0),
       kiai: (effects & 1) !== 0,
     });
   }
-  timingPoints.sort((a, b) => a.time - b.time || (a.uninherited === b.uninherited ? 0 : a.uninherited ? -1 : 1));
+  timingPoints.sort(
+    (a, b) => a.time - b.time || (a.uninherited === b.uninherited ? 0 : a.uninherited ? -1 : 1),
+  );
 
   const comboColours: [number, number, number][] = [];
   let sliderBorder: [number, number, number] | undefined;
@@ -86,7 +101,9 @@ export function parseBeatmap(text: string): Beatmap {
   const colours = kv('Colours');
   const rgb = (s: string): [number, number, number] | undefined => {
     const c = s.split(',').map((v) => Number(v.trim()));
-    return c.length >= 3 && c.slice(0, 3).every((v) => Number.isFinite(v)) ? [c[0]!, c[1]!, c[2]!] : undefined;
+    return c.length >= 3 && c.slice(0, 3).every((v) => Number.isFinite(v))
+      ? [c[0]!, c[1]!, c[2]!]
+      : undefined;
   };
   for (let i = 1; i <= 8; i++) {
     const c = colours[`Combo${i}`];
@@ -97,7 +114,13 @@ export function parseBeatmap(text: string): Beatmap {
   if (colours.SliderTrackOverride) sliderTrackOverride = rgb(colours.SliderTrackOverride);
 
   const events = parseEvents(sections.get('Events') ?? []);
-  const hitObjects = parseHitObjects(sections.get('HitObjects') ?? [], timingPoints, difficulty, formatVersion, comboColours.length || 4);
+  const hitObjects = parseHitObjects(
+    sections.get('HitObjects') ?? [],
+    timingPoints,
+    difficulty,
+    formatVersion,
+    comboColours.length || 4,
+  );
 
   return {
     formatVersion,
@@ -130,7 +153,13 @@ export function parseBeatmap(text: string): Beatmap {
 }
 
 function parseEvents(lines: string[]): BeatmapEvents {
-  const events: BeatmapEvents = { backgroundFilename: undefined, videoFilename: undefined, videoOffset: 0, breaks: [], storyboard: [] };
+  const events: BeatmapEvents = {
+    backgroundFilename: undefined,
+    videoFilename: undefined,
+    videoOffset: 0,
+    breaks: [],
+    storyboard: [],
+  };
   const storyboardLines: string[] = [];
   for (const line of lines) {
     if (/^[ _]/.test(line)) {
@@ -206,7 +235,13 @@ function parseHitObjects(
         if (Number.isFinite(cx) && Number.isFinite(cy)) controlPoints.push({ x: cx!, y: cy! });
       }
       // old maps repeat the head as first control point
-      if (controlPoints.length > 2 && controlPoints[1]!.x === x && controlPoints[1]!.y === y && formatVersion < 6) controlPoints.splice(1, 1);
+      if (
+        controlPoints.length > 2 &&
+        controlPoints[1]!.x === x &&
+        controlPoints[1]!.y === y &&
+        formatVersion < 6
+      )
+        controlPoints.splice(1, 1);
       if (curveType === 'P' && controlPoints.length !== 3) curveType = 'B';
       const slides = Math.max(1, Math.min(1000, num(p[6], 1)));
       let pixelLength = num(p[7], 0);
@@ -215,7 +250,9 @@ function parseHitObjects(
       const { beatLength, sv } = timingAt(timing, time);
       const velocity = (diff.sliderMultiplier * 100 * sv) / beatLength;
       const spanDuration = velocity > 0 ? pixelLength / velocity : 0;
-      const tickDistance = ((diff.sliderMultiplier * 100 * sv) / diff.sliderTickRate) * (formatVersion < 8 ? 1 / sv : 1);
+      const tickDistance =
+        ((diff.sliderMultiplier * 100 * sv) / diff.sliderTickRate) *
+        (formatVersion < 8 ? 1 / sv : 1);
       obj = {
         kind: 'slider',
         x,
@@ -242,11 +279,47 @@ function parseHitObjects(
         },
       };
     } else if (isSpinner) {
-      obj = { kind: 'spinner', x: 256, y: 192, time, endTime: Math.max(time, num(p[5], time)), newCombo: true, comboSkip, hitSound, comboIndex: 0, comboNumber: 0, slider: undefined };
+      obj = {
+        kind: 'spinner',
+        x: 256,
+        y: 192,
+        time,
+        endTime: Math.max(time, num(p[5], time)),
+        newCombo: true,
+        comboSkip,
+        hitSound,
+        comboIndex: 0,
+        comboNumber: 0,
+        slider: undefined,
+      };
     } else if ((type & 128) !== 0) {
-      obj = { kind: 'hold', x, y, time, endTime: num(p[5]?.split(':')[0], time), newCombo, comboSkip, hitSound, comboIndex: 0, comboNumber: 0, slider: undefined };
+      obj = {
+        kind: 'hold',
+        x,
+        y,
+        time,
+        endTime: num(p[5]?.split(':')[0], time),
+        newCombo,
+        comboSkip,
+        hitSound,
+        comboIndex: 0,
+        comboNumber: 0,
+        slider: undefined,
+      };
     } else {
-      obj = { kind: 'circle', x, y, time, endTime: time, newCombo, comboSkip, hitSound, comboIndex: 0, comboNumber: 0, slider: undefined };
+      obj = {
+        kind: 'circle',
+        x,
+        y,
+        time,
+        endTime: time,
+        newCombo,
+        comboSkip,
+        hitSound,
+        comboIndex: 0,
+        comboNumber: 0,
+        slider: undefined,
+      };
     }
     // combo numbering: spinners start a new combo for the next object
     const prev = objects[objects.length - 1];

@@ -82,7 +82,8 @@ export function preparePlayable(beatmap: Beatmap, mods: number): PlayableBeatmap
   const hr = (mods & Mods.HardRock) !== 0;
   const ez = (mods & Mods.Easy) !== 0;
   const d = beatmap.difficulty;
-  const adjust = (v: number, hrFactor: number): number => (hr ? Math.min(10, v * hrFactor) : ez ? v / 2 : v);
+  const adjust = (v: number, hrFactor: number): number =>
+    hr ? Math.min(10, v * hrFactor) : ez ? v / 2 : v;
   const cs = adjust(d.cs, 1.3);
   const ar = adjust(d.ar, 1.4);
   const od = adjust(d.od, 1.4);
@@ -139,7 +140,8 @@ export function preparePlayable(beatmap: Beatmap, mods: number): PlayableBeatmap
       o.endY += off;
       if (o.path) o.path = o.path.map((p) => ({ x: p.x + off, y: p.y + off }));
     }
-    if (o.kind === 'slider' && o.source.slider) o.events = sliderEvents(o, o.source.slider.tickDistance, o.source.slider.velocity);
+    if (o.kind === 'slider' && o.source.slider)
+      o.events = sliderEvents(o, o.source.slider.tickDistance, o.source.slider.velocity);
   }
 
   return {
@@ -170,7 +172,11 @@ function sliderEvents(o: PlayObject, tickDistance: number, velocity: number): Sl
     const reversed = span % 2 === 1;
     const ticks: SliderEvent[] = [];
     if (tickDistance > 0 && length > 0) {
-      for (let dd = tickDistance; dd < length - minDistanceFromEnd && ticks.length < 1000; dd += tickDistance) {
+      for (
+        let dd = tickDistance;
+        dd < length - minDistanceFromEnd && ticks.length < 1000;
+        dd += tickDistance
+      ) {
         const progress = dd / length;
         const t = spanStart + (reversed ? 1 - progress : progress) * o.spanDuration;
         const p = at(t);
@@ -193,7 +199,8 @@ function sliderEvents(o: PlayObject, tickDistance: number, velocity: number): Sl
   return events;
 }
 
-const dist = (ax: number, ay: number, bx: number, by: number): number => Math.hypot(ax - bx, ay - by);
+const dist = (ax: number, ay: number, bx: number, by: number): number =>
+  Math.hypot(ax - bx, ay - by);
 
 function applyStacking(objs: PlayObject[], stackThreshold: number): void {
   const n = objs.length;
@@ -215,11 +222,15 @@ function applyStacking(objs: PlayObject[], stackThreshold: number): void {
           objectN.stackHeight = 0;
           extendedStartIndex = k;
         }
-        if (objectN.kind === 'slider' && dist(objectN.endX, objectN.endY, objectI.x, objectI.y) < STACK_DISTANCE) {
+        if (
+          objectN.kind === 'slider' &&
+          dist(objectN.endX, objectN.endY, objectI.x, objectI.y) < STACK_DISTANCE
+        ) {
           const offset = objectI.stackHeight - objectN.stackHeight + 1;
           for (let j = k + 1; j <= i; j++) {
             const objectJ = objs[j]!;
-            if (dist(objectN.endX, objectN.endY, objectJ.x, objectJ.y) < STACK_DISTANCE) objectJ.stackHeight -= offset;
+            if (dist(objectN.endX, objectN.endY, objectJ.x, objectJ.y) < STACK_DISTANCE)
+              objectJ.stackHeight -= offset;
           }
           break;
         }

@@ -74,7 +74,11 @@ function catmull(points: Vec2[], out: Vec2[]): void {
       const t2 = t * t;
       const t3 = t2 * t;
       const f = (p0: number, p1: number, p2: number, p3: number): number =>
-        0.5 * (2 * p1 + (-p0 + p2) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t2 + (-p0 + 3 * p1 - 3 * p2 + p3) * t3);
+        0.5 *
+        (2 * p1 +
+          (-p0 + p2) * t +
+          (2 * p0 - 5 * p1 + 4 * p2 - p3) * t2 +
+          (-p0 + 3 * p1 - 3 * p2 + p3) * t3);
       out.push({ x: f(v0.x, v1.x, v2.x, v3.x), y: f(v0.y, v1.y, v2.y, v3.y) });
     }
   }
@@ -91,7 +95,11 @@ export function computeSliderPath(
   const raw: Vec2[] = [];
   if (type === 'L') raw.push(...controlPoints);
   else if (type === 'C') catmull(controlPoints, raw);
-  else if (type === 'P' && controlPoints.length === 3 && circle(controlPoints[0]!, controlPoints[1]!, controlPoints[2]!, raw)) {
+  else if (
+    type === 'P' &&
+    controlPoints.length === 3 &&
+    circle(controlPoints[0]!, controlPoints[1]!, controlPoints[2]!, raw)
+  ) {
     // done
   } else {
     // bézier: split at repeated points

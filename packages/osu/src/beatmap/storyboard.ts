@@ -7,12 +7,30 @@ import type { StoryboardCommand, StoryboardElement } from './types.js';
 
 const LAYERS = new Set(['Background', 'Fail', 'Pass', 'Foreground', 'Overlay']);
 const LAYER_BY_NUMBER = ['Background', 'Fail', 'Pass', 'Foreground', 'Overlay'];
-const ORIGIN_BY_NUMBER = ['TopLeft', 'Centre', 'CentreLeft', 'TopRight', 'BottomCentre', 'TopCentre', 'Custom', 'CentreRight', 'BottomLeft', 'BottomRight'];
+const ORIGIN_BY_NUMBER = [
+  'TopLeft',
+  'Centre',
+  'CentreLeft',
+  'TopRight',
+  'BottomCentre',
+  'TopCentre',
+  'Custom',
+  'CentreRight',
+  'BottomLeft',
+  'BottomRight',
+];
 
-const unquote = (s: string): string => s.trim().replace(/^"(.*)"$/, '$1').replace(/\\/g, '/');
+const unquote = (s: string): string =>
+  s
+    .trim()
+    .replace(/^"(.*)"$/, '$1')
+    .replace(/\\/g, '/');
 
 /** Parses storyboard lines (event lines of either file). */
-export function parseStoryboardLines(lines: string[], variables: Map<string, string> = new Map()): StoryboardElement[] {
+export function parseStoryboardLines(
+  lines: string[],
+  variables: Map<string, string> = new Map(),
+): StoryboardElement[] {
   const elements: StoryboardElement[] = [];
   let current: StoryboardElement | undefined;
   let loop: StoryboardCommand | undefined;
@@ -72,24 +90,52 @@ function command(parts: string[]): StoryboardCommand | undefined {
   if (type === 'L') {
     const start = Number(parts[1]);
     if (!Number.isFinite(start)) return undefined;
-    return { type, easing: 0, start, end: start, params: [], flag: '', loopCount: Math.max(1, Number(parts[2]) || 1), children: [] };
+    return {
+      type,
+      easing: 0,
+      start,
+      end: start,
+      params: [],
+      flag: '',
+      loopCount: Math.max(1, Number(parts[2]) || 1),
+      children: [],
+    };
   }
   if (type === 'T') {
-    return { type, easing: 0, start: Number(parts[2]) || 0, end: Number(parts[3]) || 0, params: [], flag: parts[1] ?? '', loopCount: 0, children: [] };
+    return {
+      type,
+      easing: 0,
+      start: Number(parts[2]) || 0,
+      end: Number(parts[3]) || 0,
+      params: [],
+      flag: parts[1] ?? '',
+      loopCount: 0,
+      children: [],
+    };
   }
   const easing = Number(parts[1]) || 0;
   const start = Number(parts[2]);
   const end = parts[3]?.trim() === '' || parts[3] === undefined ? start : Number(parts[3]);
   if (!Number.isFinite(start) || !Number.isFinite(end)) return undefined;
   if (type === 'P') {
-    return { type, easing, start, end, params: [], flag: (parts[4] ?? '').trim(), loopCount: 0, children: [] };
+    return {
+      type,
+      easing,
+      start,
+      end,
+      params: [],
+      flag: (parts[4] ?? '').trim(),
+      loopCount: 0,
+      children: [],
+    };
   }
   const arity = ARITY[type];
   if (!arity) return undefined;
   const values = parts.slice(4).map(Number);
   if (values.length < arity || values.some((v) => !Number.isFinite(v))) return undefined;
   // "start values, then end values"; with several groups the command chains
-  const params = values.length >= arity * 2 ? values : [...values.slice(0, arity), ...values.slice(0, arity)];
+  const params =
+    values.length >= arity * 2 ? values : [...values.slice(0, arity), ...values.slice(0, arity)];
   return { type, easing, start, end, params, flag: '', loopCount: 0, children: [] };
 }
 

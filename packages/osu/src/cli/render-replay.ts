@@ -24,7 +24,11 @@ const USAGE = `usage:
                 [--width N --height N] [--fps N] [--quiet]
   render-replay judge REPLAY.osr --beatmaps DIR [--json]`;
 
-export async function main(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+export async function main(
+  argv: string[],
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -76,8 +80,21 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
     }
     if (judge) {
       const j = judgeReplay(replay, parseBeatmap(await readFile(found.osuPath, 'utf8')));
-      const computed = { n300: j.n300, n100: j.n100, n50: j.n50, misses: j.misses, maxCombo: j.maxCombo, unstableRate: Math.round(j.unstableRate * 100) / 100 };
-      const header = { n300: replay.n300, n100: replay.n100, n50: replay.n50, misses: replay.misses, maxCombo: replay.maxCombo };
+      const computed = {
+        n300: j.n300,
+        n100: j.n100,
+        n50: j.n50,
+        misses: j.misses,
+        maxCombo: j.maxCombo,
+        unstableRate: Math.round(j.unstableRate * 100) / 100,
+      };
+      const header = {
+        n300: replay.n300,
+        n100: replay.n100,
+        n50: replay.n50,
+        misses: replay.misses,
+        maxCombo: replay.maxCombo,
+      };
       if (v.json) out.write(`${JSON.stringify({ computed, header })}\n`);
       else {
         out.write(`${replay.playerName} on ${found.osuPath} (${modsToString(replay.mods)})\n`);
@@ -106,7 +123,8 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
       err.write('--resolution must be 1080p or 4k\n');
       return 2;
     }
-    const num = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s));
+    const num = (s: string | undefined): number | undefined =>
+      s === undefined ? undefined : Number(s);
     const started = Date.now();
     try {
       const r = await renderReplay({
@@ -129,11 +147,18 @@ export async function main(argv: string[], out: NodeJS.WritableStream = process.
           height: num(v.height),
           fps: num(v.fps),
         },
-        onProgress: v.quiet ? undefined : (p) => err.write(`\r[${'#'.repeat(Math.floor(p / 4)).padEnd(25, '.')}] ${String(p).padStart(3)}% ${((Date.now() - started) / 1000).toFixed(0)}s`),
+        onProgress: v.quiet
+          ? undefined
+          : (p) =>
+              err.write(
+                `\r[${'#'.repeat(Math.floor(p / 4)).padEnd(25, '.')}] ${String(p).padStart(3)}% ${((Date.now() - started) / 1000).toFixed(0)}s`,
+              ),
         log: v.quiet ? undefined : (line) => err.write(`\r\x1b[K${line}\n`),
       });
       if (!v.quiet) err.write('\n');
-      out.write(`${output} (${r.width}x${r.height}, ${r.durationSeconds.toFixed(2)} s), thumbnail ${thumbnail}\n`);
+      out.write(
+        `${output} (${r.width}x${r.height}, ${r.durationSeconds.toFixed(2)} s), thumbnail ${thumbnail}\n`,
+      );
     } finally {
       if (tempSkin) await rm(tempSkin, { recursive: true, force: true });
     }

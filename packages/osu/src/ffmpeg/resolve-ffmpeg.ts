@@ -49,10 +49,15 @@ export function resolveFfmpeg(): { ffmpeg: string; ffprobe: string } {
   if (cached && !process.env.FFMPEG_PATH && !process.env.FFPROBE_PATH) return cached;
   const platform = `${process.platform}-${process.arch}`;
   const ffmpeg =
-    process.env.FFMPEG_PATH || onPath('ffmpeg') || bundled('@ffmpeg-installer/ffmpeg', `@ffmpeg-installer/${platform}`, 'ffmpeg') || 'ffmpeg';
+    process.env.FFMPEG_PATH ||
+    onPath('ffmpeg') ||
+    bundled('@ffmpeg-installer/ffmpeg', `@ffmpeg-installer/${platform}`, 'ffmpeg') ||
+    'ffmpeg';
   const ffprobe =
     process.env.FFPROBE_PATH ||
-    (process.env.FFMPEG_PATH && existsSync(join(dirname(process.env.FFMPEG_PATH), 'ffprobe')) ? join(dirname(process.env.FFMPEG_PATH), 'ffprobe') : undefined) ||
+    (process.env.FFMPEG_PATH && existsSync(join(dirname(process.env.FFMPEG_PATH), 'ffprobe'))
+      ? join(dirname(process.env.FFMPEG_PATH), 'ffprobe')
+      : undefined) ||
     onPath('ffprobe') ||
     bundled('@ffprobe-installer/ffprobe', `@ffprobe-installer/${platform}`, 'ffprobe') ||
     'ffprobe';

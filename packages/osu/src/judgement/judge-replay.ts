@@ -6,7 +6,12 @@
  * tracking, spinners, combo, score v1, 300/100/50/miss, hit errors and unstable rate.
  */
 import type { Beatmap } from '../beatmap/types.js';
-import { preparePlayable, sliderPositionAt, type PlayableBeatmap, type PlayObject } from '../beatmap/playable.js';
+import {
+  preparePlayable,
+  sliderPositionAt,
+  type PlayableBeatmap,
+  type PlayObject,
+} from '../beatmap/playable.js';
 import { Mods } from '../replay/mods.js';
 import type { Replay } from '../replay/types.js';
 import type { HitResult, JudgementEvent, JudgementResult } from './types.js';
@@ -53,8 +58,18 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   let n50 = 0;
   let misses = 0;
   const diffPoints = Math.round(
-    (play.beatmap.difficulty.hp + play.beatmap.difficulty.od + play.beatmap.difficulty.cs +
-      Math.min(Math.max((n / Math.max(1, ((objs.at(-1)?.endTime ?? 0) - (objs[0]?.time ?? 0)) / 1000)) * 8, 0), 16)) / 38 * 5,
+    ((play.beatmap.difficulty.hp +
+      play.beatmap.difficulty.od +
+      play.beatmap.difficulty.cs +
+      Math.min(
+        Math.max(
+          (n / Math.max(1, ((objs.at(-1)?.endTime ?? 0) - (objs[0]?.time ?? 0)) / 1000)) * 8,
+          0,
+        ),
+        16,
+      )) /
+      38) *
+      5,
   );
   const modMult = modMultiplier(play.mods);
   const acc = (): number => {
@@ -69,7 +84,13 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   const push = (e: Omit<JudgementEvent, 'combo' | 'score' | 'accuracy'>): void => {
     events.push({ ...e, combo, score, accuracy: acc() });
   };
-  const finalResult = (o: PlayObject, result: HitResult, time: number, x: number, y: number): void => {
+  const finalResult = (
+    o: PlayObject,
+    result: HitResult,
+    time: number,
+    x: number,
+    y: number,
+  ): void => {
     objectResults[o.index] = result;
     finished[o.index] = true;
     if (result === 300) n300++;
@@ -83,7 +104,14 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     }
     push({ time, objectIndex: o.index, kind: 'hit', result, x, y });
   };
-  const partHit = (o: PlayObject, time: number, value: number, x: number, y: number, kind: 'tick' | 'head'): void => {
+  const partHit = (
+    o: PlayObject,
+    time: number,
+    value: number,
+    x: number,
+    y: number,
+    kind: 'tick' | 'head',
+  ): void => {
     addCombo();
     score += value;
     const st = sliders.get(o.index)!;
@@ -98,8 +126,16 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   };
 
   for (const o of objs) {
-    if (o.kind === 'slider') sliders.set(o.index, { tracking: false, partsHit: 0, parts: 1 + o.events.length, nextEvent: 0, done: false });
-    else if (o.kind === 'spinner') spinners.set(o.index, { lastAngle: undefined, total: 0, done: false });
+    if (o.kind === 'slider')
+      sliders.set(o.index, {
+        tracking: false,
+        partsHit: 0,
+        parts: 1 + o.events.length,
+        nextEvent: 0,
+        done: false,
+      });
+    else if (o.kind === 'spinner')
+      spinners.set(o.index, { lastAngle: undefined, total: 0, done: false });
   }
 
   const frames = replay.frames;
@@ -108,7 +144,8 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   let prevRight = false;
   const spinnerAuto = (play.mods & Mods.SpunOut) !== 0 || (play.mods & Mods.Autoplay) !== 0;
   // lazer's reading of stable: 0.6 x DifficultyRange(OD, 3, 5, 7.5) spins per second of real time
-  const rotationsNeeded = (o: PlayObject): number => Math.floor(((o.endTime - o.time) / 1000 / play.speed) * 0.6 * difficulty(play.od, 3, 5, 7.5));
+  const rotationsNeeded = (o: PlayObject): number =>
+    Math.floor(((o.endTime - o.time) / 1000 / play.speed) * 0.6 * difficulty(play.od, 3, 5, 7.5));
 
   const expireHeads = (t: number): void => {
     while (firstPending < n) {
@@ -143,7 +180,8 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     const delta = t - o.time;
     if (Math.abs(delta) >= HITTABLE_RANGE) return;
     const abs = Math.abs(delta);
-    const result: HitResult = abs < play.hit300 ? 300 : abs < play.hit100 ? 100 : abs < play.hit50 ? 50 : 0;
+    const result: HitResult =
+      abs < play.hit300 ? 300 : abs < play.hit100 ? 100 : abs < play.hit50 ? 50 : 0;
     headDone[idx] = true;
     headJudgedAt[idx] = t;
     headHit[idx] = result !== 0;
@@ -219,7 +257,14 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
         if (t > o.endTime) {
           const need = rotationsNeeded(o);
           const rot = spinnerAuto ? need + 1 : Math.abs(st.total) / (2 * Math.PI);
-          const result: HitResult = rot >= need ? 300 : rot >= need - 1 && rot > 1 ? 100 : rot >= need * 0.25 && rot > 0.25 ? 50 : 0;
+          const result: HitResult =
+            rot >= need
+              ? 300
+              : rot >= need - 1 && rot > 1
+                ? 100
+                : rot >= need * 0.25 && rot > 0.25
+                  ? 50
+                  : 0;
           finalResult(o, result, o.endTime, 256, 192);
         }
       }
@@ -232,16 +277,24 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     if (finished[o.index]) continue;
     if (o.kind === 'slider') {
       const st = sliders.get(o.index)!;
-      for (; st.nextEvent < o.events.length; st.nextEvent++) partMiss(o, o.events[st.nextEvent]!.time, o.endX, o.endY, true);
+      for (; st.nextEvent < o.events.length; st.nextEvent++)
+        partMiss(o, o.events[st.nextEvent]!.time, o.endX, o.endY, true);
       const ratio = st.partsHit / st.parts;
-      finalResult(o, ratio >= 1 ? 300 : ratio >= 0.5 ? 100 : ratio > 0 ? 50 : 0, o.endTime, o.endX, o.endY);
+      finalResult(
+        o,
+        ratio >= 1 ? 300 : ratio >= 0.5 ? 100 : ratio > 0 ? 50 : 0,
+        o.endTime,
+        o.endX,
+        o.endY,
+      );
     } else if (o.kind === 'spinner') finalResult(o, spinnerAuto ? 300 : 0, o.endTime, 256, 192);
     else finalResult(o, 0, o.time + play.hit50, o.x, o.y);
   }
   events.sort((a, b) => a.time - b.time);
 
   const mean = hitErrors.reduce((s, v) => s + v, 0) / Math.max(1, hitErrors.length);
-  const variance = hitErrors.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, hitErrors.length);
+  const variance =
+    hitErrors.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, hitErrors.length);
   return {
     n300,
     n100,

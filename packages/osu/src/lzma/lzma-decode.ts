@@ -116,7 +116,9 @@ export function lzmaDecode(input: Uint8Array, maxOutput = 256 * 1024 * 1024): Ui
     return 16 + tree(base + 2 + 256, 8);
   };
 
-  let out = new Uint8Array(sizeKnown ? unpackSize : Math.min(maxOutput, Math.max(1 << 16, input.length * 4)));
+  let out = new Uint8Array(
+    sizeKnown ? unpackSize : Math.min(maxOutput, Math.max(1 << 16, input.length * 4)),
+  );
   let pos = 0;
   const ensure = (n: number): void => {
     if (pos + n <= out.length) return;
@@ -206,10 +208,12 @@ export function lzmaDecode(input: Uint8Array, maxOutput = 256 * 1024 * 1024): Ui
         rep0 = dist;
       }
       if (rep0 === 0xffffffff) break; // end marker
-      if (rep0 >= pos || rep0 >= Math.max(dictSize, 4096)) throw new LzmaError('LZMA distance out of range');
+      if (rep0 >= pos || rep0 >= Math.max(dictSize, 4096))
+        throw new LzmaError('LZMA distance out of range');
     }
     len += 2;
-    if (sizeKnown && pos + len > unpackSize) throw new LzmaError('LZMA data longer than its header says');
+    if (sizeKnown && pos + len > unpackSize)
+      throw new LzmaError('LZMA data longer than its header says');
     ensure(len);
     const src = pos - rep0 - 1;
     if (src < 0) throw new LzmaError('LZMA distance out of range');

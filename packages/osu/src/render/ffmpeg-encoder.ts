@@ -32,7 +32,22 @@ export class FfmpegEncoder {
   private stderr = '';
 
   constructor(private readonly o: EncoderOptions) {
-    const args = ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'rawvideo', '-pix_fmt', 'rgba', '-s', `${o.width}x${o.height}`, '-r', String(o.fps), '-i', 'pipe:0'];
+    const args = [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgba',
+      '-s',
+      `${o.width}x${o.height}`,
+      '-r',
+      String(o.fps),
+      '-i',
+      'pipe:0',
+    ];
     const audioFilters: string[] = [];
     if (o.audio) {
       if (o.audio.startSeconds > 0) args.push('-ss', o.audio.startSeconds.toFixed(3));
@@ -45,11 +60,35 @@ export class FfmpegEncoder {
     } else {
       args.push('-f', 'lavfi', '-i', 'anullsrc=r=44100:cl=stereo');
     }
-    const videoFilters = [o.motionBlur ? 'tmix=frames=3:weights=1 2 1' : '', 'format=yuv420p'].filter(Boolean);
+    const videoFilters = [
+      o.motionBlur ? 'tmix=frames=3:weights=1 2 1' : '',
+      'format=yuv420p',
+    ].filter(Boolean);
     args.push('-map', '0:v', '-map', '1:a', '-vf', videoFilters.join(','));
     if (audioFilters.length) args.push('-af', audioFilters.join(','));
-    args.push('-c:v', 'libx264', '-preset', o.preset, '-crf', String(o.crf), '-pix_fmt', 'yuv420p', '-r', String(o.fps));
-    args.push('-c:a', 'aac', '-b:a', '160k', '-t', o.durationSeconds.toFixed(3), '-movflags', '+faststart', o.output);
+    args.push(
+      '-c:v',
+      'libx264',
+      '-preset',
+      o.preset,
+      '-crf',
+      String(o.crf),
+      '-pix_fmt',
+      'yuv420p',
+      '-r',
+      String(o.fps),
+    );
+    args.push(
+      '-c:a',
+      'aac',
+      '-b:a',
+      '160k',
+      '-t',
+      o.durationSeconds.toFixed(3),
+      '-movflags',
+      '+faststart',
+      o.output,
+    );
     o.log(`ffmpeg ${args.join(' ')}`);
     this.proc = spawn(o.ffmpeg, args, { stdio: ['pipe', 'ignore', 'pipe'] });
     this.proc.stderr!.on('data', (d: Buffer) => {
@@ -59,10 +98,17 @@ export class FfmpegEncoder {
       // reported by the exit code
     });
     this.done = new Promise((resolve, reject) => {
-      this.proc.on('error', (err) => reject(new EncoderError(`ffmpeg could not start: ${err.message}`)));
+      this.proc.on('error', (err) =>
+        reject(new EncoderError(`ffmpeg could not start: ${err.message}`)),
+      );
       this.proc.on('exit', (code, signal) => {
         if (code === 0) resolve();
-        else reject(new EncoderError(`ffmpeg failed (${signal ?? code}): ${this.stderr.trim().slice(-2000)}`));
+        else
+          reject(
+            new EncoderError(
+              `ffmpeg failed (${signal ?? code}): ${this.stderr.trim().slice(-2000)}`,
+            ),
+          );
       });
     });
     this.done.catch(() => undefined);

@@ -52,7 +52,10 @@ const LOWER_LAYERS = new Set(['Background', 'Fail', 'Pass', 'Foreground']);
 const OVERLAY_LAYER = new Set(['Overlay']);
 
 /** Where the 512x384 playfield sits on a width x height screen: screen = origin + osu * scale. */
-export function playfieldTransform(width: number, height: number): { scale: number; x: number; y: number } {
+export function playfieldTransform(
+  width: number,
+  height: number,
+): { scale: number; x: number; y: number } {
   const scale = (height * 0.8) / 384;
   return { scale, x: (width - 512 * scale) / 2, y: (height - 384 * scale) / 2 + height * 0.02 };
 }
@@ -133,7 +136,14 @@ export class FrameDrawer {
     return Math.min(1, Math.max(0, (t - appear) / fadeIn));
   }
 
-  private drawCircle(ctx: SKRSContext2D, o: PlayObject, t: number, x: number, y: number, sliderHead: boolean): void {
+  private drawCircle(
+    ctx: SKRSContext2D,
+    o: PlayObject,
+    t: number,
+    x: number,
+    y: number,
+    sliderHead: boolean,
+  ): void {
     const sp = this.scene.sprites;
     const j = this.scene.judgement;
     const colour = o.comboIndex % sp.comboColours.length;
@@ -149,7 +159,13 @@ export class FrameDrawer {
         if (p >= 1) return;
         const k = 1 + 0.4 * p;
         ctx.globalAlpha = 1 - p;
-        ctx.drawImage(img, sx - (img.width * k) / 2, sy - (img.height * k) / 2, img.width * k, img.height * k);
+        ctx.drawImage(
+          img,
+          sx - (img.width * k) / 2,
+          sy - (img.height * k) / 2,
+          img.width * k,
+          img.height * k,
+        );
       } else if (!hit) {
         const p = age / 120;
         if (p >= 1) return;
@@ -175,7 +191,13 @@ export class FrameDrawer {
       if (a > 0 && t < o.time) {
         const ac = sp.approach[colour]!;
         ctx.globalAlpha = a;
-        ctx.drawImage(ac, sx - (ac.width * k) / 2, sy - (ac.height * k) / 2, ac.width * k, ac.height * k);
+        ctx.drawImage(
+          ac,
+          sx - (ac.width * k) / 2,
+          sy - (ac.height * k) / 2,
+          ac.width * k,
+          ac.height * k,
+        );
       }
     }
     ctx.globalAlpha = 1;
@@ -232,12 +254,25 @@ export class FrameDrawer {
     const colour = o.comboIndex % sp.comboColours.length;
     const appear = o.time - preempt;
     const L = o.pixelLength;
-    let alpha = this.hidden ? Math.min(this.fadeAlpha(o, Math.min(t, o.time - preempt * 0.6)), t < o.time ? 1 : Math.max(0, 1 - (t - o.time) / Math.max(1, o.endTime - o.time))) : this.fadeAlpha(o, t);
+    let alpha = this.hidden
+      ? Math.min(
+          this.fadeAlpha(o, Math.min(t, o.time - preempt * 0.6)),
+          t < o.time ? 1 : Math.max(0, 1 - (t - o.time) / Math.max(1, o.endTime - o.time)),
+        )
+      : this.fadeAlpha(o, t);
     if (t > o.endTime) alpha *= Math.max(0, 1 - (t - o.endTime) / 200);
-    if (this.hidden && t >= o.time - preempt * 0.6) alpha = Math.max(0, Math.min(1, 1 - (t - (o.time - preempt * 0.6)) / Math.max(1, o.endTime - (o.time - preempt * 0.6))));
+    if (this.hidden && t >= o.time - preempt * 0.6)
+      alpha = Math.max(
+        0,
+        Math.min(
+          1,
+          1 - (t - (o.time - preempt * 0.6)) / Math.max(1, o.endTime - (o.time - preempt * 0.6)),
+        ),
+      );
     let d0 = 0;
     let d1 = L;
-    if (sc.options.snakingIn && t < o.time) d1 = L * Math.min(1, Math.max(0, (t - appear) / (preempt / 3)));
+    if (sc.options.snakingIn && t < o.time)
+      d1 = L * Math.min(1, Math.max(0, (t - appear) / (preempt / 3)));
     if (sc.options.snakingOut && t >= o.time && o.spanDuration > 0) {
       const span = Math.min(o.slides - 1, Math.floor((t - o.time) / o.spanDuration));
       if (span === o.slides - 1) {
@@ -265,7 +300,10 @@ export class FrameDrawer {
       ctx.globalAlpha = 1;
     }
     // ticks and reverse arrows for the current span
-    const span = t < o.time ? 0 : Math.min(o.slides - 1, Math.floor((t - o.time) / Math.max(1, o.spanDuration)));
+    const span =
+      t < o.time
+        ? 0
+        : Math.min(o.slides - 1, Math.floor((t - o.time) / Math.max(1, o.spanDuration)));
     if (t <= o.endTime && alpha > 0.001) {
       ctx.globalAlpha = alpha;
       for (const ev of o.events) {
@@ -280,7 +318,7 @@ export class FrameDrawer {
         const a = atEnd ? path[path.length - 1]! : path[0]!;
         const b = atEnd ? path[Math.max(0, path.length - 3)]! : path[Math.min(path.length - 1, 2)]!;
         const ang = Math.atan2(b.y - a.y, b.x - a.x);
-        const pulse = 1 + 0.15 * (1 - ((t % 300) / 300));
+        const pulse = 1 + 0.15 * (1 - (t % 300) / 300);
         ctx.save();
         ctx.translate(this.ox + a.x * this.s, this.oy + a.y * this.s);
         ctx.rotate(ang);
@@ -313,7 +351,8 @@ export class FrameDrawer {
     const sp = this.scene.sprites;
     const cx = this.ox + 256 * this.s;
     const cy = this.oy + 192 * this.s;
-    const alpha = t < o.time ? (t - (o.time - 300)) / 300 : t > o.endTime ? 1 - (t - o.endTime) / 200 : 1;
+    const alpha =
+      t < o.time ? (t - (o.time - 300)) / 300 : t > o.endTime ? 1 - (t - o.endTime) / 200 : 1;
     const cur = this.scene.cursor.positionAt(t, this.pos2);
     const ang = Math.atan2(cur.y - 192, cur.x - 256);
     ctx.save();
@@ -358,7 +397,13 @@ export class FrameDrawer {
       ctx.globalAlpha = Math.min(1, (1 - age / life) * 2) * (e.result === 300 ? 0.7 : 1);
       const x = this.ox + e.x * this.s;
       const y = this.oy + e.y * this.s + (e.result === 0 ? (age / life) * sp.circleD * 0.3 : 0);
-      ctx.drawImage(img, x - (img.width * k) / 2, y - (img.height * k) / 2, img.width * k, img.height * k);
+      ctx.drawImage(
+        img,
+        x - (img.width * k) / 2,
+        y - (img.height * k) / 2,
+        img.width * k,
+        img.height * k,
+      );
     }
     ctx.globalAlpha = 1;
   }
@@ -367,7 +412,9 @@ export class FrameDrawer {
     const ev = this.scene.judgement.events;
     const i = this.firstEvent(t + 0.0001) - 1;
     const e = ev[i];
-    return e ? { combo: e.combo, score: e.score, accuracy: e.accuracy } : { combo: 0, score: 0, accuracy: 1 };
+    return e
+      ? { combo: e.combo, score: e.score, accuracy: e.accuracy }
+      : { combo: 0, score: 0, accuracy: 1 };
   }
 
   private drawFlashlight(ctx: SKRSContext2D, t: number, cx: number, cy: number): void {
@@ -393,8 +440,16 @@ export class FrameDrawer {
     const st = this.hudState(t);
     const pad = H * 0.012;
     drawText(ctx, sp.scoreFont, String(st.score).padStart(8, '0'), W - pad, pad, 'right');
-    drawText(ctx, sp.smallFont, `${(st.accuracy * 100).toFixed(2)}%`, W - pad, pad * 2 + sp.scoreFont.height, 'right');
-    if (st.combo > 0) drawText(ctx, sp.comboFont, `${st.combo}x`, pad * 1.5, H - pad - sp.comboFont.height, 'left');
+    drawText(
+      ctx,
+      sp.smallFont,
+      `${(st.accuracy * 100).toFixed(2)}%`,
+      W - pad,
+      pad * 2 + sp.scoreFont.height,
+      'right',
+    );
+    if (st.combo > 0)
+      drawText(ctx, sp.comboFont, `${st.combo}x`, pad * 1.5, H - pad - sp.comboFont.height, 'left');
 
     // song progress
     const p = Math.min(1, Math.max(0, (t - sc.songStart) / Math.max(1, sc.songEnd - sc.songStart)));
@@ -403,7 +458,12 @@ export class FrameDrawer {
     ctx.fillStyle = 'rgba(255,255,255,0.75)';
     ctx.fillRect(0, H - H * 0.006, W * p, H * 0.006);
 
-    if (sc.modsLabel) ctx.drawImage(sc.modsLabel, W - sc.modsLabel.width, pad * 3 + sp.scoreFont.height + sp.smallFont.height);
+    if (sc.modsLabel)
+      ctx.drawImage(
+        sc.modsLabel,
+        W - sc.modsLabel.width,
+        pad * 3 + sp.scoreFont.height + sp.smallFont.height,
+      );
     if (sc.banner && sc.introStart !== undefined) {
       const age = (t - sc.introStart) / sc.play.speed;
       if (age < 5000) {
@@ -434,7 +494,14 @@ export class FrameDrawer {
       ctx.lineWidth = Math.max(1, H * 0.002);
       ctx.strokeRect(x, y, size, size);
       const count = i >= 0 ? sc.cursor.counts[i * 4 + k]! : 0;
-      drawText(ctx, sc.sprites.keyFont, count > 0 ? String(count) : labels[k]!, x + size / 2, y + size / 2 - sc.sprites.keyFont.height / 2, 'center');
+      drawText(
+        ctx,
+        sc.sprites.keyFont,
+        count > 0 ? String(count) : labels[k]!,
+        x + size / 2,
+        y + size / 2 - sc.sprites.keyFont.height / 2,
+        'center',
+      );
     }
   }
 
@@ -469,7 +536,12 @@ export class FrameDrawer {
       const age = (t - times[i]!) / 10000;
       ctx.globalAlpha = Math.max(0, 1 - age);
       const a = Math.abs(err);
-      ctx.fillStyle = a < play.hit300 ? 'rgb(120,220,255)' : a < play.hit100 ? 'rgb(140,255,90)' : 'rgb(255,200,90)';
+      ctx.fillStyle =
+        a < play.hit300
+          ? 'rgb(120,220,255)'
+          : a < play.hit100
+            ? 'rgb(140,255,90)'
+            : 'rgb(255,200,90)';
       ctx.fillRect(cx + err * scale - 1, y - h * 1.4, Math.max(2, H * 0.0015), h * 2.8);
     }
     ctx.globalAlpha = 1;
@@ -482,13 +554,22 @@ export class FrameDrawer {
     for (let k = 8; k >= 1; k--) {
       const p = this.scene.cursor.positionAt(t - k * 6 * speed, this.pos2);
       ctx.globalAlpha = 0.5 * (1 - k / 9);
-      ctx.drawImage(trail, this.ox + p.x * this.s - trail.width / 2, this.oy + p.y * this.s - trail.height / 2);
+      ctx.drawImage(
+        trail,
+        this.ox + p.x * this.s - trail.width / 2,
+        this.oy + p.y * this.s - trail.height / 2,
+      );
     }
     ctx.globalAlpha = 1;
     const pressed = (this.scene.cursor.keysAt(t) & 15) !== 0;
     const c = sp.cursor;
     const k = pressed ? 1.2 : 1;
     ctx.drawImage(c, cx - (c.width * k) / 2, cy - (c.height * k) / 2, c.width * k, c.height * k);
-    if (sp.cursorMiddle) ctx.drawImage(sp.cursorMiddle, cx - sp.cursorMiddle.width / 2, cy - sp.cursorMiddle.height / 2);
+    if (sp.cursorMiddle)
+      ctx.drawImage(
+        sp.cursorMiddle,
+        cx - sp.cursorMiddle.width / 2,
+        cy - sp.cursorMiddle.height / 2,
+      );
   }
 }

@@ -103,7 +103,13 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     try {
       const img = await loadImage(await readFile(bgPath));
       const k = Math.max(W / img.width, H / img.height);
-      bctx.drawImage(img, (W - img.width * k) / 2, (H - img.height * k) / 2, img.width * k, img.height * k);
+      bctx.drawImage(
+        img,
+        (W - img.width * k) / 2,
+        (H - img.height * k) / 2,
+        img.width * k,
+        img.height * k,
+      );
       log(`background ${beatmap.backgroundFilename}`);
     } catch {
       log(`background ${beatmap.backgroundFilename} could not be decoded; black background`);
@@ -120,7 +126,8 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     const elements = [...beatmap.events.storyboard];
     try {
       for (const f of await readdir(folder)) {
-        if (f.toLowerCase().endsWith('.osb')) elements.push(...parseStoryboardFile(await readFile(join(folder, f), 'utf8')));
+        if (f.toLowerCase().endsWith('.osb'))
+          elements.push(...parseStoryboardFile(await readFile(join(folder, f), 'utf8')));
       }
     } catch {
       // no folder listing: no .osb
@@ -167,7 +174,12 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
 }
 
 /** Text drawn once into a canvas (undefined when the machine has no font at all). */
-function infoBanner(W: number, H: number, lines: string[], align: 'left' | 'right' = 'left'): Canvas | undefined {
+function infoBanner(
+  W: number,
+  H: number,
+  lines: string[],
+  align: 'left' | 'right' = 'left',
+): Canvas | undefined {
   if (GlobalFonts.families.length === 0) return undefined;
   const size = Math.round(H * 0.024);
   const c = createCanvas(Math.round(W * 0.6), Math.round(size * 1.5 * lines.length + size * 0.6));
@@ -178,6 +190,13 @@ function infoBanner(W: number, H: number, lines: string[], align: 'left' | 'righ
   ctx.fillStyle = 'white';
   ctx.shadowColor = 'rgba(0,0,0,0.8)';
   ctx.shadowBlur = size * 0.3;
-  lines.forEach((line, i) => ctx.fillText(line, align === 'left' ? size * 0.3 : c.width - size * 0.3, size * 0.3 + i * size * 1.5, c.width - size));
+  lines.forEach((line, i) =>
+    ctx.fillText(
+      line,
+      align === 'left' ? size * 0.3 : c.width - size * 0.3,
+      size * 0.3 + i * size * 1.5,
+      c.width - size,
+    ),
+  );
   return c;
 }

@@ -113,26 +113,59 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   const o = { ...defaultRenderOptions, ...input.options };
   const t0 = performance.now();
   const replay = input.replay instanceof Uint8Array ? decodeReplay(input.replay) : input.replay;
-  if (replay.mode !== 0) throw new ReplayDecodeError('UNSUPPORTED_MODE', `game mode ${replay.mode} is not supported (only osu! standard)`);
+  if (replay.mode !== 0)
+    throw new ReplayDecodeError(
+      'UNSUPPORTED_MODE',
+      `game mode ${replay.mode} is not supported (only osu! standard)`,
+    );
   const base = o.resolution === '4k' ? [3840, 2160] : [1920, 1080];
   const width = (o.width ?? base[0]!) & ~1;
   const height = (o.height ?? base[1]!) & ~1;
   const fps = o.fps ?? 60;
   const bgDim = normalizeBgDim(o.bgDim);
-  const draw = { bgDim, snakingIn: o.snakingIn, snakingOut: o.snakingOut, hitErrorMeter: o.hitErrorMeter, keyOverlay: o.keyOverlay };
-  log(`replay: ${replay.playerName}, mods ${modsToString(replay.mods)}, ${replay.frames.length} frames, header ${replay.n300}/${replay.n100}/${replay.n50}/${replay.misses} x${replay.maxCombo}`);
-  log(`options: ${width}x${height}@${fps}, bg_dim ${bgDim}, motion_blur ${o.motionBlur}, storyboard ${o.storyboard}, video ${o.video}, snaking ${o.snakingIn}/${o.snakingOut}, hit_error_meter ${o.hitErrorMeter}, key_overlay ${o.keyOverlay}`);
+  const draw = {
+    bgDim,
+    snakingIn: o.snakingIn,
+    snakingOut: o.snakingOut,
+    hitErrorMeter: o.hitErrorMeter,
+    keyOverlay: o.keyOverlay,
+  };
+  log(
+    `replay: ${replay.playerName}, mods ${modsToString(replay.mods)}, ${replay.frames.length} frames, header ${replay.n300}/${replay.n100}/${replay.n50}/${replay.misses} x${replay.maxCombo}`,
+  );
+  log(
+    `options: ${width}x${height}@${fps}, bg_dim ${bgDim}, motion_blur ${o.motionBlur}, storyboard ${o.storyboard}, video ${o.video}, snaking ${o.snakingIn}/${o.snakingOut}, hit_error_meter ${o.hitErrorMeter}, key_overlay ${o.keyOverlay}`,
+  );
 
-  const prepared = await prepareScene({ replay, beatmapPath: input.beatmapPath, skinDir: input.skinDir, width, height, fps, storyboard: o.storyboard, draw, log });
+  const prepared = await prepareScene({
+    replay,
+    beatmapPath: input.beatmapPath,
+    skinDir: input.skinDir,
+    width,
+    height,
+    fps,
+    storyboard: o.storyboard,
+    draw,
+    log,
+  });
   const { beatmap, judgement, speed, folder } = prepared;
   const skipSeconds = Math.max(0, Math.min(o.skipSeconds ?? 0, prepared.durationSeconds - 1 / fps));
   const startTime = prepared.startTime + skipSeconds * 1000 * speed;
-  const durationSeconds = Math.min(prepared.durationSeconds - skipSeconds, o.maxSeconds ?? Infinity);
+  const durationSeconds = Math.min(
+    prepared.durationSeconds - skipSeconds,
+    o.maxSeconds ?? Infinity,
+  );
   const frames = Math.max(1, Math.ceil(durationSeconds * fps));
   prepared.scene.introStart = startTime;
-  log(`beatmap: ${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}] by ${beatmap.metadata.creator}, ${beatmap.hitObjects.length} objects`);
-  log(`judgement: ${judgement.n300}/${judgement.n100}/${judgement.n50}/${judgement.misses} max combo ${judgement.maxCombo}, UR ${judgement.unstableRate.toFixed(2)}`);
-  log(`video covers map time ${Math.round(startTime)}..${Math.round(startTime + durationSeconds * 1000 * speed)} ms: ${frames} frames, ${durationSeconds.toFixed(2)} s`);
+  log(
+    `beatmap: ${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}] by ${beatmap.metadata.creator}, ${beatmap.hitObjects.length} objects`,
+  );
+  log(
+    `judgement: ${judgement.n300}/${judgement.n100}/${judgement.n50}/${judgement.misses} max combo ${judgement.maxCombo}, UR ${judgement.unstableRate.toFixed(2)}`,
+  );
+  log(
+    `video covers map time ${Math.round(startTime)}..${Math.round(startTime + durationSeconds * 1000 * speed)} ms: ${frames} frames, ${durationSeconds.toFixed(2)} s`,
+  );
 
   const { ffmpeg } = resolveFfmpeg();
   const audioPath = await fileIn(folder, beatmap.audioFilename);
@@ -146,10 +179,18 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
       const offset = beatmap.events.videoOffset;
       const frameMs = (1000 / fps) * speed;
       videoFirstFrame = startTime >= offset ? 0 : Math.ceil((offset - startTime) / frameMs);
-      const seek = startTime >= offset ? (startTime - offset) / 1000 : (startTime + videoFirstFrame * frameMs - offset) / 1000;
+      const seek =
+        startTime >= offset
+          ? (startTime - offset) / 1000
+          : (startTime + videoFirstFrame * frameMs - offset) / 1000;
       video = new VideoSource(ffmpeg, videoPath, seek, width, height, fps, speed);
       log(`background video ${beatmap.events.videoFilename} from ${seek.toFixed(2)} s`);
-    } else log(beatmap.events.videoFilename ? `video ${beatmap.events.videoFilename} not found: skipped` : 'the beatmap has no video');
+    } else
+      log(
+        beatmap.events.videoFilename
+          ? `video ${beatmap.events.videoFilename} not found: skipped`
+          : 'the beatmap has no video',
+      );
   }
 
   await mkdir(dirname(input.outputVideoPath), { recursive: true });
@@ -168,7 +209,9 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   });
 
   // on 2 cores, drawing inline beside ffmpeg beats worker threads (the frame copies cost more than they save)
-  const workerCount = video ? 0 : (o.workers ?? (availableParallelism() < 4 ? 0 : Math.min(4, availableParallelism() - 2)));
+  const workerCount = video
+    ? 0
+    : (o.workers ?? (availableParallelism() < 4 ? 0 : Math.min(4, availableParallelism() - 2)));
   let pool: WorkerPool | undefined;
   const onAbort = (): void => {
     encoder.kill();
@@ -235,7 +278,9 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   await thumbnail(ffmpeg, input.outputVideoPath, input.outputThumbnailPath, (frames / fps) * 0.4);
   log(`thumbnail at ${((frames / fps) * 0.4).toFixed(2)} s`);
   const secs = (performance.now() - t0) / 1000;
-  log(`done: ${frames} frames in ${secs.toFixed(1)} s (${(frames / secs).toFixed(1)} fps, x${(durationSeconds / secs).toFixed(2)} real time)`);
+  log(
+    `done: ${frames} frames in ${secs.toFixed(1)} s (${(frames / secs).toFixed(1)} fps, x${(durationSeconds / secs).toFixed(2)} real time)`,
+  );
   input.onProgress?.(100);
   return {
     frames,
@@ -261,10 +306,32 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
 async function thumbnail(ffmpeg: string, video: string, out: string, at: number): Promise<void> {
   await mkdir(dirname(out), { recursive: true });
   await new Promise<void>((resolve, reject) => {
-    const p = spawn(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-ss', at.toFixed(3), '-i', video, '-frames:v', '1', '-q:v', '3', '-f', 'image2', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(
+      ffmpeg,
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-ss',
+        at.toFixed(3),
+        '-i',
+        video,
+        '-frames:v',
+        '1',
+        '-q:v',
+        '3',
+        '-f',
+        'image2',
+        out,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     p.stderr.on('data', (d: Buffer) => (err += d.toString()));
     p.on('error', reject);
-    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`thumbnail failed: ${err.trim()}`))));
+    p.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`thumbnail failed: ${err.trim()}`)),
+    );
   });
 }

@@ -221,10 +221,21 @@ function skinFont(skin: Skin, prefix: string, height: number, overlap: number): 
   return { height, glyphs };
 }
 
-export function buildSprites(opts: { skin: Skin; circleD: number; screenH: number; beatmapColours: Rgb[]; sliderBorder: Rgb | undefined; sliderTrack: Rgb | undefined }): Sprites {
+export function buildSprites(opts: {
+  skin: Skin;
+  circleD: number;
+  screenH: number;
+  beatmapColours: Rgb[];
+  sliderBorder: Rgb | undefined;
+  sliderTrack: Rgb | undefined;
+}): Sprites {
   const { skin, circleD, screenH } = opts;
   const ini = skin.ini;
-  const comboColours = opts.beatmapColours.length ? opts.beatmapColours : ini.comboColours.length ? ini.comboColours : DEFAULT_COMBO;
+  const comboColours = opts.beatmapColours.length
+    ? opts.beatmapColours
+    : ini.comboColours.length
+      ? ini.comboColours
+      : DEFAULT_COMBO;
   const pxPerSd = circleD / 128; // hit circle images are 128 SD pixels across
   const hudPx = screenH / 768;
   const get = (...names: string[]): SkinImage | undefined => {
@@ -246,17 +257,25 @@ export function buildSprites(opts: { skin: Skin; circleD: number; screenH: numbe
   const ssc = get('sliderstartcircle');
   const ssco = get('sliderstartcircleoverlay');
   const sliderStarts = ssc
-    ? comboColours.map((col) => stack([tint(scaled(ssc, pxPerSd), col), ...(ssco ? [scaled(ssco, pxPerSd)] : [])]))
+    ? comboColours.map((col) =>
+        stack([tint(scaled(ssc, pxPerSd), col), ...(ssco ? [scaled(ssco, pxPerSd)] : [])]),
+      )
     : circles;
   const ac = get('approachcircle');
-  const approach = comboColours.map((col) => (ac ? tint(scaled(ac, pxPerSd), col) : ring(circleD * 0.96, circleD * 0.045, css(col))));
+  const approach = comboColours.map((col) =>
+    ac ? tint(scaled(ac, pxPerSd), col) : ring(circleD * 0.96, circleD * 0.045, css(col)),
+  );
 
-  const numbers = skinFont(skin, ini.hitCirclePrefix, circleD * 0.32, ini.hitCircleOverlap) ?? makeVectorFont(Math.round(circleD * 0.34), 'white');
+  const numbers =
+    skinFont(skin, ini.hitCirclePrefix, circleD * 0.32, ini.hitCircleOverlap) ??
+    makeVectorFont(Math.round(circleD * 0.34), 'white');
 
   const cur = get('cursor');
   const cursor = cur ? scaled(cur, hudPx) : defaultCursor(Math.round(screenH * 0.045));
   const tr = get('cursortrail');
-  const cursorTrail = tr ? scaled(tr, hudPx) : softDot(Math.round(screenH * 0.03), 'rgba(255,220,60,0.9)');
+  const cursorTrail = tr
+    ? scaled(tr, hudPx)
+    : softDot(Math.round(screenH * 0.03), 'rgba(255,220,60,0.9)');
   const cm = get('cursormiddle');
 
   const sb = get('sliderb0', 'sliderb');
@@ -267,13 +286,18 @@ export function buildSprites(opts: { skin: Skin; circleD: number; screenH: numbe
     return c;
   });
   const fc = get('sliderfollowcircle-0', 'sliderfollowcircle');
-  const followCircle = fc ? scaled(fc, pxPerSd) : ring(circleD * 2.2, circleD * 0.06, 'rgba(255,170,40,0.9)');
+  const followCircle = fc
+    ? scaled(fc, pxPerSd)
+    : ring(circleD * 2.2, circleD * 0.06, 'rgba(255,170,40,0.9)');
   const ra = get('reversearrow');
   const reverseArrow = ra ? scaled(ra, pxPerSd) : defaultArrow(circleD);
   const sp = get('sliderscorepoint');
-  const tick = sp ? scaled(sp, pxPerSd) : softDot(Math.max(4, Math.round(circleD * 0.16)), 'rgba(255,255,255,1)');
+  const tick = sp
+    ? scaled(sp, pxPerSd)
+    : softDot(Math.max(4, Math.round(circleD * 0.16)), 'rgba(255,255,255,1)');
 
-  const judgementFont = (colour: string): Font => makeVectorFont(Math.round(circleD * 0.38), colour);
+  const judgementFont = (colour: string): Font =>
+    makeVectorFont(Math.round(circleD * 0.38), colour);
   const judgements = new Map<number, Canvas>();
   const jSpecs: [number, string[], string, string][] = [
     [300, ['hit300-0', 'hit300'], 'rgb(80,180,255)', '300'],
@@ -288,13 +312,20 @@ export function buildSprites(opts: { skin: Skin; circleD: number; screenH: numbe
 
   const spinD = screenH * 0.72;
   const spc = get('spinner-circle');
-  const spinnerCircle = spc ? scaled(spc, spinD / 512 / (spc.scale === 0.5 ? 1 : 1)) : defaultSpinner(spinD);
+  const spinnerCircle = spc
+    ? scaled(spc, spinD / 512 / (spc.scale === 0.5 ? 1 : 1))
+    : defaultSpinner(spinD);
   const spa = get('spinner-approachcircle');
-  const spinnerApproach = spa ? scaled(spa, spinD / 320) : ring(spinD, screenH * 0.008, 'rgba(255,255,255,0.8)');
+  const spinnerApproach = spa
+    ? scaled(spa, spinD / 320)
+    : ring(spinD, screenH * 0.008, 'rgba(255,255,255,0.8)');
 
   const scoreH = Math.round(screenH * 0.05);
-  const scoreFont = skinFont(skin, ini.scorePrefix, scoreH, ini.scoreOverlap) ?? makeVectorFont(scoreH, 'white');
-  const comboFont = skinFont(skin, ini.comboPrefix, Math.round(screenH * 0.06), ini.comboOverlap) ?? makeVectorFont(Math.round(screenH * 0.06), 'white');
+  const scoreFont =
+    skinFont(skin, ini.scorePrefix, scoreH, ini.scoreOverlap) ?? makeVectorFont(scoreH, 'white');
+  const comboFont =
+    skinFont(skin, ini.comboPrefix, Math.round(screenH * 0.06), ini.comboOverlap) ??
+    makeVectorFont(Math.round(screenH * 0.06), 'white');
   const smallFont = makeVectorFont(Math.round(screenH * 0.025), 'white');
   const keyFont = makeVectorFont(Math.round(screenH * 0.016), 'white', false);
 
@@ -324,6 +355,7 @@ export function buildSprites(opts: { skin: Skin; circleD: number; screenH: numbe
     keyFont,
     comboColours,
     sliderBorder: css(border),
-    sliderTrack: (colour) => css(trackOverride ?? (colour.map((v) => Math.round(v * 0.3)) as Rgb), 0.9),
+    sliderTrack: (colour) =>
+      css(trackOverride ?? (colour.map((v) => Math.round(v * 0.3)) as Rgb), 0.9),
   };
 }

@@ -76,10 +76,25 @@ function flatten(commands: StoryboardCommand[]): Flat[] {
       for (let i = 0; i < count; i++) {
         for (const k of c.children) {
           if (k.type === 'L' || k.type === 'T') continue;
-          out.push({ type: k.type, easing: k.easing, start: c.start + i * span + k.start, end: c.start + i * span + k.end, params: k.params, flag: k.flag });
+          out.push({
+            type: k.type,
+            easing: k.easing,
+            start: c.start + i * span + k.start,
+            end: c.start + i * span + k.end,
+            params: k.params,
+            flag: k.flag,
+          });
         }
       }
-    } else out.push({ type: c.type, easing: c.easing, start: c.start, end: c.end, params: c.params, flag: c.flag });
+    } else
+      out.push({
+        type: c.type,
+        easing: c.easing,
+        start: c.start,
+        end: c.end,
+        params: c.params,
+        flag: c.flag,
+      });
   }
   return out.sort((a, b) => a.start - b.start);
 }
@@ -94,7 +109,10 @@ function value(list: Flat[] | undefined, t: number, index: number, def: number):
     current = c;
   }
   if (t >= current.end) return current.params[arity + index] ?? current.params[index] ?? def;
-  const p = current.end > current.start ? ease(current.easing, (t - current.start) / (current.end - current.start)) : 1;
+  const p =
+    current.end > current.start
+      ? ease(current.easing, (t - current.start) / (current.end - current.start))
+      : 1;
   const a = current.params[index] ?? def;
   const b = current.params[arity + index] ?? a;
   return a + (b - a) * p;
@@ -107,7 +125,11 @@ export class StoryboardPlayer {
     return this.items.length;
   }
 
-  static async load(elements: StoryboardElement[], folder: string, log?: (l: string) => void): Promise<StoryboardPlayer> {
+  static async load(
+    elements: StoryboardElement[],
+    folder: string,
+    log?: (l: string) => void,
+  ): Promise<StoryboardPlayer> {
     const cache = new Map<string, Image | undefined>();
     const image = async (file: string): Promise<Image | undefined> => {
       if (cache.has(file)) return cache.get(file);
@@ -141,7 +163,13 @@ export class StoryboardPlayer {
         const key = c.type === 'MX' || c.type === 'MY' ? c.type : c.type;
         byType.set(key, [...(byType.get(key) ?? []), c]);
       }
-      items.push({ el, frames, start: Math.min(...cmds.map((c) => c.start)), end: Math.max(...cmds.map((c) => c.end)), byType });
+      items.push({
+        el,
+        frames,
+        start: Math.min(...cmds.map((c) => c.start)),
+        end: Math.max(...cmds.map((c) => c.end)),
+        byType,
+      });
     }
     log?.(`storyboard: ${items.length} drawable elements (${cache.size} images)`);
     return new StoryboardPlayer(items);

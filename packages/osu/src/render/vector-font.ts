@@ -13,12 +13,29 @@ const C: [number, number] = [0, 0.5];
 const D: [number, number] = [1, 0.5];
 const E: [number, number] = [0, 1];
 const F: [number, number] = [1, 1];
-const SEG: Record<string, Stroke> = { a: [A, B], b: [B, D], c: [D, F], d: [E, F], e: [C, E], f: [A, C], g: [C, D] };
+const SEG: Record<string, Stroke> = {
+  a: [A, B],
+  b: [B, D],
+  c: [D, F],
+  d: [E, F],
+  e: [C, E],
+  f: [A, C],
+  g: [C, D],
+};
 const seg = (s: string): Stroke[] => [...s].map((k) => SEG[k]!);
 
 const GLYPHS: Record<string, Stroke[]> = {
   '0': seg('abcdef'),
-  '1': [[[0.5, 0], [0.5, 1]], [[0.25, 0.15], [0.5, 0]]],
+  '1': [
+    [
+      [0.5, 0],
+      [0.5, 1],
+    ],
+    [
+      [0.25, 0.15],
+      [0.5, 0],
+    ],
+  ],
   '2': seg('abged'),
   '3': seg('abgcd'),
   '4': seg('fgbc'),
@@ -27,17 +44,110 @@ const GLYPHS: Record<string, Stroke[]> = {
   '7': seg('abc'),
   '8': seg('abcdefg'),
   '9': seg('abcdfg'),
-  '.': [[[0.45, 0.95], [0.55, 0.95]]],
-  ',': [[[0.5, 0.9], [0.4, 1.1]]],
-  ':': [[[0.5, 0.3], [0.5, 0.32]], [[0.5, 0.8], [0.5, 0.82]]],
+  '.': [
+    [
+      [0.45, 0.95],
+      [0.55, 0.95],
+    ],
+  ],
+  ',': [
+    [
+      [0.5, 0.9],
+      [0.4, 1.1],
+    ],
+  ],
+  ':': [
+    [
+      [0.5, 0.3],
+      [0.5, 0.32],
+    ],
+    [
+      [0.5, 0.8],
+      [0.5, 0.82],
+    ],
+  ],
   '-': seg('g'),
-  '%': [[[0, 1], [1, 0]], [[0.1, 0.1], [0.3, 0.1], [0.3, 0.3], [0.1, 0.3], [0.1, 0.1]], [[0.7, 0.7], [0.9, 0.7], [0.9, 0.9], [0.7, 0.9], [0.7, 0.7]]],
-  x: [[[0.1, 0.45], [0.9, 1]], [[0.9, 0.45], [0.1, 1]]],
-  X: [[[0, 0], [1, 1]], [[1, 0], [0, 1]]],
-  K: [[[0, 0], [0, 1]], [[1, 0], [0, 0.55]], [[0.3, 0.4], [1, 1]]],
-  M: [[[0, 1], [0, 0], [0.5, 0.6], [1, 0], [1, 1]]],
-  U: [[[0, 0], [0, 1], [1, 1], [1, 0]]],
-  R: [[[0, 1], [0, 0], [1, 0], [1, 0.5], [0, 0.5], [1, 1]]],
+  '%': [
+    [
+      [0, 1],
+      [1, 0],
+    ],
+    [
+      [0.1, 0.1],
+      [0.3, 0.1],
+      [0.3, 0.3],
+      [0.1, 0.3],
+      [0.1, 0.1],
+    ],
+    [
+      [0.7, 0.7],
+      [0.9, 0.7],
+      [0.9, 0.9],
+      [0.7, 0.9],
+      [0.7, 0.7],
+    ],
+  ],
+  x: [
+    [
+      [0.1, 0.45],
+      [0.9, 1],
+    ],
+    [
+      [0.9, 0.45],
+      [0.1, 1],
+    ],
+  ],
+  X: [
+    [
+      [0, 0],
+      [1, 1],
+    ],
+    [
+      [1, 0],
+      [0, 1],
+    ],
+  ],
+  K: [
+    [
+      [0, 0],
+      [0, 1],
+    ],
+    [
+      [1, 0],
+      [0, 0.55],
+    ],
+    [
+      [0.3, 0.4],
+      [1, 1],
+    ],
+  ],
+  M: [
+    [
+      [0, 1],
+      [0, 0],
+      [0.5, 0.6],
+      [1, 0],
+      [1, 1],
+    ],
+  ],
+  U: [
+    [
+      [0, 0],
+      [0, 1],
+      [1, 1],
+      [1, 0],
+    ],
+  ],
+  R: [
+    [
+      [0, 1],
+      [0, 0],
+      [1, 0],
+      [1, 0.5],
+      [0, 0.5],
+      [1, 1],
+    ],
+  ],
   ' ': [],
 };
 
@@ -87,7 +197,12 @@ export function makeVectorFont(height: number, color: string, outline = true): F
     ctx.lineWidth = line;
     ctx.stroke();
     const narrow = ch === '.' || ch === ',' || ch === ':' || ch === '1' || ch === ' ';
-    glyphs.set(ch, { canvas: c, ox: pad, oy: pad, advance: narrow ? width * 0.6 + line : width + line * 1.6 });
+    glyphs.set(ch, {
+      canvas: c,
+      ox: pad,
+      oy: pad,
+      advance: narrow ? width * 0.6 + line : width + line * 1.6,
+    });
   }
   return { height, glyphs };
 }
@@ -100,14 +215,25 @@ export function textWidth(font: Font, text: string): number {
 }
 
 /** Draws `text` with its top at `y`; `align` positions it relative to `x`. */
-export function drawText(ctx: SKRSContext2D, font: Font, text: string, x: number, y: number, align: 'left' | 'right' | 'center' = 'left'): void {
+export function drawText(
+  ctx: SKRSContext2D,
+  font: Font,
+  text: string,
+  x: number,
+  y: number,
+  align: 'left' | 'right' | 'center' = 'left',
+): void {
   const w = textWidth(font, text);
   let cx = align === 'left' ? x : align === 'right' ? x - w : x - w / 2;
   for (const ch of text) {
     const g = font.glyphs.get(ch);
     if (g) {
       const narrowShift = (g.advance - (g.canvas.width - 2 * g.ox)) / 2;
-      ctx.drawImage(g.canvas, Math.round(cx - g.ox + Math.min(0, narrowShift)), Math.round(y - g.oy));
+      ctx.drawImage(
+        g.canvas,
+        Math.round(cx - g.ox + Math.min(0, narrowShift)),
+        Math.round(y - g.oy),
+      );
     }
     cx += g?.advance ?? font.height * 0.5;
   }

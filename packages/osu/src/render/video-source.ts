@@ -14,13 +14,41 @@ export class VideoSource {
   private readonly frameSize: number;
   private readonly frame: ImageData;
 
-  constructor(ffmpeg: string, path: string, startSeconds: number, private readonly width: number, private readonly height: number, fps: number, speed: number) {
+  constructor(
+    ffmpeg: string,
+    path: string,
+    startSeconds: number,
+    private readonly width: number,
+    private readonly height: number,
+    fps: number,
+    speed: number,
+  ) {
     this.frameSize = width * height * 4;
     this.frame = new ImageData(width, height);
     const vf = `fps=${fps / speed},scale=${width}:${height}:force_original_aspect_ratio=decrease,pad=${width}:${height}:(ow-iw)/2:(oh-ih)/2,format=rgba`;
-    this.proc = spawn(ffmpeg, ['-hide_banner', '-loglevel', 'error', '-ss', Math.max(0, startSeconds).toFixed(3), '-i', path, '-an', '-vf', vf, '-f', 'rawvideo', '-pix_fmt', 'rgba', 'pipe:1'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    this.proc = spawn(
+      ffmpeg,
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-ss',
+        Math.max(0, startSeconds).toFixed(3),
+        '-i',
+        path,
+        '-an',
+        '-vf',
+        vf,
+        '-f',
+        'rawvideo',
+        '-pix_fmt',
+        'rgba',
+        'pipe:1',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     this.proc.stdout!.on('data', (d: Buffer) => {
       this.chunks.push(d);
       this.buffered += d.length;

@@ -26,22 +26,27 @@ export class WorkerPool {
   constructor(count: number, init: WorkerInit) {
     const readies: Promise<void>[] = [];
     for (let k = 0; k < count; k++) {
-      const worker = new Worker(new URL('./render-worker-entry.mjs', import.meta.url), { workerData: init });
+      const worker = new Worker(new URL('./render-worker-entry.mjs', import.meta.url), {
+        workerData: init,
+      });
       const slot: Slot = { worker, inFlight: 0, free: [] };
       this.slots.push(slot);
       readies.push(
         new Promise<void>((resolve, reject) => {
-          worker.on('message', (m: { type: string; i?: number; buf?: ArrayBuffer; error?: string }) => {
-            if (m.type === 'ready') resolve();
-            else if (m.type === 'frame') {
-              slot.inFlight--;
-              this.onResult?.(m.i!, m.buf!);
-            } else if (m.type === 'error') {
-              this.failure = new Error(`render worker: ${m.error}`);
-              reject(this.failure);
-              this.onResult?.(-1, new ArrayBuffer(0));
-            }
-          });
+          worker.on(
+            'message',
+            (m: { type: string; i?: number; buf?: ArrayBuffer; error?: string }) => {
+              if (m.type === 'ready') resolve();
+              else if (m.type === 'frame') {
+                slot.inFlight--;
+                this.onResult?.(m.i!, m.buf!);
+              } else if (m.type === 'error') {
+                this.failure = new Error(`render worker: ${m.error}`);
+                reject(this.failure);
+                this.onResult?.(-1, new ArrayBuffer(0));
+              }
+            },
+          );
           worker.on('error', (err) => {
             this.failure = err;
             reject(err);
@@ -59,7 +64,10 @@ export class WorkerPool {
   }
 
   /** Draws frames 0..count-1, calling `consume` in frame order. */
-  async render(count: number, consume: (i: number, data: Uint8Array) => Promise<void>): Promise<void> {
+  async render(
+    count: number,
+    consume: (i: number, data: Uint8Array) => Promise<void>,
+  ): Promise<void> {
     const n = this.slots.length;
     const done = new Map<number, ArrayBuffer>();
     let next = 0; // next frame to hand out

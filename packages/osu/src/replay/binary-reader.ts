@@ -15,7 +15,8 @@ export class BinaryReader {
     return this.data.length - this.pos;
   }
   private need(n: number, what: string): void {
-    if (this.pos + n > this.data.length) throw new ReplayDecodeError('TRUNCATED', `replay truncated while reading ${what}`);
+    if (this.pos + n > this.data.length)
+      throw new ReplayDecodeError('TRUNCATED', `replay truncated while reading ${what}`);
   }
   byte(what = 'byte'): number {
     this.need(1, what);
@@ -67,7 +68,11 @@ export class BinaryReader {
   string(what = 'string'): string {
     const flag = this.byte(what);
     if (flag === 0) return '';
-    if (flag !== 0x0b) throw new ReplayDecodeError('MALFORMED', `bad string marker 0x${flag.toString(16)} in ${what}`);
+    if (flag !== 0x0b)
+      throw new ReplayDecodeError(
+        'MALFORMED',
+        `bad string marker 0x${flag.toString(16)} in ${what}`,
+      );
     const len = this.uleb(what);
     return new TextDecoder().decode(this.bytes(len, what));
   }
@@ -90,7 +95,10 @@ export class BinaryWriter {
     return this.byte(v).byte(v >>> 8);
   }
   int(v: number): this {
-    return this.byte(v).byte(v >>> 8).byte(v >>> 16).byte(v >>> 24);
+    return this.byte(v)
+      .byte(v >>> 8)
+      .byte(v >>> 16)
+      .byte(v >>> 24);
   }
   long(v: bigint): this {
     const b = new Uint8Array(8);

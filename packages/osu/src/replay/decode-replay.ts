@@ -22,7 +22,8 @@ const TICKS_AT_EPOCH = 621355968000000000n;
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
 export function decodeReplay(data: Uint8Array, options: DecodeReplayOptions = {}): Replay {
-  if (!(data instanceof Uint8Array)) throw new ReplayDecodeError('MALFORMED', 'replay data must be bytes');
+  if (!(data instanceof Uint8Array))
+    throw new ReplayDecodeError('MALFORMED', 'replay data must be bytes');
   const r = new BinaryReader(data);
   const mode = r.byte('mode');
   if (mode > 3) throw new ReplayDecodeError('MALFORMED', `unknown game mode ${mode}`);
@@ -49,7 +50,8 @@ export function decodeReplay(data: Uint8Array, options: DecodeReplayOptions = {}
   if (version >= 20140721) onlineScoreId = r.long('online score id');
   else if (version >= 20121008) onlineScoreId = BigInt(r.int('online score id'));
   let targetPracticeAccuracy: number | undefined;
-  if ((mods & Mods.TargetPractice) !== 0) targetPracticeAccuracy = r.double('target practice accuracy');
+  if ((mods & Mods.TargetPractice) !== 0)
+    targetPracticeAccuracy = r.double('target practice accuracy');
   let scoreInfo: Record<string, unknown> | undefined;
   if (version >= 30000001 || (version >= 30000000 && r.remaining >= 4)) {
     const len = r.int('score info length');
@@ -64,7 +66,8 @@ export function decodeReplay(data: Uint8Array, options: DecodeReplayOptions = {}
     }
   }
 
-  if (!/^[0-9a-fA-F]{32}$/.test(beatmapMd5)) throw new ReplayDecodeError('MALFORMED', 'beatmap MD5 is not 32 hex characters');
+  if (!/^[0-9a-fA-F]{32}$/.test(beatmapMd5))
+    throw new ReplayDecodeError('MALFORMED', 'beatmap MD5 is not 32 hex characters');
   const rawFrames = compressedLength > 0 ? parseFrames(lzma(compressed, 'replay frames')) : [];
   let seed: number | undefined;
   let frames = rawFrames;
@@ -74,7 +77,10 @@ export function decodeReplay(data: Uint8Array, options: DecodeReplayOptions = {}
     frames = rawFrames.slice(0, -1);
   }
   if (mode !== 0 && !options.anyMode) {
-    throw new ReplayDecodeError('UNSUPPORTED_MODE', `game mode ${mode} is not supported (only osu! standard)`);
+    throw new ReplayDecodeError(
+      'UNSUPPORTED_MODE',
+      `game mode ${mode} is not supported (only osu! standard)`,
+    );
   }
   const ms = Number((timestampTicks - TICKS_AT_EPOCH) / 10000n);
   return {
@@ -110,7 +116,8 @@ function lzma(bytes: Uint8Array, what: string): Uint8Array {
   try {
     return lzmaDecode(bytes, MAX_FRAME_BYTES);
   } catch (err) {
-    if (err instanceof LzmaError) throw new ReplayDecodeError('BAD_LZMA', `${what}: ${err.message}`);
+    if (err instanceof LzmaError)
+      throw new ReplayDecodeError('BAD_LZMA', `${what}: ${err.message}`);
     throw err;
   }
 }
@@ -127,7 +134,12 @@ function parseFrames(bytes: Uint8Array): ReplayFrame[] {
     const x = Number(f[1]);
     const y = Number(f[2]);
     const keys = Number(f[3]);
-    if (!Number.isFinite(delta) || !Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(keys)) {
+    if (
+      !Number.isFinite(delta) ||
+      !Number.isFinite(x) ||
+      !Number.isFinite(y) ||
+      !Number.isFinite(keys)
+    ) {
       throw new ReplayDecodeError('MALFORMED', 'replay frame with a non-numeric field');
     }
     if (delta !== -12345) time += delta;

@@ -11,13 +11,29 @@ const TICKS_AT_EPOCH = 621355968000000000n;
 
 export function encodeReplay(replay: Replay): Uint8Array {
   const w = new BinaryWriter();
-  w.byte(replay.mode).int(replay.version).string(replay.beatmapMd5).string(replay.playerName).string(replay.replayMd5);
-  w.short(replay.n300).short(replay.n100).short(replay.n50).short(replay.gekis).short(replay.katus).short(replay.misses);
-  w.int(replay.score).short(replay.maxCombo).byte(replay.perfect ? 1 : 0).int(replay.mods | 0).string(replay.lifeBar);
-  const ticks = replay.timestampTicks ?? BigInt(replay.timestamp.getTime()) * 10000n + TICKS_AT_EPOCH;
+  w.byte(replay.mode)
+    .int(replay.version)
+    .string(replay.beatmapMd5)
+    .string(replay.playerName)
+    .string(replay.replayMd5);
+  w.short(replay.n300)
+    .short(replay.n100)
+    .short(replay.n50)
+    .short(replay.gekis)
+    .short(replay.katus)
+    .short(replay.misses);
+  w.int(replay.score)
+    .short(replay.maxCombo)
+    .byte(replay.perfect ? 1 : 0)
+    .int(replay.mods | 0)
+    .string(replay.lifeBar);
+  const ticks =
+    replay.timestampTicks ?? BigInt(replay.timestamp.getTime()) * 10000n + TICKS_AT_EPOCH;
   w.long(ticks);
   const frames = replay.rawFrames?.length ? replay.rawFrames : withSeed(replay.frames, replay.seed);
-  const text = frames.map((f) => `${f.delta}|${fmt(f.x)}|${fmt(f.y)}|${f.keys}`).join(',') + (frames.length ? ',' : '');
+  const text =
+    frames.map((f) => `${f.delta}|${fmt(f.x)}|${fmt(f.y)}|${f.keys}`).join(',') +
+    (frames.length ? ',' : '');
   const compressed = frames.length ? lzmaEncode(new TextEncoder().encode(text)) : new Uint8Array(0);
   w.int(compressed.length).bytes(compressed);
   if (replay.version >= 20140721) w.long(replay.onlineScoreId);
@@ -33,7 +49,9 @@ export function encodeReplay(replay: Replay): Uint8Array {
 }
 
 function withSeed(frames: ReplayFrame[], seed: number | undefined): ReplayFrame[] {
-  return seed === undefined ? frames : [...frames, { time: 0, delta: -12345, x: 0, y: 0, keys: seed }];
+  return seed === undefined
+    ? frames
+    : [...frames, { time: 0, delta: -12345, x: 0, y: 0, keys: seed }];
 }
 
 function fmt(n: number): string {

@@ -6,14 +6,23 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, normalize, sep } from 'node:path';
 import { unzipSync } from 'fflate';
 
-export async function extractOsk(archivePath: string, targetDir: string, maxBytes = 512 * 1024 * 1024): Promise<string> {
+export async function extractOsk(
+  archivePath: string,
+  targetDir: string,
+  maxBytes = 512 * 1024 * 1024,
+): Promise<string> {
   let total = 0;
   const files = unzipSync(await readFile(archivePath), {
     filter: (f) => {
       total += f.originalSize;
       if (total > maxBytes) throw new Error('skin archive too large');
       const name = f.name.replace(/\\/g, '/');
-      return !name.endsWith('/') && !name.startsWith('/') && !name.split('/').includes('..') && !/\.(zip|osk)$/i.test(name);
+      return (
+        !name.endsWith('/') &&
+        !name.startsWith('/') &&
+        !name.split('/').includes('..') &&
+        !/\.(zip|osk)$/i.test(name)
+      );
     },
   });
   const names = Object.keys(files);

@@ -40,12 +40,41 @@ export interface Skin {
 }
 
 const WANTED = [
-  'hitcircle', 'hitcircleoverlay', 'approachcircle', 'sliderstartcircle', 'sliderstartcircleoverlay',
-  'cursor', 'cursortrail', 'cursormiddle', 'sliderb', 'sliderb0', 'sliderfollowcircle', 'sliderfollowcircle-0',
-  'reversearrow', 'sliderscorepoint', 'spinner-circle', 'spinner-approachcircle', 'spinner-background',
-  'spinner-top', 'spinner-bottom', 'spinner-middle', 'spinner-middle2', 'spinner-clear', 'spinner-spin',
-  'hit0', 'hit0-0', 'hit50', 'hit50-0', 'hit100', 'hit100-0', 'hit300', 'hit300-0',
-  'inputoverlay-key', 'inputoverlay-background', 'followpoint', 'followpoint-0',
+  'hitcircle',
+  'hitcircleoverlay',
+  'approachcircle',
+  'sliderstartcircle',
+  'sliderstartcircleoverlay',
+  'cursor',
+  'cursortrail',
+  'cursormiddle',
+  'sliderb',
+  'sliderb0',
+  'sliderfollowcircle',
+  'sliderfollowcircle-0',
+  'reversearrow',
+  'sliderscorepoint',
+  'spinner-circle',
+  'spinner-approachcircle',
+  'spinner-background',
+  'spinner-top',
+  'spinner-bottom',
+  'spinner-middle',
+  'spinner-middle2',
+  'spinner-clear',
+  'spinner-spin',
+  'hit0',
+  'hit0-0',
+  'hit50',
+  'hit50-0',
+  'hit100',
+  'hit100-0',
+  'hit300',
+  'hit300-0',
+  'inputoverlay-key',
+  'inputoverlay-background',
+  'followpoint',
+  'followpoint-0',
 ];
 
 export const defaultIni = (): SkinIni => ({
@@ -72,7 +101,9 @@ export function parseSkinIni(text: string): SkinIni {
   let section = '';
   const rgb = (v: string): [number, number, number] | undefined => {
     const c = v.split(',').map((x) => Number(x.trim()));
-    return c.length >= 3 && c.slice(0, 3).every(Number.isFinite) ? [c[0]!, c[1]!, c[2]!] : undefined;
+    return c.length >= 3 && c.slice(0, 3).every(Number.isFinite)
+      ? [c[0]!, c[1]!, c[2]!]
+      : undefined;
   };
   const combos: [number, [number, number, number]][] = [];
   for (const raw of text.split(/\r?\n/)) {
@@ -92,7 +123,8 @@ export function parseSkinIni(text: string): SkinIni {
       else if (key === 'Author') ini.author = value;
       else if (key === 'CursorRotate') ini.cursorRotate = bool;
       else if (key === 'CursorExpand') ini.cursorExpand = bool;
-      else if (key === 'HitCircleOverlayAboveNumber' || key === 'HitCircleOverlayAboveNumer') ini.hitCircleOverlayAboveNumber = bool;
+      else if (key === 'HitCircleOverlayAboveNumber' || key === 'HitCircleOverlayAboveNumer')
+        ini.hitCircleOverlayAboveNumber = bool;
       else if (key === 'AllowSliderBallTint') ini.allowSliderBallTint = bool;
     } else if (section === 'colours') {
       const m = /^Combo(\d)$/.exec(key);
@@ -120,7 +152,12 @@ export function emptySkin(): Skin {
   return { ini: defaultIni(), images, get: (n) => images.get(n.toLowerCase()) };
 }
 
-async function listFiles(dir: string, prefix = '', depth = 0, out = new Map<string, string>()): Promise<Map<string, string>> {
+async function listFiles(
+  dir: string,
+  prefix = '',
+  depth = 0,
+  out = new Map<string, string>(),
+): Promise<Map<string, string>> {
   if (depth > 2) return out;
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const rel = prefix + entry.name;
@@ -130,7 +167,10 @@ async function listFiles(dir: string, prefix = '', depth = 0, out = new Map<stri
   return out;
 }
 
-export async function loadSkin(dir: string | undefined, log?: (line: string) => void): Promise<Skin> {
+export async function loadSkin(
+  dir: string | undefined,
+  log?: (line: string) => void,
+): Promise<Skin> {
   const skin = emptySkin();
   if (!dir) return skin;
   let files: Map<string, string>;
@@ -144,7 +184,23 @@ export async function loadSkin(dir: string | undefined, log?: (line: string) => 
   if (iniPath) skin.ini = parseSkinIni(await readFile(iniPath, 'utf8'));
   const wanted = new Set(WANTED);
   for (const prefix of [skin.ini.hitCirclePrefix, skin.ini.scorePrefix, skin.ini.comboPrefix]) {
-    for (const c of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'comma', 'dot', 'percent', 'x']) wanted.add(`${prefix}-${c}`.toLowerCase());
+    for (const c of [
+      '0',
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      'comma',
+      'dot',
+      'percent',
+      'x',
+    ])
+      wanted.add(`${prefix}-${c}`.toLowerCase());
   }
   for (const name of wanted) {
     const hd = files.get(`${name}@2x.png`);
@@ -153,7 +209,8 @@ export async function loadSkin(dir: string | undefined, log?: (line: string) => 
     if (!path) continue;
     try {
       const image = await loadImage(await readFile(path));
-      if (image.width > 0 && image.height > 0) skin.images.set(name, { image, scale: hd ? 0.5 : 1 });
+      if (image.width > 0 && image.height > 0)
+        skin.images.set(name, { image, scale: hd ? 0.5 : 1 });
     } catch {
       log?.(`skin image ${name} could not be decoded; using the default`);
     }

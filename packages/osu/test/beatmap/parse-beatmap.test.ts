@@ -19,7 +19,10 @@ describe('parseBeatmap on fixtures', { skip }, () => {
         assert.ok(Number.isFinite(o.time) && o.endTime >= o.time, name);
         if (o.slider) {
           assert.ok(o.slider.path.length >= 2, name);
-          assert.ok(Math.abs(o.slider.cumulative.at(-1)! - o.slider.pixelLength) < 1, `${name} slider length`);
+          assert.ok(
+            Math.abs(o.slider.cumulative.at(-1)! - o.slider.pixelLength) < 1,
+            `${name} slider length`,
+          );
         }
       }
     }
@@ -40,7 +43,10 @@ describe('parseBeatmap on fixtures', { skip }, () => {
   });
 
   test('beatmapMd5 matches the replay header', () => {
-    assert.equal(beatmapMd5(fixture('realmagnolia.osu')), decodeReplay(fixture('realmagnolia.osr')).beatmapMd5);
+    assert.equal(
+      beatmapMd5(fixture('realmagnolia.osu')),
+      decodeReplay(fixture('realmagnolia.osr')).beatmapMd5,
+    );
   });
 
   test('BeatmapLibrary finds .osu files and maps inside .osz archives', async () => {
@@ -48,11 +54,23 @@ describe('parseBeatmap on fixtures', { skip }, () => {
     const hit = await lib.findByMd5(decodeReplay(fixture('dearbrave3.osr')).beatmapMd5);
     assert.ok(hit?.osuPath.endsWith('.osu'));
     const dir = mkdtempSync(join(tmpdir(), 'osz-test-'));
-    writeFileSync(join(dir, 'set.osz'), zipSync({ 'map.osu': fixture('tool.osu'), 'audio.mp3': new Uint8Array(4), '../evil.txt': new Uint8Array(1) }));
+    writeFileSync(
+      join(dir, 'set.osz'),
+      zipSync({
+        'map.osu': fixture('tool.osu'),
+        'audio.mp3': new Uint8Array(4),
+        '../evil.txt': new Uint8Array(1),
+      }),
+    );
     const lib2 = new BeatmapLibrary([dir], { cacheDir: join(dir, 'cache') });
     const found = await lib2.findByMd5(beatmapMd5(fixture('tool.osu')));
     assert.ok(found);
-    assert.equal(beatmapMd5(fixture('tool.osu')), beatmapMd5(new Uint8Array(await import('node:fs/promises').then((f) => f.readFile(found.osuPath)))));
+    assert.equal(
+      beatmapMd5(fixture('tool.osu')),
+      beatmapMd5(
+        new Uint8Array(await import('node:fs/promises').then((f) => f.readFile(found.osuPath))),
+      ),
+    );
     assert.ok(found.folder.startsWith(join(dir, 'cache')));
     assert.equal(await lib2.findByMd5('0'.repeat(32)), undefined);
   });
@@ -113,7 +131,10 @@ Combo2 : 0,255,0
   assert.equal(b.events.storyboard.length, 1);
   assert.equal(b.events.storyboard[0]!.commands.length, 2);
   assert.equal(b.events.storyboard[0]!.commands[1]!.children.length, 1);
-  assert.deepEqual(b.comboColours, [[255, 0, 0], [0, 255, 0]]);
+  assert.deepEqual(b.comboColours, [
+    [255, 0, 0],
+    [0, 255, 0],
+  ]);
   const [c, l, p, bz, cm, sp] = b.hitObjects;
   assert.equal(c!.kind, 'circle');
   assert.equal(l!.slider!.curveType, 'L');

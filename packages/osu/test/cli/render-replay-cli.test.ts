@@ -24,12 +24,31 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
 
 describe('render-replay CLI', { skip }, () => {
   test('judge --json prints computed and header counts', async () => {
-    const r = await run(['judge', join(fixturesDir, 'realdate.osr'), '--beatmaps', fixturesDir, '--json']);
+    const r = await run([
+      'judge',
+      join(fixturesDir, 'realdate.osr'),
+      '--beatmaps',
+      fixturesDir,
+      '--json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
-    const j = JSON.parse(r.stdout) as { computed: Record<string, number>; header: Record<string, number> };
-    assert.deepEqual(Object.keys(j.computed), ['n300', 'n100', 'n50', 'misses', 'maxCombo', 'unstableRate']);
+    const j = JSON.parse(r.stdout) as {
+      computed: Record<string, number>;
+      header: Record<string, number>;
+    };
+    assert.deepEqual(Object.keys(j.computed), [
+      'n300',
+      'n100',
+      'n50',
+      'misses',
+      'maxCombo',
+      'unstableRate',
+    ]);
     assert.deepEqual(j.header, { n300: 316, n100: 50, n50: 0, misses: 9, maxCombo: 318 });
-    assert.deepEqual({ ...j.computed, unstableRate: undefined }, { ...j.header, unstableRate: undefined });
+    assert.deepEqual(
+      { ...j.computed, unstableRate: undefined },
+      { ...j.header, unstableRate: undefined },
+    );
   });
 
   test('judge prints a table; usage errors exit 2; missing beatmap exits 1', async () => {
@@ -38,15 +57,36 @@ describe('render-replay CLI', { skip }, () => {
     assert.match(r.stdout, /computed\s+1\s+0\s+0\s+0\s+4/);
     assert.match(r.stdout, /header\s+1\s+0\s+0\s+0\s+4/);
     assert.equal((await run(['judge'])).code, 2);
-    assert.equal((await run([join(fixturesDir, 'kszlim-replay.osr'), '--beatmaps', fixturesDir])).code, 1);
-    const taiko = await run(['judge', join(fixturesDir, 'kszlim-taiko.osr'), '--beatmaps', fixturesDir]);
+    assert.equal(
+      (await run([join(fixturesDir, 'kszlim-replay.osr'), '--beatmaps', fixturesDir])).code,
+      1,
+    );
+    const taiko = await run([
+      'judge',
+      join(fixturesDir, 'kszlim-taiko.osr'),
+      '--beatmaps',
+      fixturesDir,
+    ]);
     assert.equal(taiko.code, 1);
     assert.match(taiko.stderr, /not supported/);
   });
 
   test('renders a video', { skip: skipWithoutFfmpeg() }, async () => {
     const video = join(out, 'cli.mp4');
-    const r = await run([join(fixturesDir, 'tool.osr'), '--beatmaps', fixturesDir, '--width', '256', '--height', '144', '--fps', '20', '--no-motion-blur', '-o', video]);
+    const r = await run([
+      join(fixturesDir, 'tool.osr'),
+      '--beatmaps',
+      fixturesDir,
+      '--width',
+      '256',
+      '--height',
+      '144',
+      '--fps',
+      '20',
+      '--no-motion-blur',
+      '-o',
+      video,
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(statSync(video).size > 1000);
     assert.ok(statSync(join(out, 'cli.jpg')).size > 100);

@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
 import { zipSync } from 'fflate';
-import { CursorTrack, decodeReplay, encodeReplay, Mods, playfieldTransform, renderReplay, resolveFfmpeg, type RenderOptions } from '../../src/index.js';
+import {
+  CursorTrack,
+  decodeReplay,
+  encodeReplay,
+  Mods,
+  playfieldTransform,
+  renderReplay,
+  resolveFfmpeg,
+  type RenderOptions,
+} from '../../src/index.js';
 import { extractOsk } from '../../src/skin/extract-osk.js';
 import { fixture, skipWithoutFfmpeg, skipWithoutFixtures } from '../helpers.js';
 
@@ -39,7 +48,25 @@ function png(w: number, h: number, colour: string): Buffer {
 }
 
 function frameAt(video: string, index: number): (x: number, y: number) => [number, number, number] {
-  const rgb = execFileSync(ffmpeg, ['-v', 'error', '-i', video, '-vf', `select=eq(n\\,${index})`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 16 << 20 });
+  const rgb = execFileSync(
+    ffmpeg,
+    [
+      '-v',
+      'error',
+      '-i',
+      video,
+      '-vf',
+      `select=eq(n\\,${index})`,
+      '-frames:v',
+      '1',
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      'pipe:1',
+    ],
+    { maxBuffer: 16 << 20 },
+  );
   return (x, y) => {
     const o = (y * W + x) * 3;
     return [rgb[o]!, rgb[o + 1]!, rgb[o + 2]!];
@@ -47,7 +74,15 @@ function frameAt(video: string, index: number): (x: number, y: number) => [numbe
 }
 
 function streams(video: string): { codec_type: string; duration?: string }[] {
-  return (JSON.parse(execFileSync(ffprobe, ['-v', 'error', '-show_entries', 'stream=codec_type,duration', '-of', 'json', video], { encoding: 'utf8' })) as { streams: { codec_type: string; duration?: string }[] }).streams;
+  return (
+    JSON.parse(
+      execFileSync(
+        ffprobe,
+        ['-v', 'error', '-show_entries', 'stream=codec_type,duration', '-of', 'json', video],
+        { encoding: 'utf8' },
+      ),
+    ) as { streams: { codec_type: string; duration?: string }[] }
+  ).streams;
 }
 
 describe('renderReplay with beatmap assets and a skin', { skip }, () => {
@@ -61,18 +96,41 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
     const text = fixture('dearbrave1.osu')
       .toString('utf8')
       .replace('AudioFilename: Dear brave.mp3', 'AudioFilename: audio.wav')
-      .replace('0,0,"DB.jpg",0,0', '0,0,"bg.png",0,0\nVideo,0,"clip.mp4"\nSprite,Foreground,TopLeft,"sb.png",0,0\n F,0,-100000,1000000,1');
+      .replace(
+        '0,0,"DB.jpg",0,0',
+        '0,0,"bg.png",0,0\nVideo,0,"clip.mp4"\nSprite,Foreground,TopLeft,"sb.png",0,0\n F,0,-100000,1000000,1',
+      );
     mapPath = join(mapDir, 'map.osu');
     writeFileSync(mapPath, text);
     writeFileSync(join(mapDir, 'bg.png'), png(64, 36, 'rgb(255,0,0)'));
     writeFileSync(join(mapDir, 'sb.png'), png(100, 100, 'rgb(0,255,0)'));
-    execFileSync(ffmpeg, ['-v', 'error', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=20', join(mapDir, 'audio.wav')]);
-    execFileSync(ffmpeg, ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=blue:s=160x90:d=20:r=10', '-pix_fmt', 'yuv420p', join(mapDir, 'clip.mp4')]);
+    execFileSync(ffmpeg, [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=440:duration=20',
+      join(mapDir, 'audio.wav'),
+    ]);
+    execFileSync(ffmpeg, [
+      '-v',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'color=c=blue:s=160x90:d=20:r=10',
+      '-pix_fmt',
+      'yuv420p',
+      join(mapDir, 'clip.mp4'),
+    ]);
     const osk = join(dir, 'Test Skin.osk');
     writeFileSync(
       osk,
       zipSync({
-        'Test Skin/skin.ini': new TextEncoder().encode('[General]\nName: Test Skin\n\n[Colours]\nCombo1: 0,0,255\n'),
+        'Test Skin/skin.ini': new TextEncoder().encode(
+          '[General]\nName: Test Skin\n\n[Colours]\nCombo1: 0,0,255\n',
+        ),
         'Test Skin/cursor@2x.png': png(64, 64, 'rgb(255,0,255)'),
       }),
     );
@@ -84,8 +142,19 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
     const video = join(dir, 'a.mp4');
     const replayBytes = fixture('dearbrave3.osr');
     const lines: string[] = [];
-    const r = await renderReplay({ replay: replayBytes, beatmapPath: mapPath, skinDir, outputVideoPath: video, outputThumbnailPath: join(dir, 'a.jpg'), options: base, log: (l) => lines.push(l) });
-    assert.ok(lines.some((l) => l.startsWith('skin "Test Skin"')), lines.join('\n'));
+    const r = await renderReplay({
+      replay: replayBytes,
+      beatmapPath: mapPath,
+      skinDir,
+      outputVideoPath: video,
+      outputThumbnailPath: join(dir, 'a.jpg'),
+      options: base,
+      log: (l) => lines.push(l),
+    });
+    assert.ok(
+      lines.some((l) => l.startsWith('skin "Test Skin"')),
+      lines.join('\n'),
+    );
     assert.ok(lines.some((l) => l.startsWith('audio audio.wav')));
     const s = streams(video);
     assert.ok(s.some((x) => x.codec_type === 'audio'));
@@ -99,7 +168,10 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
     assert.ok(br > 180 && bgc < 90 && bb < 90, `background pixel ${br},${bgc},${bb}`);
     // cursor from the skin (magenta @2x image)
     const tr = playfieldTransform(W, H);
-    const p = new CursorTrack(decodeReplay(replayBytes).frames).positionAt(r.startTimeMs + (k * 1000 * r.speed) / r.fps, { x: 0, y: 0 });
+    const p = new CursorTrack(decodeReplay(replayBytes).frames).positionAt(
+      r.startTimeMs + (k * 1000 * r.speed) / r.fps,
+      { x: 0, y: 0 },
+    );
     const [cr, cg, cb] = px(Math.round(tr.x + p.x * tr.scale), Math.round(tr.y + p.y * tr.scale));
     assert.ok(cr > 170 && cb > 170 && cg < 100, `cursor pixel ${cr},${cg},${cb}`);
   });

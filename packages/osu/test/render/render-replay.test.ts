@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CursorTrack, decodeReplay, playfieldTransform, RenderAbortedError, renderReplay, resolveFfmpeg, type RenderOptions } from '../../src/index.js';
+import {
+  CursorTrack,
+  decodeReplay,
+  playfieldTransform,
+  RenderAbortedError,
+  renderReplay,
+  resolveFfmpeg,
+  type RenderOptions,
+} from '../../src/index.js';
 import { fixture, fixturesDir, skipWithoutFfmpeg, skipWithoutFixtures } from '../helpers.js';
 
 const { ffmpeg, ffprobe } = resolveFfmpeg();
@@ -48,20 +56,49 @@ describe('renderReplay', { skip }, () => {
     assert.equal(r.width, W);
     assert.equal(r.height, H);
     assert.ok(r.frames > 30);
-    assert.deepEqual(progress, [...progress].sort((a, b) => a - b));
+    assert.deepEqual(
+      progress,
+      [...progress].sort((a, b) => a - b),
+    );
     assert.equal(progress.at(-1), 100);
     assert.ok(lines.some((l) => l.startsWith('done:')));
     assert.ok(lines.some((l) => l.includes('no audio file')));
 
     const probe = JSON.parse(
-      execFileSync(ffprobe, ['-v', 'error', '-show_entries', 'stream=codec_name,codec_type,width,height,pix_fmt', '-show_entries', 'format=duration', '-of', 'json', video], { encoding: 'utf8' }),
-    ) as { streams: { codec_name: string; codec_type: string; width?: number; height?: number; pix_fmt?: string }[]; format: { duration: string } };
+      execFileSync(
+        ffprobe,
+        [
+          '-v',
+          'error',
+          '-show_entries',
+          'stream=codec_name,codec_type,width,height,pix_fmt',
+          '-show_entries',
+          'format=duration',
+          '-of',
+          'json',
+          video,
+        ],
+        { encoding: 'utf8' },
+      ),
+    ) as {
+      streams: {
+        codec_name: string;
+        codec_type: string;
+        width?: number;
+        height?: number;
+        pix_fmt?: string;
+      }[];
+      format: { duration: string };
+    };
     const v = probe.streams.find((s) => s.codec_type === 'video')!;
     assert.equal(v.codec_name, 'h264');
     assert.equal(v.pix_fmt, 'yuv420p');
     assert.equal(v.width, W);
     assert.equal(v.height, H);
-    assert.ok(Math.abs(Number(probe.format.duration) - r.durationSeconds) < 0.2, `duration ${probe.format.duration} vs ${r.durationSeconds}`);
+    assert.ok(
+      Math.abs(Number(probe.format.duration) - r.durationSeconds) < 0.2,
+      `duration ${probe.format.duration} vs ${r.durationSeconds}`,
+    );
     const jpg = readFileSync(thumb);
     assert.equal(jpg[0], 0xff);
     assert.equal(jpg[1], 0xd8);
@@ -70,23 +107,53 @@ describe('renderReplay', { skip }, () => {
     const track = new CursorTrack(decodeReplay(replayBytes).frames);
     const tr = playfieldTransform(W, H);
     let checked = 0;
-    for (const frameIndex of [Math.floor(r.frames * 0.3), Math.floor(r.frames * 0.5), Math.floor(r.frames * 0.7)]) {
+    for (const frameIndex of [
+      Math.floor(r.frames * 0.3),
+      Math.floor(r.frames * 0.5),
+      Math.floor(r.frames * 0.7),
+    ]) {
       const t = r.startTimeMs + (frameIndex * 1000 * r.speed) / r.fps;
       const p = track.positionAt(t, { x: 0, y: 0 });
       const x = Math.round(tr.x + p.x * tr.scale);
       const y = Math.round(tr.y + p.y * tr.scale);
       if (x < 3 || y < 3 || x >= W - 3 || y >= H - 3) continue;
-      const rgb = execFileSync(ffmpeg, ['-v', 'error', '-i', video, '-vf', `select=eq(n\\,${frameIndex})`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { maxBuffer: 64 << 20 });
+      const rgb = execFileSync(
+        ffmpeg,
+        [
+          '-v',
+          'error',
+          '-i',
+          video,
+          '-vf',
+          `select=eq(n\\,${frameIndex})`,
+          '-frames:v',
+          '1',
+          '-f',
+          'rawvideo',
+          '-pix_fmt',
+          'rgb24',
+          'pipe:1',
+        ],
+        { maxBuffer: 64 << 20 },
+      );
       const at = (px: number, py: number): [number, number, number] => {
         const o = (py * W + px) * 3;
         return [rgb[o]!, rgb[o + 1]!, rgb[o + 2]!];
       };
-      const yellow = ([r0, g, b]: [number, number, number]): boolean => r0 > 170 && g > 120 && b < 110;
+      const yellow = ([r0, g, b]: [number, number, number]): boolean =>
+        r0 > 170 && g > 120 && b < 110;
       let found = false;
-      for (let dy = -1; dy <= 1 && !found; dy++) for (let dx = -1; dx <= 1 && !found; dx++) found = yellow(at(x + dx, y + dy));
-      assert.ok(found, `cursor colour at (${x},${y}) in frame ${frameIndex}: ${at(x, y).join(',')}`);
+      for (let dy = -1; dy <= 1 && !found; dy++)
+        for (let dx = -1; dx <= 1 && !found; dx++) found = yellow(at(x + dx, y + dy));
+      assert.ok(
+        found,
+        `cursor colour at (${x},${y}) in frame ${frameIndex}: ${at(x, y).join(',')}`,
+      );
       // and not at the mirrored point
-      assert.ok(!yellow(at(W - 1 - x, H - 1 - y)) || Math.abs(W - 1 - 2 * x) < 8, 'yellow everywhere?');
+      assert.ok(
+        !yellow(at(W - 1 - x, H - 1 - y)) || Math.abs(W - 1 - 2 * x) < 8,
+        'yellow everywhere?',
+      );
       checked++;
     }
     assert.ok(checked >= 2);

@@ -28,7 +28,7 @@ describe('decodeReplay on fixtures', { skip }, () => {
     assert.equal(r.onlineScoreId, 2235439177n);
     assert.equal(r.frames.length, 7307);
     assert.equal(typeof r.seed, 'number');
-    assert.equal(r.timestamp.toISOString(), "2017-01-18T23:29:02.000Z");
+    assert.equal(r.timestamp.toISOString(), '2017-01-18T23:29:02.000Z');
     assert.equal(r.timestampTicks, 636203789420000000n);
     assert.deepEqual(r.frames[0], { time: 0, delta: 0, x: 256, y: -500, keys: 0 });
   });
@@ -52,12 +52,21 @@ describe('decodeReplay on fixtures', { skip }, () => {
 
   test('taiko, catch and mania are refused with UNSUPPORTED_MODE', () => {
     for (const name of ['kszlim-taiko.osr', 'kszlim-ctb.osr', 'kszlim-mania.osr']) {
-      assert.throws(() => decodeReplay(fixture(name)), (e: unknown) => e instanceof ReplayDecodeError && e.code === 'UNSUPPORTED_MODE', name);
+      assert.throws(
+        () => decodeReplay(fixture(name)),
+        (e: unknown) => e instanceof ReplayDecodeError && e.code === 'UNSUPPORTED_MODE',
+        name,
+      );
     }
   });
 
   test('encode/decode round trip is exact', () => {
-    for (const name of ['realmagnolia.osr', 'kszlim-replay.osr', 'kszlim-lazer_standard_format.osr', 'tool.osr']) {
+    for (const name of [
+      'realmagnolia.osr',
+      'kszlim-replay.osr',
+      'kszlim-lazer_standard_format.osr',
+      'tool.osr',
+    ]) {
       const r = decodeReplay(fixture(name));
       const again = decodeReplay(encodeReplay(r));
       assert.deepEqual(again, r, name);
@@ -76,8 +85,14 @@ describe('decodeReplay on fixtures', { skip }, () => {
 
 describe('decodeReplay on malformed input', () => {
   test('empty and garbage input raise typed errors', () => {
-    assert.throws(() => decodeReplay(new Uint8Array(0)), (e: unknown) => e instanceof ReplayDecodeError && e.code === 'TRUNCATED');
-    assert.throws(() => decodeReplay(new Uint8Array([9, 1, 2, 3])), (e: unknown) => e instanceof ReplayDecodeError && e.code === 'MALFORMED');
+    assert.throws(
+      () => decodeReplay(new Uint8Array(0)),
+      (e: unknown) => e instanceof ReplayDecodeError && e.code === 'TRUNCATED',
+    );
+    assert.throws(
+      () => decodeReplay(new Uint8Array([9, 1, 2, 3])),
+      (e: unknown) => e instanceof ReplayDecodeError && e.code === 'MALFORMED',
+    );
   });
 
   test('modsToString', () => {

@@ -14,7 +14,12 @@ function rng(seed: number): () => number {
 }
 
 test('fuzz: mutated and truncated replays never hang or crash', { skip, timeout: 60_000 }, () => {
-  const sources = ['tool.osr', 'dearbrave.osr', '3yomi.osr', 'kszlim-lazer_standard_format.osr'].map((n) => fixture(n));
+  const sources = [
+    'tool.osr',
+    'dearbrave.osr',
+    '3yomi.osr',
+    'kszlim-lazer_standard_format.osr',
+  ].map((n) => fixture(n));
   const rand = rng(1234);
   const deadline = Date.now() + 15_000;
   let runs = 0;
@@ -26,7 +31,8 @@ test('fuzz: mutated and truncated replays never hang or crash', { skip, timeout:
     if (kind < 0.3) data = data.subarray(0, Math.floor(rand() * data.length));
     else {
       const flips = 1 + Math.floor(rand() * 8);
-      for (let i = 0; i < flips; i++) data[Math.floor(rand() * data.length)] = Math.floor(rand() * 256);
+      for (let i = 0; i < flips; i++)
+        data[Math.floor(rand() * data.length)] = Math.floor(rand() * 256);
     }
     const t = performance.now();
     try {
