@@ -5,6 +5,7 @@
  */
 import { createHttpApp, type Logger } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
+import { Counter } from 'prom-client';
 import { registerAgentRoutes } from './agent/agent-routes.js';
 import type { LlmProvider } from './agent/llm-types.js';
 import { createMcpToolbox } from './agent/mcp-toolbox.js';
@@ -38,7 +39,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
   registerSalesRoutes(app, warehouse);
-  const mcp = { warehouse, logger, sqlMaxRows: options.sqlMaxRows ?? 500, sqlTimeoutMs: options.sqlTimeoutMs ?? 5000 };
+  const toolCalls = new Counter({
+    name: 'analytics_tool_calls_total',
+    help: 'MCP tool calls (public MCP endpoints and the agent), by tool and outcome.',
+    labelNames: ['tool', 'outcome'],
+    registers: [app.metricsRegistry],
+  });
+  const mcp = {
+    warehouse,
+    logger,
+    sqlMaxRows: options.sqlMaxRows ?? 500,
+    sqlTimeoutMs: options.sqlTimeoutMs ?? 5000,
+    onToolCall: (tool: string, isError: boolean) => toolCalls.inc({ tool, outcome: isError ? 'error' : 'ok' }),
+  };
   registerMcpRoutes(app, mcp);
   const toolbox = await createMcpToolbox(mcp);
   app.addHook('onClose', async () => toolbox.close());

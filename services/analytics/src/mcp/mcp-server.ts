@@ -20,6 +20,8 @@ export interface McpDependencies {
   sqlMaxRows?: number;
   /** Time limit of `run_sql`. @defaultValue 5000 */
   sqlTimeoutMs?: number;
+  /** Told of every tool call and whether it failed (metrics). */
+  onToolCall?: (tool: string, isError: boolean) => void;
 }
 
 export const SQL_TOOL = 'run_sql';
@@ -30,7 +32,12 @@ export function createMcpServer(deps: McpDependencies): McpServer {
     instructions:
       'Sales analytics of a Brazilian e-commerce marketplace (amounts in BRL). Use the view tools first; run_sql only for questions they cannot answer.',
   });
-  const run = async (work: () => Promise<unknown>): Promise<CallToolResult> => {
+  const run = async (tool: string, work: () => Promise<unknown>): Promise<CallToolResult> => {
+    const outcome = await attempt(work);
+    deps.onToolCall?.(tool, outcome.isError === true);
+    return outcome;
+  };
+  const attempt = async (work: () => Promise<unknown>): Promise<CallToolResult> => {
     try {
       const result = await work();
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
@@ -51,7 +58,7 @@ export function createMcpServer(deps: McpDependencies): McpServer {
         inputSchema: Object.fromEntries(Object.entries(spec.params).map(([param, p]) => [param, zodParam(p)])),
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      async (args: ReadParams) => run(() => readView(deps.warehouse, name, args)),
+      async (args: ReadParams) => run(spec.tool, () => readView(deps.warehouse, name, args)),
     );
   }
 
@@ -72,7 +79,7 @@ export function createMcpServer(deps: McpDependencies): McpServer {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ sql }: { sql: string }) =>
-      run(async () => {
+      run(SQL_TOOL, async () => {
         const output = await runReadOnlySql(deps.warehouse, sql, { maxRows, timeoutMs: deps.sqlTimeoutMs ?? 5000 });
         return { columns: output.columns, rows: output.rows, row_count: output.rows.length, truncated: output.truncated, max_rows: maxRows };
       }),

@@ -3,7 +3,8 @@
  * with its row counts and time. The build runs on a copy in a scratch folder next to the
  * warehouse (starting from the current warehouse, so MERGE sees earlier batches) and the
  * finished file replaces the live one in a single rename: readers never see a half-built
- * warehouse, and a failed build leaves the live one untouched.
+ * warehouse, and a failed build leaves the live one untouched. A lock file keeps a second
+ * build from running at the same time (and losing the first one's batch).
  */
 import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { openDuckDb, type DuckDbSession } from '../warehouse/duckdb-session.js';
 import { WAREHOUSE_FILE } from '../warehouse/paths.js';
 import { loadBronze } from './bronze.js';
+import { withBuildLock } from './build-lock.js';
 import { buildGold } from './gold.js';
 import { assertQuality, checkQuality, type QualityReport } from './quality.js';
 import { buildSilver } from './silver.js';
@@ -42,6 +44,11 @@ export interface PipelineResult {
 }
 
 export async function runPipeline(options: PipelineOptions): Promise<PipelineResult> {
+  await mkdir(dirname(options.warehouseFile), { recursive: true });
+  return withBuildLock(options.warehouseFile, () => build(options));
+}
+
+async function build(options: PipelineOptions): Promise<PipelineResult> {
   const started = performance.now();
   const scratch = join(dirname(options.warehouseFile), `.build-${randomUUID()}`);
   await mkdir(scratch, { recursive: true });

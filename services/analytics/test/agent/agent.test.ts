@@ -68,6 +68,11 @@ describe('agent with an LLM', () => {
         const declared = declaredIn(provider, first.body);
         assert.equal(declared.system, SYSTEM_PROMPT);
         assert.deepEqual(declared.tools.sort(), ['category_analysis', 'monthly_trends', 'run_sql', 'sales_summary', 'top_customers', 'yoy_growth']);
+        if (provider === 'gemini') {
+          const declarations = JSON.stringify((first.body.tools as unknown[])[0]);
+          assert.doesNotMatch(declarations, /\$schema|additionalProperties/, 'Gemini gets its OpenAPI subset of JSON Schema');
+          assert.match(declarations, /"minimum":1,"maximum":10/);
+        }
         const auth = { openai: first.headers.authorization, gemini: first.headers['x-goog-api-key'], anthropic: first.headers['x-api-key'] }[provider];
         assert.equal(auth, provider === 'openai' ? 'Bearer secret-key' : 'secret-key');
 

@@ -87,6 +87,14 @@ describe('MCP', () => {
     });
   }
 
+  it('counts tool calls by tool and outcome in /metrics', async () => {
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const count = (tool: string, outcome: string) =>
+      Number(new RegExp(`analytics_tool_calls_total\\{[^}]*tool="${tool}"[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    assert.ok(count('sales_summary', 'ok') >= 2, metrics.slice(0, 200));
+    assert.ok(count('run_sql', 'error') >= 2);
+  });
+
   it('GET /mcp is 405 (stateless server), and a message for an unknown SSE session is 404', async () => {
     const get = await fetch(`${base}/mcp`, { headers: { accept: 'text/event-stream' } });
     assert.equal(get.status, 405);

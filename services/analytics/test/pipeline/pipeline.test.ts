@@ -134,6 +134,23 @@ describe('pipeline', () => {
     }
   });
 
+  it('a second build while one runs is refused, and a stale lock is taken over', async () => {
+    const source = join(dir, 'lock');
+    await writeHandMadeData(source);
+    await mkdir(join(dir, 'lock-out'));
+    const file = join(dir, 'lock-out', 'raw_data.duckdb');
+    const results = await Promise.allSettled([
+      runPipeline({ sourceDir: source, warehouseFile: file }),
+      runPipeline({ sourceDir: source, warehouseFile: file }),
+    ]);
+    assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    assert.match(String(refused.reason), /another build is running/);
+    await writeFile(join(dir, 'lock-out', '.build.lock'), '999999999');
+    await runPipeline({ sourceDir: source, warehouseFile: file });
+    assert.equal(existsSync(join(dir, 'lock-out', '.build.lock')), false);
+  });
+
   it('reconciles bronze to gold in the report', async () => {
     const source = join(dir, 'recon');
     await writeHandMadeData(source);
