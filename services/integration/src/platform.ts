@@ -53,6 +53,8 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
   const adapters: Adapter[] = [];
   let broker: Broker | undefined;
   const close = async () => {
+    // Adapters first (they call the control plane), then the HTTP apps, then consumers.
+    for (const adapter of adapters.splice(0).reverse()) await adapter.stop().catch((error) => logger.error({ err: error }, 'stopping an adapter'));
     for (const app of apps.splice(0)) await app.close().catch((error) => logger.error({ err: error }, 'closing an app'));
     for (const closer of closers.splice(0).reverse()) await closer().catch((error) => logger.error({ err: error }, 'closing'));
     if (!options.broker) await broker?.close().catch((error) => logger.error({ err: error }, 'closing the broker'));
@@ -111,7 +113,6 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
       if (!roles.has(role)) continue;
       const adapter = await build();
       adapters.push(adapter);
-      closers.push(() => adapter.stop());
       urls[role] = await listen(adapter.app, { port, host });
       await adapter.start();
       logger.info({ role, url: urls[role], consumerGroup: adapter.consumerGroup }, 'adapter started');

@@ -1,0 +1,194 @@
+/**
+ * Soak of the broker and the three adapters: pushes `records` events (per key one create
+ * then updates) through one broker driver while the relational adapter is paused and
+ * resumed and the csv adapter is stopped and started again, then checks that every
+ * target holds every event exactly once and applied per key in order:
+ * - relational: one audit row per event, updates of a key audited in publish order, the
+ *   row holds the last update;
+ * - csv: one journal entry per event, one line per key holding the last update;
+ * - webhook: one delivery per event, updates of a key delivered in publish order.
+ * Used by `bench/soak.ts` (100,000 records) and by a small variant in the tests.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSqlDatabase, type SqlDatabase } from '@platform/core';
+import { createTestDatabase, postgresUrlForTests, type TestDatabase } from '@platform/testing';
+import { buildCsvAdapter } from '../src/adapters/csv/build-csv-adapter.js';
+import { parseCsv } from '../src/adapters/csv/rfc4180.js';
+import { buildRelationalAdapter } from '../src/adapters/relational/build-relational-adapter.js';
+import type { Adapter } from '../src/adapters/runtime/build-adapter.js';
+import { buildWebhookAdapter } from '../src/adapters/webhook/build-webhook-adapter.js';
+import { startHarness } from '../test/helpers/adapter-harness.js';
+import { BROKER_DRIVERS, waitFor } from '../test/helpers/broker-drivers.js';
+import { envelope, internPayload, INTERNS } from '../test/helpers/records.js';
+import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
+
+export interface SoakOptions {
+  driver: 'sql-log-pglite' | 'sql-log-postgres' | 'jetstream';
+  records: number;
+  /** Events per key (1 create + n-1 updates). @defaultValue 5 */
+  eventsPerKey?: number;
+  /** Relational target on PostgreSQL when available (else the broker's PGlite). @defaultValue true for jetstream */
+  postgresTarget?: boolean;
+  /** fsync CSV writes. @defaultValue true */
+  csvDurable?: boolean;
+  timeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface SoakResult {
+  driver: string;
+  records: number;
+  keys: number;
+  publishSeconds: number;
+  /** From the first publish until every target holds every event. */
+  totalSeconds: number;
+  recordsPerSecond: number;
+  perAdapterSeconds: Record<string, number>;
+  problems: string[];
+}
+
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const log = options.log ?? (() => undefined);
+  const perKey = options.eventsPerKey ?? 5;
+  const keys = Math.max(1, Math.floor(options.records / perKey));
+  const total = keys * perKey;
+  const driver = BROKER_DRIVERS.find((d) => d.name === options.driver)!;
+  const harness = await startHarness(driver);
+  const dir = await mkdtemp(join(tmpdir(), 'soak-'));
+  const receiver = await startWebhookReceiver();
+  let testDb: TestDatabase | undefined;
+  let db: SqlDatabase = harness.db;
+  const usePostgres = (options.postgresTarget ?? options.driver === 'jetstream') && (await postgresUrlForTests());
+  if (usePostgres) {
+    testDb = await createTestDatabase('soak');
+    db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused', poolSize: 4 });
+  }
+  const relationalAttachment = harness.controlPlane.attach(INTERNS, 'relational', { mode: 'shaped', table: 'interns', tombstone: 'delete' });
+  harness.controlPlane.attach(INTERNS, 'csv', { path: 'soak/interns.csv' });
+  const webhookAttachment = harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/soak`, authType: 'bearer', token: 'soak' });
+  const deps = () => harness.adapterDeps({ refreshIntervalMs: 1000 });
+  const csvDeps = () => ({ ...deps(), baseDir: join(dir, 'csv'), durable: options.csvDurable ?? true });
+  const relational = await buildRelationalAdapter({ ...deps(), db });
+  let csv: Adapter = await buildCsvAdapter(csvDeps());
+  const webhook = await buildWebhookAdapter({ ...deps(), stateDir: join(dir, 'webhook') });
+  const adapters = () => [relational, csv, webhook];
+  for (const adapter of adapters()) await adapter.start();
+
+  const problems: string[] = [];
+  const started = Date.now();
+  const done: Record<string, number> = {};
+  try {
+    const ids = Array.from({ length: keys }, (_, i) => `soak-${i}`);
+    const at = Date.parse('2026-06-01T00:00:00.000Z');
+    let published = 0;
+    for (let round = 0; round < perKey; round += 1) {
+      for (let i = 0; i < ids.length; i += 64) {
+        await Promise.all(
+          ids.slice(i, i + 64).map((id, j) => {
+            const e = envelope('interns', round === 0 ? 'intern.created' : 'intern.updated', id, internPayload(id, { mentor: `seq-${round}` }));
+            e.occurredAt = new Date(at + round * 1_000_000 + i + j).toISOString();
+            return harness.publish(e);
+          }),
+        );
+        published += Math.min(64, ids.length - i);
+        if (published >= total * 0.25 && !relational.runtime.status().paused && published < total * 0.5) {
+          relational.runtime.pause();
+          log(`  relational paused at ${published}`);
+        }
+        if (published >= total * 0.5 && relational.runtime.status().paused) {
+          relational.runtime.resume();
+          log(`  relational resumed at ${published}`);
+        }
+        if (published >= total * 0.6 && !done.csvRestarted) {
+          done.csvRestarted = 1;
+          await csv.stop();
+          csv = await buildCsvAdapter(csvDeps());
+          await csv.start();
+          log(`  csv restarted at ${published}`);
+        }
+      }
+    }
+    const publishSeconds = (Date.now() - started) / 1000;
+    log(`  published ${total} in ${publishSeconds.toFixed(1)} s`);
+
+    const timeout = options.timeoutMs ?? 30 * 60_000;
+    const auditCount = async () =>
+      Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM audit_log WHERE attachment_id = $1', [relationalAttachment.attachmentId])).rows[0]!.n);
+    const journalLines = async () => (await readFile(join(dir, 'csv', '.state', csvAttachmentId(harness), 'journal.jsonl'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+    const webhookDelivered = () => receiver.deliveries.length;
+    await Promise.all([
+      waitFor('relational', async () => (await auditCount()) >= total, timeout).then(() => (done.relational = (Date.now() - started) / 1000)),
+      waitFor('csv', async () => (await journalLines()) >= total, timeout).then(() => (done.csv = (Date.now() - started) / 1000)),
+      waitFor('webhook', () => webhookDelivered() >= total, timeout).then(() => (done.webhook = (Date.now() - started) / 1000)),
+    ]);
+    const totalSeconds = (Date.now() - started) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    // Exactly once.
+    if ((await auditCount()) !== total) problems.push(`relational: ${await auditCount()} audit rows for ${total} events`);
+    const distinctAudit = Number((await db.query<{ n: string }>('SELECT count(DISTINCT record_id) AS n FROM audit_log WHERE attachment_id = $1', [relationalAttachment.attachmentId])).rows[0]!.n);
+    if (distinctAudit !== total) problems.push(`relational: ${distinctAudit} distinct events audited`);
+    if ((await journalLines()) !== total) problems.push(`csv: ${await journalLines()} journal entries for ${total} events`);
+    const perRecord = new Map<string, number>();
+    for (const d of receiver.deliveries) perRecord.set(String(d.headers['idempotency-key']), (perRecord.get(String(d.headers['idempotency-key'])) ?? 0) + 1);
+    if (perRecord.size !== total || [...perRecord.values()].some((n) => n !== 1)) problems.push(`webhook: ${perRecord.size} events delivered, ${receiver.deliveries.length} deliveries for ${total}`);
+
+    // Final state per key: the last update.
+    const last = `seq-${perKey - 1}`;
+    const rows = await db.query<{ n: string }>('SELECT count(*) AS n FROM interns WHERE intern_id LIKE $1 AND mentor = $2', ['soak-%', last]);
+    if (Number(rows.rows[0]!.n) !== keys) problems.push(`relational: ${rows.rows[0]!.n} of ${keys} rows hold the last update`);
+    const csvRows = parseCsv(await readFile(join(dir, 'csv', 'soak', 'interns.csv'), 'utf8')).slice(1);
+    const mentorColumn = ['record_id', ...INTERNS.fields.map((f) => f.name)].indexOf('mentor');
+    if (csvRows.length !== keys || csvRows.some((row) => row[mentorColumn] !== last)) problems.push(`csv: ${csvRows.length} lines for ${keys} keys, or not all at the last update`);
+
+    // Per-key order of updates (one topic, so one partition per key).
+    const audited = await db.query<{ natural_key: string; mentor: string }>(
+      "SELECT natural_key, payload->>'mentor' AS mentor FROM audit_log WHERE attachment_id = $1 AND lifecycle = 'update' ORDER BY audit_id",
+      [relationalAttachment.attachmentId],
+    );
+    checkOrder('relational', audited.rows.map((r) => [r.natural_key, r.mentor]), problems);
+    checkOrder(
+      'webhook',
+      receiver.deliveries.map((d) => JSON.parse(d.body) as { naturalKey: string; recordType: string; payload: { mentor: string } }).filter((b) => b.recordType === 'intern.updated').map((b) => [b.naturalKey, b.payload.mentor]),
+      problems,
+    );
+    if (harness.deadLetters.length > 0) problems.push(`${harness.deadLetters.length} dead letters`);
+    void webhookAttachment;
+    return {
+      driver: options.driver + (usePostgres ? ' (relational on PostgreSQL)' : ''),
+      records: total,
+      keys,
+      publishSeconds,
+      totalSeconds,
+      recordsPerSecond: Math.round(total / totalSeconds),
+      perAdapterSeconds: { relational: done.relational!, csv: done.csv!, webhook: done.webhook! },
+      problems,
+    };
+  } finally {
+    for (const adapter of adapters()) await adapter.stop();
+    await harness.cleanup();
+    await receiver.close();
+    if (testDb) {
+      await db.close();
+      await testDb.drop();
+    }
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function csvAttachmentId(harness: Awaited<ReturnType<typeof startHarness>>): string {
+  return harness.controlPlane.attachments.find((a) => a.adapterType === 'csv')!.attachmentId.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function checkOrder(target: string, events: Array<[string, string]>, problems: string[]): void {
+  const lastSeen = new Map<string, number>();
+  let violations = 0;
+  for (const [key, mentor] of events) {
+    const seq = Number(mentor.replace('seq-', ''));
+    if ((lastSeen.get(key) ?? 0) >= seq) violations += 1;
+    lastSeen.set(key, seq);
+  }
+  if (violations > 0) problems.push(`${target}: ${violations} updates out of per-key order`);
+}

@@ -1,0 +1,28 @@
+/**
+ * `npm run bench:integration-soak`: 100,000 events (SOAK_RECORDS) through each broker
+ * driver (SOAK_DRIVERS, default sql-log-pglite,jetstream) with a paused-and-resumed
+ * relational adapter and a restarted csv adapter; prints throughput and the exactly-once
+ * and per-key-order verdict. Exits 1 when a check fails.
+ */
+import { natsUrlForTests } from '@platform/testing';
+import { runSoak, type SoakOptions } from './soak-core.js';
+
+const records = Number(process.env.SOAK_RECORDS ?? 100_000);
+const drivers = (process.env.SOAK_DRIVERS ?? 'sql-log-pglite,jetstream').split(',') as SoakOptions['driver'][];
+let failed = false;
+for (const driver of drivers) {
+  if (driver === 'jetstream' && !(await natsUrlForTests())) {
+    console.log(`SKIP jetstream: NATS is not reachable`);
+    continue;
+  }
+  console.log(`soak: ${records} events on ${driver}`);
+  const result = await runSoak({ driver, records, csvDurable: process.env.SOAK_CSV_FSYNC !== '0', log: (line) => console.log(line) });
+  console.log(
+    `  ${result.driver}: ${result.records} events (${result.keys} keys) — published in ${result.publishSeconds.toFixed(1)} s, ` +
+      `all targets complete in ${result.totalSeconds.toFixed(1)} s (${result.recordsPerSecond} events/s per target); ` +
+      `relational ${result.perAdapterSeconds.relational?.toFixed(1)} s, csv ${result.perAdapterSeconds.csv?.toFixed(1)} s, webhook ${result.perAdapterSeconds.webhook?.toFixed(1)} s`,
+  );
+  console.log(result.problems.length ? `  FAILED: ${result.problems.join('; ')}` : '  exactly once and in per-key order on every target: OK');
+  failed ||= result.problems.length > 0;
+}
+process.exit(failed ? 1 : 0);
