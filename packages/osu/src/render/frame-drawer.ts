@@ -115,6 +115,7 @@ export class FrameDrawer {
     while (this.lo < objs.length && objs[this.lo]!.endTime + 1000 < t) this.lo++;
     let hi = this.lo;
     while (hi < objs.length && objs[hi]!.time - preempt <= t) hi++;
+    this.drawFollowPoints(ctx, t, hi);
     for (let i = hi - 1; i >= this.lo; i--) {
       const o = objs[i]!;
       if (o.endTime + 1000 < t) continue;
@@ -122,6 +123,36 @@ export class FrameDrawer {
       else if (o.kind === 'spinner') this.drawSpinner(ctx, o, t);
       else this.drawCircle(ctx, o, t, o.x, o.y, false);
     }
+  }
+
+  /** Dots from one object to the next of the same combo, appearing ahead and eaten as the play passes. */
+  private drawFollowPoints(ctx: SKRSContext2D, t: number, hi: number): void {
+    const objs = this.scene.play.objects;
+    const preempt = this.scene.play.preempt;
+    const spacing = 32;
+    const dot = Math.max(2, this.s * 3);
+    ctx.fillStyle = 'rgba(255,255,255,0.6)';
+    for (let i = Math.max(1, this.lo); i < hi; i++) {
+      const b = objs[i]!;
+      const a = objs[i - 1]!;
+      if (b.comboNumber <= 1 || a.kind === 'spinner' || b.kind === 'spinner') continue;
+      if (t > b.time || t < a.endTime - preempt) continue;
+      const dx = b.x - a.endX;
+      const dy = b.y - a.endY;
+      const len = Math.hypot(dx, dy);
+      if (len < spacing * 2.5) continue;
+      const span = Math.max(1, b.time - a.endTime);
+      for (let d = spacing * 1.5; d < len - spacing; d += spacing) {
+        const f = d / len;
+        const at = a.endTime + f * span;
+        const appear = at - preempt;
+        if (t < appear || t > at) continue;
+        const alpha = Math.min(1, (t - appear) / 200) * Math.min(1, (at - t) / 100);
+        ctx.globalAlpha = alpha;
+        ctx.fillRect(this.ox + (a.endX + dx * f) * this.s - dot / 2, this.oy + (a.endY + dy * f) * this.s - dot / 2, dot, dot);
+      }
+    }
+    ctx.globalAlpha = 1;
   }
 
   /** Alpha of an object's body before it is hit (fade in, Hidden fade out). */

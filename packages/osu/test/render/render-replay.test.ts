@@ -159,6 +159,19 @@ describe('renderReplay', { skip }, () => {
     assert.ok(checked >= 2);
   });
 
+  test('worker threads draw the same video', async () => {
+    const video = join(out, 'w.mp4');
+    const r = await renderReplay({
+      replay: fixture('tool.osr'),
+      beatmapPath: join(fixturesDir, 'tool.osu'),
+      outputVideoPath: video,
+      outputThumbnailPath: join(out, 'w.jpg'),
+      options: { ...options, workers: 2, fps: 20 },
+    });
+    const frames = execFileSync(ffprobe, ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', video], { encoding: 'utf8' });
+    assert.equal(Number(frames.trim()), r.frames);
+  });
+
   test('abort kills the render and rejects', async () => {
     const ac = new AbortController();
     await assert.rejects(
