@@ -11,7 +11,7 @@ import { registerAdmissionRoutes } from './admission/routes.js';
 import { registerArtifactRoutes } from './artifacts/routes.js';
 import { registerCallbackRoutes } from './callbacks/routes.js';
 import type { RenderContext } from './context.js';
-import { registerSignedObjectRoute } from './core-ext.js';
+import { registerSignedObjectRoute } from '@platform/core';
 import { errorSchema, legacyStatusSchema, v1JobSchema } from './jobs/job-schemas.js';
 import { registerJobRoutes } from './jobs/routes.js';
 import { registerLegacyRoutes } from './legacy/routes.js';

@@ -6,7 +6,7 @@ import {
   type ObjectStore,
   type SqlDatabase,
 } from '@platform/core';
-import { createRateLimiter, type RateLimiter } from './core-ext.js';
+import { createRateLimiter, type RateLimiter } from '@platform/core';
 import type { RenderSettings } from './config.js';
 
 export interface RenderContext {

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { isAppError, type SqlDatabase, type ObjectStore, type Logger } from '@platform/core';
 import type { RenderSettings } from '../config.js';
-import { rateLimitHeaders, type RateLimiter } from '../core-ext.js';
+import { rateLimitHeaders, type RateLimiter } from '@platform/core';
 import { renderErrors } from '../errors.js';
 import { countActiveForAddress, countLoad, insertJobWithEvent } from '../jobs/job-store.js';
 import { artifactKeys } from '../jobs/job-view.js';

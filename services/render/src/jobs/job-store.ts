@@ -2,7 +2,7 @@
  * Data access for render jobs and their outbox events. Every function takes the SQL
  * handle first (the database or an open transaction); values always travel as parameters.
  */
-import type { SqlExecutor } from '@platform/core';
+import type { SqlDatabase, SqlExecutor } from '@platform/core';
 
 export const JOB_STATUSES = ['queued', 'downloading', 'rendering', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -176,4 +176,23 @@ export async function updateRunningJob(db: SqlExecutor, id: string, workerId: st
       update.videoKey ?? null, update.thumbnailKey ?? null, update.logKey ?? null, terminal],
   );
   return rowCount > 0;
+}
+
+/**
+ * Gives a running job back to the queue (its worker is shutting down): status `queued`
+ * again, with a new outbox event in the same transaction. False when the job is no longer
+ * that worker's.
+ */
+export async function requeueJob(db: SqlDatabase, id: string, workerId: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const { rowCount } = await tx.query(
+      `UPDATE render_jobs
+          SET status = 'queued', progress = 0, worker_id = NULL, started_at = NULL, heartbeat_at = NULL,
+              dispatch_count = dispatch_count + 1, updated_at = now()
+        WHERE id = $1 AND worker_id = $2 AND status IN ('downloading', 'rendering')`,
+      [id, workerId],
+    );
+    if (rowCount > 0) await insertOutboxEvent(tx, id);
+    return rowCount > 0;
+  });
 }

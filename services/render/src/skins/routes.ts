@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkRateLimit } from '../admission/submit-render.js';
 import { SKIN_NAME_PATTERN } from '../admission/validate-render-form.js';
 import type { RenderContext } from '../context.js';
-import type { RateLimiter } from '../core-ext.js';
+import type { RateLimiter } from '@platform/core';
 import { renderErrors } from '../errors.js';
 import { DEFAULT_SKIN_LIMITS, SkinArchiveError, inspectSkinArchive } from './skin-archive.js';
 import { listSkins, saveSkin } from './skin-library.js';

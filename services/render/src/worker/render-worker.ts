@@ -11,14 +11,21 @@ export function startRenderWorker(
   queue: TaskQueue,
   options: { concurrency: number; onOutcome?: (jobId: string, outcome: TaskOutcome, seconds: number) => void },
 ): RenderWorker {
+  const shutdown = new AbortController();
   const consumer: TaskConsumer = queue.consume(
     async (task) => {
       const started = performance.now();
-      const outcome = await runRenderJob(deps, task.jobId);
+      const outcome = await runRenderJob({ ...deps, shutdown: shutdown.signal }, task.jobId);
       if (outcome === 'skipped') deps.logger.info({ task }, 'task skipped: the job is no longer queued');
       options.onOutcome?.(task.jobId, outcome, (performance.now() - started) / 1000);
     },
     { concurrency: options.concurrency },
   );
-  return { stop: () => consumer.close() };
+  return {
+    /** Stops taking tasks; running jobs are aborted and go back to the queue. */
+    async stop() {
+      shutdown.abort();
+      await consumer.close();
+    },
+  };
 }

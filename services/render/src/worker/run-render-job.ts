@@ -12,7 +12,7 @@ import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
 import { parseBeatmap } from '@platform/osu';
 import { BeatmapNotFoundError, type BeatmapResolver } from '../beatmaps/beatmap-resolver.js';
 import { DEFAULT_SKIN } from '../admission/validate-render-form.js';
-import { claimJob, updateRunningJob, type JobRow } from '../jobs/job-store.js';
+import { claimJob, requeueJob, updateRunningJob, type JobRow } from '../jobs/job-store.js';
 import { artifactKeys } from '../jobs/job-view.js';
 import type { Renderer } from '../renderer/renderer.js';
 import { extractStoredSkin } from '../skins/skin-library.js';
@@ -42,9 +42,17 @@ export interface WorkerDeps {
   renderer: Renderer;
   beatmaps: BeatmapResolver;
   settings: WorkerSettings;
+  /** Aborted when the worker shuts down: a running job goes back to the queue. */
+  shutdown?: AbortSignal;
 }
 
-export type TaskOutcome = 'skipped' | 'completed' | 'failed';
+class WorkerShutdown extends Error {
+  constructor() {
+    super('The worker shut down during the job.');
+  }
+}
+
+export type TaskOutcome = 'skipped' | 'completed' | 'failed' | 'requeued';
 
 export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<TaskOutcome> {
   const { db, store, settings } = deps;
@@ -67,6 +75,9 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
     settings.renderTimeoutMs,
   );
   timeout.unref();
+  const onShutdown = () => abort.abort(new WorkerShutdown());
+  if (deps.shutdown?.aborted) onShutdown();
+  deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
   try {
     log.line(`job ${job.id} taken by ${settings.workerId}`);
     await updateRunningJob(db, job.id, settings.workerId, { logKey: keys.log });
@@ -83,6 +94,11 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
     deps.logger.info({ jobId }, 'render completed');
     return 'completed';
   } catch (error) {
+    if (abort.signal.reason instanceof WorkerShutdown) {
+      log.line('the worker is shutting down: the job goes back to the queue');
+      await log.close();
+      if (await requeueJob(db, job.id, settings.workerId).catch(() => false)) return 'requeued';
+    }
     const reason = failureReason(error, abort.signal, dir);
     log.line(`failed: ${reason}`);
     await log.close();
@@ -90,6 +106,7 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
     deps.logger.warn({ err: error, jobId }, 'render failed');
     return 'failed';
   } finally {
+    deps.shutdown?.removeEventListener('abort', onShutdown);
     clearInterval(heartbeat);
     clearTimeout(timeout);
     await rm(dir, { recursive: true, force: true });

@@ -24,7 +24,7 @@ import {
 } from '@platform/testing';
 import { DEFAULT_SETTINGS, type RenderSettings } from '../../src/config.js';
 import { createLimiters, type RenderContext } from '../../src/context.js';
-import { createCounterStore, createObjectStore } from '../../src/core-ext.js';
+import { createCounterStore, createObjectStore } from '@platform/core';
 import { migrateRenderDatabase } from '../../src/migrations.js';
 
 export type EngineSet = 'embedded' | 'real';

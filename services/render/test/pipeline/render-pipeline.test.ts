@@ -206,6 +206,29 @@ for (const { kind, skip } of await engineSets()) {
       }
     });
 
+    test('a worker shut down mid-render gives the job back to the queue, and it completes later', async () => {
+      await pipeline.stop();
+      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { width: 1280, height: 720, fps: 60 } });
+      const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id as string;
+      await waitForJob(getJob(id), (j) => j.status === 'rendering');
+      // As main.ts shuts down: the dispatcher first, then the worker.
+      await pipeline.dispatcher.stop();
+      await pipeline.worker!.stop();
+      const back = await getJob(id)();
+      assert.equal(back.status, 'queued');
+      assert.equal(back.progress, 0);
+      const events = await engines.ctx.db.query('SELECT id FROM render_outbox WHERE job_id = $1', [id]);
+      assert.equal(events.rows.length, 2, 'a new outbox event for the new dispatch');
+      const pending = await engines.ctx.db.query('SELECT id FROM render_outbox WHERE job_id = $1 AND dispatched_at IS NULL', [id]);
+      assert.equal(pending.rows.length, 1, 'waiting for the next dispatcher');
+      assert.deepEqual(await pipeline.leftovers(), []);
+      await pipeline.stop();
+      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!] });
+      const done = await waitForJob(getJob(id), finished);
+      assert.equal(done.status, 'completed', done.error ?? '');
+      assert.match((await engines.ctx.store.get(`logs/${id}.log`)).toString(), /taken by/);
+    });
+
     test('a render past its timeout fails and its temp folder is removed', async () => {
       await pipeline.stop();
       pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { renderTimeoutMs: 150, width: 640, height: 360, fps: 60 } });

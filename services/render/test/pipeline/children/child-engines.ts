@@ -1,6 +1,6 @@
 /** Engines of a child process in the kill tests, from the env its parent sets. */
 import { createLogger, createSqlDatabase } from '@platform/core';
-import { createObjectStore } from '../../../src/core-ext.js';
+import { createObjectStore } from '@platform/core';
 import { createTaskQueue } from '../../../src/queue/create-task-queue.js';
 
 export async function childEngines() {
