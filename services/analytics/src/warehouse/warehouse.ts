@@ -101,6 +101,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         enable_external_access: 'false',
         autoload_known_extensions: 'false',
         autoinstall_known_extensions: 'false',
+        allow_persistent_secrets: 'false',
         threads: String(options.threads ?? 2),
         memory_limit: options.memoryLimit ?? '1GB',
         lock_configuration: 'true',

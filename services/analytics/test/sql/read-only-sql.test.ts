@@ -99,6 +99,9 @@ describe('read-only SQL guard', () => {
     await rejected("SELECT * FROM '/etc/passwd'", refused);
     await rejected(`SELECT * FROM read_csv_auto('${fixture.dataDir}/source/olist_orders_dataset.csv')`, refused);
     await rejected("SELECT * FROM read_parquet('https://example.com/x.parquet')", refused);
+    await rejected("SELECT * FROM read_json('/etc/passwd')", refused);
+    await rejected("SELECT * FROM sniff_csv('/etc/passwd')", refused);
+    await rejected("SELECT * FROM query('DELETE FROM raw_data.gold.fact_sales')", refused);
   });
 
   it('rejects empty, unparsable and oversized input', async () => {
