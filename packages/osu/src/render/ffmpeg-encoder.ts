@@ -15,7 +15,7 @@ export interface EncoderOptions {
   output: string;
   durationSeconds: number;
   /** Audio file and where in it (seconds, may be negative) the video starts. */
-  audio: { path: string; startSeconds: number; speed: number } | undefined;
+  audio: { path: string; startSeconds: number; speed: number; /** Nightcore: pitch rises with the rate (needs the sample rate). */ resampleFrom?: number } | undefined;
   motionBlur: boolean;
   preset: string;
   crf: number;
@@ -56,7 +56,10 @@ export class FfmpegEncoder {
         const ms = Math.round((-o.audio.startSeconds * 1000) / o.audio.speed);
         audioFilters.push(`adelay=${ms}:all=1`);
       }
-      if (o.audio.speed !== 1) audioFilters.unshift(`atempo=${o.audio.speed}`);
+      if (o.audio.resampleFrom) {
+        const sr = o.audio.resampleFrom;
+        audioFilters.unshift(`asetrate=${Math.round(sr * o.audio.speed)}`, `aresample=${sr}`);
+      } else if (o.audio.speed !== 1) audioFilters.unshift(`atempo=${o.audio.speed}`);
     } else {
       args.push('-f', 'lavfi', '-i', 'anullsrc=r=44100:cl=stereo');
     }

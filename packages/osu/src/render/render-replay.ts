@@ -6,7 +6,7 @@
  * streamed raw to ffmpeg in order. Reports progress, logs what it does, and stops
  * (killing ffmpeg) when the signal aborts.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
@@ -14,7 +14,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import { resolveFfmpeg } from '../ffmpeg/resolve-ffmpeg.js';
 import type { JudgementSummary } from '../judgement/types.js';
 import { decodeReplay } from '../replay/decode-replay.js';
-import { modsToString } from '../replay/mods.js';
+import { Mods, modsToString } from '../replay/mods.js';
 import { ReplayDecodeError } from '../replay/replay-decode-error.js';
 import type { Replay } from '../replay/types.js';
 import { FfmpegEncoder } from './ffmpeg-encoder.js';
@@ -167,9 +167,10 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     `video covers map time ${Math.round(startTime)}..${Math.round(startTime + durationSeconds * 1000 * speed)} ms: ${frames} frames, ${durationSeconds.toFixed(2)} s`,
   );
 
-  const { ffmpeg } = resolveFfmpeg();
+  const { ffmpeg, ffprobe } = resolveFfmpeg();
   const audioPath = await fileIn(folder, beatmap.audioFilename);
-  if (audioPath) log(`audio ${beatmap.audioFilename}${speed !== 1 ? ` at x${speed}` : ''}`);
+  const nightcoreRate = audioPath && (replay.mods & Mods.Nightcore) !== 0 ? await sampleRate(ffprobe, audioPath) : undefined;
+  if (audioPath) log(`audio ${beatmap.audioFilename}${speed !== 1 ? ` at x${speed}${nightcoreRate ? ' (nightcore pitch)' : ''}` : ''}`);
   else log('no audio file: silent video');
   let video: VideoSource | undefined;
   let videoFirstFrame = 0;
@@ -201,7 +202,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     fps,
     output: input.outputVideoPath,
     durationSeconds: frames / fps,
-    audio: audioPath ? { path: audioPath, startSeconds: startTime / 1000, speed } : undefined,
+    audio: audioPath ? { path: audioPath, startSeconds: startTime / 1000, speed, resampleFrom: nightcoreRate } : undefined,
     motionBlur: o.motionBlur,
     preset: o.preset ?? 'ultrafast',
     crf: o.crf ?? 20,
@@ -333,5 +334,15 @@ async function thumbnail(ffmpeg: string, video: string, out: string, at: number)
     p.on('exit', (code) =>
       code === 0 ? resolve() : reject(new Error(`thumbnail failed: ${err.trim()}`)),
     );
+  });
+}
+
+/** Sample rate of the first audio stream, or undefined when ffprobe cannot tell. */
+function sampleRate(ffprobe: string, path: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    execFile(ffprobe, ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=sample_rate', '-of', 'csv=p=0', path], { timeout: 10_000 }, (err, stdout) => {
+      const n = Number(String(stdout).trim());
+      resolve(!err && n > 0 ? n : undefined);
+    });
   });
 }

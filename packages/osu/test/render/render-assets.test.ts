@@ -176,9 +176,9 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
     assert.ok(cr > 170 && cb > 170 && cg < 100, `cursor pixel ${cr},${cg},${cb}`);
   });
 
-  test('beatmap video behind the playfield, DT audio, bg dim above 1 read as percent', async () => {
+  test('beatmap video behind the playfield, NC audio, bg dim above 1 read as percent', async () => {
     const replay = decodeReplay(fixture('dearbrave3.osr'));
-    replay.mods |= Mods.DoubleTime;
+    replay.mods |= Mods.DoubleTime | Mods.Nightcore;
     const video = join(dir, 'b.mp4');
     const lines: string[] = [];
     const r = await renderReplay({
@@ -190,7 +190,8 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
       log: (l) => lines.push(l),
     });
     assert.equal(r.speed, 1.5);
-    assert.ok(lines.some((l) => l.includes('at x1.5')));
+    assert.ok(lines.some((l) => l.includes('at x1.5 (nightcore pitch)')));
+    assert.ok(streams(video).some((x) => x.codec_type === 'audio'));
     assert.ok(lines.some((l) => l.startsWith('background video clip.mp4')));
     const [vr, vg, vb] = frameAt(video, Math.floor(r.frames / 2))(8, 120);
     // blue video dimmed to half
