@@ -10,7 +10,11 @@
  * a record's latency is from the start of its POST until it is visible in the last of
  * the three targets (webhook: arrival; table and file: polled every 20 ms).
  *
- *   BENCH_RECORDS=2000 BENCH_CONCURRENCY=32 BENCH_DRIVERS=sql-log,jetstream npm run bench:integration
+ * Two phases per driver: throughput (BENCH_RECORDS as fast as BENCH_CONCURRENCY clients
+ * can submit; latency there is mostly queueing) and latency (BENCH_LATENCY_RECORDS
+ * submitted at a steady BENCH_RATE per second, well under capacity).
+ *
+ *   BENCH_RECORDS=2000 BENCH_CONCURRENCY=32 BENCH_RATE=20 BENCH_DRIVERS=sql-log,jetstream npm run bench:integration
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -24,17 +28,25 @@ import { startPlatform, type RunningPlatform } from '../src/platform.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const LATENCY_RECORDS = Number(process.env.BENCH_LATENCY_RECORDS ?? 200);
+const RATE = Number(process.env.BENCH_RATE ?? 20);
 const DRIVERS = (process.env.BENCH_DRIVERS ?? 'sql-log,jetstream').split(',').map((d) => d.trim());
 const POLL_MS = 20;
+
+interface Phase {
+  records: number;
+  seconds: number;
+  /** Records per second from the first submission until every record is in all three targets. */
+  perSecond: number;
+  submitPerSecond: number;
+  latencyMs: { p50: number; p95: number; p99: number; max: number };
+}
 
 interface Result {
   driver: string;
   database: string;
-  records: number;
-  seconds: number;
-  perSecond: number;
-  submitPerSecond: number;
-  latencyMs: { p50: number; p95: number; p99: number; max: number };
+  throughput: Phase;
+  latency: Phase;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -91,10 +103,8 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     if (attach.status !== 201) throw new Error(`webhook attachment: ${attach.status} ${await attach.text()}`);
     for (const adapter of platform.adapters) await adapter.runtime.refresh();
 
-    const submitted = new Map<string, number>();
     const inTable = new Map<string, number>();
     const inFile = new Map<string, number>();
-    const run = randomBytes(3).toString('hex');
     const csvPath = join(dataDir, 'integration', 'csv', 'interns.csv');
     let polling = true;
     const poller = (async () => {
@@ -110,58 +120,74 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     })();
-
     const submission = platform.urls.submission!;
-    let next = 0;
-    const started = performance.now();
-    const worker = async () => {
-      while (next < RECORDS) {
-        const i = next++;
-        const t0 = performance.now();
-        const response = await fetch(`${submission}/contracts/interns/records`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            internId: `B-${run}-${i}`,
-            firstName: 'Bench',
-            lastName: `Mark ${i}`,
-            email: `bench${i}@example.org`,
-            college: 'Load College, Testshire',
-            department: 'Performance',
-            startDate: '2025-01-01',
-          }),
-        });
-        if (response.status !== 202) throw new Error(`submission answered ${response.status}: ${await response.text()}`);
-        submitted.set(((await response.json()) as { recordId: string }).recordId, t0);
-      }
+    const run = randomBytes(3).toString('hex');
+    let serial = 0;
+    const submit = async (submitted: Map<string, number>) => {
+      const i = serial++;
+      const t0 = performance.now();
+      const response = await fetch(`${submission}/contracts/interns/records`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          internId: `B-${run}-${i}`,
+          firstName: 'Bench',
+          lastName: `Mark ${i}`,
+          email: `bench${i}@example.org`,
+          college: 'Load College, Testshire',
+          department: 'Performance',
+          startDate: '2025-01-01',
+        }),
+      });
+      if (response.status !== 202) throw new Error(`submission answered ${response.status}: ${await response.text()}`);
+      submitted.set(((await response.json()) as { recordId: string }).recordId, t0);
     };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    const submittedAt = performance.now();
-    const deadline = Date.now() + 600_000;
-    const done = () => [...submitted.keys()].every((id) => inTable.has(id) && inFile.has(id) && hooks.has(id));
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error('records did not reach all targets within 10 minutes');
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    const landed = (id: string) => Math.max(inTable.get(id)!, inFile.get(id)!, hooks.get(id)!);
+    const settle = async (submitted: Map<string, number>, started: number, submittedAt: number): Promise<Phase> => {
+      const deadline = Date.now() + 600_000;
+      while (![...submitted.keys()].every((id) => inTable.has(id) && inFile.has(id) && hooks.has(id))) {
+        if (Date.now() > deadline) throw new Error('records did not reach all targets within 10 minutes');
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+      const latencies = [...submitted].map(([id, t0]) => landed(id) - t0).sort((a, b) => a - b);
+      const seconds = (Math.max(...[...submitted.keys()].map(landed)) - started) / 1000;
+      return {
+        records: submitted.size,
+        seconds: Math.round(seconds * 100) / 100,
+        perSecond: Math.round(submitted.size / seconds),
+        submitPerSecond: Math.round(submitted.size / ((submittedAt - started) / 1000)),
+        latencyMs: { p50: Math.round(percentile(latencies, 50)), p95: Math.round(percentile(latencies, 95)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies.at(-1)!) },
+      };
+    };
+
+    // Throughput: as fast as the clients can submit.
+    const burst = new Map<string, number>();
+    let left = RECORDS;
+    const startedBurst = performance.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (left > 0) {
+          left -= 1;
+          await submit(burst);
+        }
+      }),
+    );
+    const throughput = await settle(burst, startedBurst, performance.now());
+
+    // Latency: a steady rate well under capacity.
+    const paced = new Map<string, number>();
+    const startedPaced = performance.now();
+    const inFlight: Promise<void>[] = [];
+    for (let i = 0; i < LATENCY_RECORDS; i += 1) {
+      const due = startedPaced + (i * 1000) / RATE;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+      inFlight.push(submit(paced));
     }
+    await Promise.all(inFlight);
+    const latency = await settle(paced, startedPaced, performance.now());
     polling = false;
     await poller;
-    const latencies = [...submitted].map(([id, t0]) => Math.max(inTable.get(id)!, inFile.get(id)!, hooks.get(id)!) - t0).sort((a, b) => a - b);
-    const finished = Math.max(...[...submitted.keys()].map((id) => Math.max(inTable.get(id)!, inFile.get(id)!, hooks.get(id)!)));
-    const seconds = (finished - started) / 1000;
-    return {
-      driver: driver === 'jetstream' ? 'jetstream' : 'sql-log',
-      database: db.engine,
-      records: RECORDS,
-      seconds: Math.round(seconds * 100) / 100,
-      perSecond: Math.round(RECORDS / seconds),
-      submitPerSecond: Math.round(RECORDS / ((submittedAt - started) / 1000)),
-      latencyMs: {
-        p50: Math.round(percentile(latencies, 50)),
-        p95: Math.round(percentile(latencies, 95)),
-        p99: Math.round(percentile(latencies, 99)),
-        max: Math.round(latencies.at(-1)!),
-      },
-    };
+    return { driver: driver === 'jetstream' ? 'jetstream' : 'sql-log', database: db.engine, throughput, latency };
   } finally {
     await platform?.close();
     await db.close().catch(() => undefined);
@@ -179,10 +205,13 @@ for (const driver of DRIVERS) {
     console.log(JSON.stringify(result));
   }
 }
-console.log('\ndriver     database  records  seconds  end-to-end rec/s  submit rec/s  p50 ms  p95 ms  p99 ms  max ms');
+console.log(`\nintegration bench: ${RECORDS} records at concurrency ${CONCURRENCY}, then ${LATENCY_RECORDS} at ${RATE}/s (latency: POST start → visible in all three targets)`);
+console.log('driver     database  phase       records  seconds  end-to-end rec/s  submit rec/s  p50 ms  p95 ms  p99 ms  max ms');
 for (const r of results) {
-  console.log(
-    [r.driver.padEnd(10), r.database.padEnd(9), String(r.records).padStart(7), String(r.seconds).padStart(8), String(r.perSecond).padStart(17), String(r.submitPerSecond).padStart(13), String(r.latencyMs.p50).padStart(7), String(r.latencyMs.p95).padStart(7), String(r.latencyMs.p99).padStart(7), String(r.latencyMs.max).padStart(7)].join(' '),
-  );
+  for (const [name, p] of [['throughput', r.throughput], ['latency', r.latency]] as const) {
+    console.log(
+      [r.driver.padEnd(10), r.database.padEnd(9), name.padEnd(10), String(p.records).padStart(7), String(p.seconds).padStart(8), String(p.perSecond).padStart(17), String(p.submitPerSecond).padStart(13), String(p.latencyMs.p50).padStart(7), String(p.latencyMs.p95).padStart(7), String(p.latencyMs.p99).padStart(7), String(p.latencyMs.max).padStart(7)].join(' '),
+    );
+  }
 }
 process.exit(0);
