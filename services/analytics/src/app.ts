@@ -3,7 +3,7 @@
  * MCP (Streamable HTTP and legacy SSE), the agent API and the chat page. Dependencies are
  * passed in, so tests build it around their own warehouse and LLM stand-ins.
  */
-import { createHttpApp, type Logger } from '@platform/core';
+import { createHttpApp, type ClientAddressResolver, type HealthCheck, type Logger, type RateLimiter } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import { registerAgentRoutes } from './agent/agent-routes.js';
@@ -24,6 +24,10 @@ export interface AppOptions {
   llm?: LlmProvider;
   /** Most model turns per chat request. @defaultValue 6 */
   agentMaxSteps?: number;
+  /** Per-client limit of chat requests; undefined: none. */
+  agentRateLimit?: { limiter: RateLimiter; clientAddress: ClientAddressResolver };
+  /** More dependencies for `/health` (e.g. the counter store). */
+  health?: Record<string, HealthCheck>;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -31,7 +35,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = await createHttpApp({
     service: 'analytics',
     logger,
-    health: { warehouse: () => warehouse.ping() },
+    health: { warehouse: () => warehouse.ping(), ...options.health },
     openapi: {
       title: 'Sales analytics',
       version: '1.0.0',
@@ -55,6 +59,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMcpRoutes(app, mcp);
   const toolbox = await createMcpToolbox(mcp);
   app.addHook('onClose', async () => toolbox.close());
-  registerAgentRoutes(app, { toolbox, provider: options.llm, maxSteps: options.agentMaxSteps ?? 6 });
+  registerAgentRoutes(app, {
+    toolbox,
+    provider: options.llm,
+    maxSteps: options.agentMaxSteps ?? 6,
+    rateLimit: options.agentRateLimit,
+  });
   return app;
 }

@@ -36,6 +36,14 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   LLM_MODEL: z.string().optional(),
   /** Time limit of one LLM call. @defaultValue 30000 */
   LLM_TIMEOUT_MS: positiveIntVar(30_000),
+  /** Chat requests allowed per client address and window; 0 turns the limit off. @defaultValue 30 */
+  AGENT_RATE_LIMIT: z.coerce
+    .number({ message: 'expected a whole number >= 0' })
+    .int({ message: 'expected a whole number >= 0' })
+    .min(0, { message: 'expected a whole number >= 0' })
+    .default(30),
+  /** Window of the chat rate limit, in seconds. @defaultValue 60 */
+  AGENT_RATE_WINDOW_SECONDS: positiveIntVar(60),
   /** Most model turns (tool rounds) per chat request. @defaultValue 6 */
   AGENT_MAX_STEPS: positiveIntVar(6),
 });

@@ -2,7 +2,15 @@
  * Starts the analytics service: listens at once (health is 503 until the warehouse
  * exists), builds the warehouse on first start, and shuts down cleanly on SIGTERM/SIGINT.
  */
-import { createLogger, handleShutdown, listen, loadConfigOrExit } from '@platform/core';
+import {
+  createClientAddressResolver,
+  createLogger,
+  createRateLimiter,
+  handleShutdown,
+  listen,
+  loadConfigOrExit,
+  openCounterStore,
+} from '@platform/core';
 import { createLlmProvider } from './agent/providers/create-llm-provider.js';
 import { buildApp } from './app.js';
 import { analyticsEnvSchema } from './config.js';
@@ -18,6 +26,14 @@ const warehouse = createWarehouse({
   timeoutMs: env.ANALYTICS_QUERY_TIMEOUT_MS,
   cacheEntries: env.ANALYTICS_QUERY_CACHE_ENTRIES,
 });
+const counters = openCounterStore(env, 'analytics');
+const agentRateLimit =
+  env.AGENT_RATE_LIMIT > 0
+    ? {
+        limiter: createRateLimiter(counters, { limit: env.AGENT_RATE_LIMIT, windowSeconds: env.AGENT_RATE_WINDOW_SECONDS, name: 'agent-chat' }),
+        clientAddress: createClientAddressResolver({ trustedProxies: env.TRUSTED_PROXIES, logger }),
+      }
+    : undefined;
 const app = await buildApp({
   warehouse,
   logger,
@@ -30,11 +46,13 @@ const app = await buildApp({
     timeoutMs: env.LLM_TIMEOUT_MS,
   }),
   agentMaxSteps: env.AGENT_MAX_STEPS,
+  agentRateLimit,
+  health: { counters: async () => counters.ping().then(() => counters.driver) },
 });
 logger.info(env.LLM_PROVIDER ? { provider: env.LLM_PROVIDER } : {}, env.LLM_PROVIDER ? 'agent uses an LLM' : 'no LLM_PROVIDER: the chat answers through the offline planner');
 const url = await listen(app, { port: env.PORT, host: env.HOST });
 logger.info({ url }, `analytics listening on ${url} (chat at ${url}/chat, MCP at ${url}/mcp and ${url}/sse)`);
-handleShutdown({ logger, closers: [() => app.close(), () => warehouse.close()] });
+handleShutdown({ logger, closers: [() => app.close(), () => warehouse.close(), () => counters.close()] });
 
 if (env.ANALYTICS_BUILD_ON_START) {
   ensureWarehouse({

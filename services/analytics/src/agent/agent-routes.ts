@@ -2,7 +2,9 @@
  * `POST /api/v1/agent/chat` (the agent, or the offline planner when no LLM is
  * configured), and the chat page at `/chat` (`/` redirects there).
  */
-import type { FastifyInstance } from 'fastify';
+import { rateLimitHeaders, type ClientAddressResolver, type RateLimiter } from '@platform/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors.js';
 import { CHAT_PAGE_HTML, CHAT_PAGE_SCRIPT } from './chat-page.js';
 import type { LlmProvider } from './llm-types.js';
 import type { Toolbox } from './mcp-toolbox.js';
@@ -15,6 +17,8 @@ export interface AgentRouteOptions {
   provider?: LlmProvider;
   /** @defaultValue 6 */
   maxSteps?: number;
+  /** Per-client limit of chat requests; undefined: no limit. */
+  rateLimit?: { limiter: RateLimiter; clientAddress: ClientAddressResolver };
 }
 
 export const MAX_MESSAGE_CHARS = 4000;
@@ -70,7 +74,19 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
           'The agent answers from the MCP tools (an LLM when LLM_PROVIDER is set, else the offline planner) and lists the tool calls it made.',
         tags: ['agent'],
         body: chatBody,
-        response: { 200: chatResponse, 400: errorSchema, 502: errorSchema, 503: errorSchema, 504: errorSchema },
+        response: { 200: chatResponse, 400: errorSchema, 429: errorSchema, 502: errorSchema, 503: errorSchema, 504: errorSchema },
+      },
+      preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (!options.rateLimit) return;
+        const result = await options.rateLimit.limiter.check(options.rateLimit.clientAddress(request));
+        const headers = rateLimitHeaders(result);
+        if (!result.allowed) {
+          throw errors.AGENT_RATE_LIMITED({
+            detail: `Too many chat requests; retry after ${result.retryAfterSeconds} seconds`,
+            headers,
+          });
+        }
+        reply.headers(headers);
       },
     },
     async (request) => {

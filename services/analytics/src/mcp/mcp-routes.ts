@@ -6,7 +6,7 @@
  *   as there is no session to stream to or end.
  * - the legacy HTTP+SSE transport: `GET /sse` opens a session stream that announces
  *   `/messages?sessionId=…`, where the client POSTs its messages. Sessions live in this
- *   process and are closed when the app closes.
+ *   process (at most `MAX_SSE_SESSIONS`) and are closed when the app closes.
  */
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -18,6 +18,9 @@ const notAllowed = {
   error: { code: -32000, message: 'Method not allowed: this server is stateless; POST JSON-RPC messages to /mcp' },
   id: null,
 };
+
+/** Open legacy SSE sessions at most; more are refused with 503 until some close. */
+export const MAX_SSE_SESSIONS = 100;
 
 export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): void {
   app.post(
@@ -49,6 +52,9 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
     '/sse',
     { schema: { summary: 'Legacy MCP HTTP+SSE transport: opens a session event stream', tags: ['mcp'] } },
     async (request, reply) => {
+      if (sessions.size >= MAX_SSE_SESSIONS) {
+        return reply.code(503).header('retry-after', '30').send({ detail: 'Too many open MCP SSE sessions; retry later or use /mcp' });
+      }
       reply.hijack();
       const transport = new SSEServerTransport('/messages', reply.raw);
       const server = createMcpServer(deps);
