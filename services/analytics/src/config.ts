@@ -2,6 +2,14 @@
 import { booleanVar, coreEnvSchema, portVar, positiveIntVar, urlVar } from '@platform/core';
 import { z } from 'zod';
 
+/** Like core's `positiveIntVar`, but 0 is allowed (it turns a feature off). */
+const nonNegativeIntVar = (defaultValue: number) =>
+  z.coerce
+    .number({ message: 'expected a whole number >= 0' })
+    .int({ message: 'expected a whole number >= 0' })
+    .min(0, { message: 'expected a whole number >= 0' })
+    .default(defaultValue);
+
 export const analyticsEnvSchema = coreEnvSchema.extend({
   /** REST, MCP (`/mcp`, `/sse`) and the chat page. @defaultValue 8000 */
   PORT: portVar(8000),
@@ -18,11 +26,7 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   /** Time limit of one view query. @defaultValue 10000 */
   ANALYTICS_QUERY_TIMEOUT_MS: positiveIntVar(10_000),
   /** Query results cached per warehouse build; 0 turns the cache off. @defaultValue 256 */
-  ANALYTICS_QUERY_CACHE_ENTRIES: z.coerce
-    .number({ message: 'expected a whole number >= 0' })
-    .int({ message: 'expected a whole number >= 0' })
-    .min(0, { message: 'expected a whole number >= 0' })
-    .default(256),
+  ANALYTICS_QUERY_CACHE_ENTRIES: nonNegativeIntVar(256),
   /** Row cap of the read-only SQL tool. @defaultValue 500 */
   ANALYTICS_SQL_MAX_ROWS: positiveIntVar(500),
   /** Time limit of one read-only SQL tool query. @defaultValue 5000 */
@@ -37,11 +41,7 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   /** Time limit of one LLM call. @defaultValue 30000 */
   LLM_TIMEOUT_MS: positiveIntVar(30_000),
   /** Chat requests allowed per client address and window; 0 turns the limit off. @defaultValue 30 */
-  AGENT_RATE_LIMIT: z.coerce
-    .number({ message: 'expected a whole number >= 0' })
-    .int({ message: 'expected a whole number >= 0' })
-    .min(0, { message: 'expected a whole number >= 0' })
-    .default(30),
+  AGENT_RATE_LIMIT: nonNegativeIntVar(30),
   /** Window of the chat rate limit, in seconds. @defaultValue 60 */
   AGENT_RATE_WINDOW_SECONDS: positiveIntVar(60),
   /** Most model turns (tool rounds) per chat request. @defaultValue 6 */
