@@ -151,6 +151,23 @@ describe('pipeline', () => {
     assert.equal(existsSync(join(dir, 'lock-out', '.build.lock')), false);
   });
 
+  it('reads files that start with a UTF-8 byte order mark, as the published translation file does', async () => {
+    const source = join(dir, 'bom');
+    await writeHandMadeData(source);
+    const path = join(source, OLIST_FILES.categoryTranslation.file);
+    await writeFile(path, `\ufeff${await readFile(path, 'utf8')}`);
+    await mkdir(join(dir, 'bom-out'));
+    const file = join(dir, 'bom-out', 'raw_data.duckdb');
+    await runPipeline({ sourceDir: source, warehouseFile: file });
+    const db = await openDuckDb(file, { readOnly: true });
+    try {
+      const rows = await db.all("SELECT DISTINCT product_category_name FROM gold.dim_product WHERE product_id = 'p1'");
+      assert.deepEqual(rows, [{ product_category_name: 'bed_bath_table' }]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('reconciles bronze to gold in the report', async () => {
     const source = join(dir, 'recon');
     await writeHandMadeData(source);

@@ -48,7 +48,8 @@ function toMessages(messages: ChatMessage[]): unknown[] {
       for (const call of message.toolCalls ?? []) {
         blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: typeof call.arguments === 'object' && call.arguments ? call.arguments : {} });
       }
-      out.push({ role: 'assistant', content: blocks });
+      // The API refuses an empty assistant turn (a model that said nothing and was reminded).
+      out.push({ role: 'assistant', content: blocks.length ? blocks : [{ type: 'text', text: '(no answer)' }] });
     } else {
       const block = { type: 'tool_result', tool_use_id: message.toolCallId, content: message.content, is_error: message.isError };
       const last = out.at(-1);

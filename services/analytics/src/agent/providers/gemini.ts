@@ -47,7 +47,7 @@ function toContents(messages: ChatMessage[]): unknown[] {
     else if (message.role === 'assistant') {
       const parts: unknown[] = message.content ? [{ text: message.content }] : [];
       for (const call of message.toolCalls ?? []) parts.push({ functionCall: { name: call.name, args: asObject(call.arguments) } });
-      contents.push({ role: 'model', parts });
+      contents.push({ role: 'model', parts: parts.length ? parts : [{ text: '(no answer)' }] });
     } else {
       const response = message.isError ? { error: message.content } : { result: parseOr(message.content) };
       const part = { functionResponse: { name: message.name, response } };
