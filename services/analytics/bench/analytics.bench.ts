@@ -29,11 +29,16 @@ const worker = fileURLToPath(new URL('./pipeline-worker.ts', import.meta.url));
 
 function percentiles(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  const at = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
   return { p50: at(50), p95: at(95), p99: at(99), max: sorted.at(-1)! };
 }
 
-async function measure(label: string, call: () => Promise<void>, requests = REQUESTS): Promise<void> {
+async function measure(
+  label: string,
+  call: () => Promise<void>,
+  requests = REQUESTS,
+): Promise<void> {
   for (let i = 0; i < 5; i++) await call();
   const samples: number[] = [];
   let next = 0;
@@ -50,23 +55,35 @@ async function measure(label: string, call: () => Promise<void>, requests = REQU
   const seconds = (performance.now() - started) / 1000;
   const p = percentiles(samples);
   const f = (ms: number) => ms.toFixed(1).padStart(7);
-  console.log(`${label.padEnd(44)} p50 ${f(p.p50)}  p95 ${f(p.p95)}  p99 ${f(p.p99)}  max ${f(p.max)} ms  ${(samples.length / seconds).toFixed(0).padStart(5)} req/s`);
+  console.log(
+    `${label.padEnd(44)} p50 ${f(p.p50)}  p95 ${f(p.p95)}  p99 ${f(p.p99)}  max ${f(p.max)} ms  ${(samples.length / seconds).toFixed(0).padStart(5)} req/s`,
+  );
 }
 
 async function buildOnce(source: string, file: string, label: string) {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, source, file], { maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', worker, source, file], {
+    maxBuffer: 1 << 20,
+  });
   const result = JSON.parse(stdout.trim().split('\n').at(-1)!);
-  const steps = result.steps.map((s: { step: string; ms: number }) => `${s.step} ${s.ms}`).join(', ');
-  console.log(`${label}: ${result.totalMs} ms (${steps} ms), peak RSS ${result.peakRssMb} MB, facts inserted ${result.facts.inserted}, updated ${result.facts.updated}, unchanged ${result.facts.unchanged}`);
+  const steps = result.steps
+    .map((s: { step: string; ms: number }) => `${s.step} ${s.ms}`)
+    .join(', ');
+  console.log(
+    `${label}: ${result.totalMs} ms (${steps} ms), peak RSS ${result.peakRssMb} MB, facts inserted ${result.facts.inserted}, updated ${result.facts.updated}, unchanged ${result.facts.unchanged}`,
+  );
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'analytics-bench-'));
 try {
-  console.log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
+  console.log(
+    `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
+  );
   const source = join(dir, 'source');
   const t = performance.now();
   const generated = await generateDataset({ outDir: source, orders: ORDERS, seed: 42 });
-  console.log(`generate ${ORDERS} orders: ${Math.round(performance.now() - t)} ms (${generated.files['olist_order_items_dataset.csv']} order items)`);
+  console.log(
+    `generate ${ORDERS} orders: ${Math.round(performance.now() - t)} ms (${generated.files['olist_order_items_dataset.csv']} order items)`,
+  );
   await mkdir(warehouseDir(dir), { recursive: true });
   const file = warehousePath(dir);
   await buildOnce(source, file, 'pipeline, first build');
@@ -78,13 +95,18 @@ try {
     if (!response.ok) throw new Error(`${path}: ${response.status}`);
     await response.arrayBuffer();
   };
-  const paths = [...READ_NAMES.map((name) => READS[name].path), '/api/v1/analytics/customer-ltv?decile=3&limit=100'];
+  const paths = [
+    ...READ_NAMES.map((name) => READS[name].path),
+    '/api/v1/analytics/customer-ltv?decile=3&limit=100',
+  ];
 
   // Every request computes the view in DuckDB.
   const coldWarehouse = createWarehouse({ file, cacheEntries: 0 });
   const coldApp = await buildApp({ warehouse: coldWarehouse, logger });
   const coldBase = await listen(coldApp, { port: 0, host: '127.0.0.1' });
-  console.log(`\nREST latency without the result cache (every request runs the view), ${COLD_REQUESTS} requests at concurrency ${CONCURRENCY}:`);
+  console.log(
+    `\nREST latency without the result cache (every request runs the view), ${COLD_REQUESTS} requests at concurrency ${CONCURRENCY}:`,
+  );
   for (const path of paths) await measure(`GET ${path}`, get(coldBase, path), COLD_REQUESTS);
   await coldApp.close();
   await coldWarehouse.close();
@@ -92,7 +114,9 @@ try {
   const warehouse = createWarehouse({ file });
   const app = await buildApp({ warehouse, logger });
   const base = await listen(app, { port: 0, host: '127.0.0.1' });
-  console.log(`\nlatency with the default result cache, ${REQUESTS} requests per line at concurrency ${CONCURRENCY}, after 5 warm-up requests:`);
+  console.log(
+    `\nlatency with the default result cache, ${REQUESTS} requests per line at concurrency ${CONCURRENCY}, after 5 warm-up requests:`,
+  );
   for (const path of paths) await measure(`GET ${path}`, get(base, path));
 
   const client = new Client({ name: 'bench', version: '1.0.0' });
@@ -106,7 +130,9 @@ try {
   await measure('MCP tools/call run_sql (group by state)', async () => {
     await client.callTool({
       name: 'run_sql',
-      arguments: { sql: 'SELECT c.customer_state, sum(f.sales_amount) FROM raw_data.gold.fact_sales f JOIN raw_data.gold.dim_customer c USING (customer_sk) GROUP BY 1' },
+      arguments: {
+        sql: 'SELECT c.customer_state, sum(f.sales_amount) FROM raw_data.gold.fact_sales f JOIN raw_data.gold.dim_customer c USING (customer_sk) GROUP BY 1',
+      },
     });
   });
   await client.close();

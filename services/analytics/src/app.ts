@@ -3,7 +3,13 @@
  * MCP (Streamable HTTP and legacy SSE), the agent API and the chat page. Dependencies are
  * passed in, so tests build it around their own warehouse and LLM stand-ins.
  */
-import { createHttpApp, type ClientAddressResolver, type HealthCheck, type Logger, type RateLimiter } from '@platform/core';
+import {
+  createHttpApp,
+  type ClientAddressResolver,
+  type HealthCheck,
+  type Logger,
+  type RateLimiter,
+} from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import { registerAgentRoutes } from './agent/agent-routes.js';
@@ -39,7 +45,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     openapi: {
       title: 'Sales analytics',
       version: '1.0.0',
-      description: 'Five semantic views of the sales star schema over REST and MCP, and a chat agent.',
+      description:
+        'Five semantic views of the sales star schema over REST and MCP, and a chat agent.',
     },
   });
   registerSalesRoutes(app, warehouse);
@@ -54,7 +61,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger,
     sqlMaxRows: options.sqlMaxRows ?? 500,
     sqlTimeoutMs: options.sqlTimeoutMs ?? 5000,
-    onToolCall: (tool: string, isError: boolean) => toolCalls.inc({ tool, outcome: isError ? 'error' : 'ok' }),
+    onToolCall: (tool: string, isError: boolean) =>
+      toolCalls.inc({ tool, outcome: isError ? 'error' : 'ok' }),
   };
   registerMcpRoutes(app, mcp);
   const toolbox = await createMcpToolbox(mcp);

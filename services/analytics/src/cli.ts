@@ -53,7 +53,10 @@ class UsageError extends Error {}
 
 function parse(args: string[], options: Record<string, { type: 'string' }>) {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<string, string | undefined>;
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<
+      string,
+      string | undefined
+    >;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -68,14 +71,19 @@ function positiveInt(name: string, value: string | undefined, fallback: number, 
 }
 
 async function generate(args: string[], io: CliIo): Promise<number> {
-  const values = parse(args, { out: { type: 'string' }, orders: { type: 'string' }, seed: { type: 'string' } });
+  const values = parse(args, {
+    out: { type: 'string' },
+    orders: { type: 'string' },
+    seed: { type: 'string' },
+  });
   if (!values.out) throw new UsageError('generate needs --out DIR');
   const orders = positiveInt('orders', values.orders, 20_000);
   const seed = positiveInt('seed', values.seed, 42, 0);
   const started = performance.now();
   const result = await generateDataset({ outDir: values.out, orders, seed });
   const ms = Math.round(performance.now() - started);
-  for (const [file, rows] of Object.entries(result.files)) io.out(`generate ${file.padEnd(40)} ${rows} rows`);
+  for (const [file, rows] of Object.entries(result.files))
+    io.out(`generate ${file.padEnd(40)} ${rows} rows`);
   io.out(`generate done in ${ms} ms: ${orders} orders, seed ${seed}, in ${values.out}`);
   return 0;
 }

@@ -32,7 +32,9 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   /** Time limit of one read-only SQL tool query. @defaultValue 5000 */
   ANALYTICS_SQL_TIMEOUT_MS: positiveIntVar(5_000),
   /** LLM API for the agent; unset: the offline planner answers. */
-  LLM_PROVIDER: z.enum(['openai', 'gemini', 'anthropic'], { message: 'expected openai, gemini or anthropic' }).optional(),
+  LLM_PROVIDER: z
+    .enum(['openai', 'gemini', 'anthropic'], { message: 'expected openai, gemini or anthropic' })
+    .optional(),
   /** API base URL; unset: the provider's public endpoint. */
   LLM_BASE_URL: urlVar(['http', 'https']).optional(),
   LLM_API_KEY: z.string().optional(),

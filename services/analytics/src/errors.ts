@@ -4,7 +4,8 @@ import { defineErrors } from '@platform/core';
 export const errors = defineErrors({
   WAREHOUSE_NOT_BUILT: {
     status: 503,
-    detail: 'The warehouse is not built yet; run `analytics build --source DIR` or wait for the first build to finish',
+    detail:
+      'The warehouse is not built yet; run `analytics build --source DIR` or wait for the first build to finish',
   },
   QUERY_TIMEOUT: { status: 504, detail: 'The query did not finish in time' },
   SQL_REJECTED: { status: 400, detail: 'Only a single read-only SELECT statement is allowed' },

@@ -30,7 +30,11 @@ const counters = openCounterStore(env, 'analytics');
 const agentRateLimit =
   env.AGENT_RATE_LIMIT > 0
     ? {
-        limiter: createRateLimiter(counters, { limit: env.AGENT_RATE_LIMIT, windowSeconds: env.AGENT_RATE_WINDOW_SECONDS, name: 'agent-chat' }),
+        limiter: createRateLimiter(counters, {
+          limit: env.AGENT_RATE_LIMIT,
+          windowSeconds: env.AGENT_RATE_WINDOW_SECONDS,
+          name: 'agent-chat',
+        }),
         clientAddress: createClientAddressResolver({ trustedProxies: env.TRUSTED_PROXIES, logger }),
       }
     : undefined;
@@ -49,10 +53,21 @@ const app = await buildApp({
   agentRateLimit,
   health: { counters: async () => counters.ping().then(() => counters.driver) },
 });
-logger.info(env.LLM_PROVIDER ? { provider: env.LLM_PROVIDER } : {}, env.LLM_PROVIDER ? 'agent uses an LLM' : 'no LLM_PROVIDER: the chat answers through the offline planner');
+logger.info(
+  env.LLM_PROVIDER ? { provider: env.LLM_PROVIDER } : {},
+  env.LLM_PROVIDER
+    ? 'agent uses an LLM'
+    : 'no LLM_PROVIDER: the chat answers through the offline planner',
+);
 const url = await listen(app, { port: env.PORT, host: env.HOST });
-logger.info({ url }, `analytics listening on ${url} (chat at ${url}/chat, MCP at ${url}/mcp and ${url}/sse)`);
-handleShutdown({ logger, closers: [() => app.close(), () => warehouse.close(), () => counters.close()] });
+logger.info(
+  { url },
+  `analytics listening on ${url} (chat at ${url}/chat, MCP at ${url}/mcp and ${url}/sse)`,
+);
+handleShutdown({
+  logger,
+  closers: [() => app.close(), () => warehouse.close(), () => counters.close()],
+});
 
 if (env.ANALYTICS_BUILD_ON_START) {
   ensureWarehouse({
@@ -61,5 +76,10 @@ if (env.ANALYTICS_BUILD_ON_START) {
     sourceDir: env.ANALYTICS_SOURCE_DIR,
     orders: env.ANALYTICS_SEED_ORDERS,
     seed: env.ANALYTICS_SEED,
-  }).catch((error: unknown) => logger.error({ err: error }, 'first build failed; the service answers 503 until a warehouse is built'));
+  }).catch((error: unknown) =>
+    logger.error(
+      { err: error },
+      'first build failed; the service answers 503 until a warehouse is built',
+    ),
+  );
 }

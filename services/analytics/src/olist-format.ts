@@ -18,11 +18,25 @@ export const OLIST_FILES = {
   },
   orderItems: {
     file: 'olist_order_items_dataset.csv',
-    columns: ['order_id', 'order_item_id', 'product_id', 'seller_id', 'shipping_limit_date', 'price', 'freight_value'],
+    columns: [
+      'order_id',
+      'order_item_id',
+      'product_id',
+      'seller_id',
+      'shipping_limit_date',
+      'price',
+      'freight_value',
+    ],
   },
   customers: {
     file: 'olist_customers_dataset.csv',
-    columns: ['customer_id', 'customer_unique_id', 'customer_zip_code_prefix', 'customer_city', 'customer_state'],
+    columns: [
+      'customer_id',
+      'customer_unique_id',
+      'customer_zip_code_prefix',
+      'customer_city',
+      'customer_state',
+    ],
   },
   products: {
     file: 'olist_products_dataset.csv',

@@ -21,12 +21,19 @@ describe('analytics CLI', () => {
     const dir = await mkdtemp(join(tmpdir(), 'analytics-cli-'));
     dirs.push(dir);
     const gen = capture();
-    assert.equal(await runCli(['generate', '--out', join(dir, 'src'), '--orders', '300', '--seed', '3'], gen.io), 0);
+    assert.equal(
+      await runCli(
+        ['generate', '--out', join(dir, 'src'), '--orders', '300', '--seed', '3'],
+        gen.io,
+      ),
+      0,
+    );
     assert.match(gen.out.join('\n'), /olist_orders_dataset\.csv\s+300 rows/);
     const build = capture({ DATA_DIR: join(dir, 'data') });
     assert.equal(await runCli(['build', '--source', join(dir, 'src')], build.io), 0);
     const text = build.out.join('\n');
-    for (const step of ['bronze', 'silver', 'gold', 'quality', 'views']) assert.match(text, new RegExp(`^${step}\\s+\\d+ ms`, 'm'));
+    for (const step of ['bronze', 'silver', 'gold', 'quality', 'views'])
+      assert.match(text, new RegExp(`^${step}\\s+\\d+ ms`, 'm'));
     assert.match(text, /bronze\.orders=300/);
     assert.ok(existsSync(join(dir, 'data', 'analytics', 'raw_data.duckdb')));
   });

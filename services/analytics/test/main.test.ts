@@ -42,7 +42,10 @@ describe('npm start (src/main.ts)', () => {
     let status = 0;
     for (let i = 0; i < 120 && status !== 200; i++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
-      status = await fetch(`${base}/health`).then((r) => r.status, () => 0);
+      status = await fetch(`${base}/health`).then(
+        (r) => r.status,
+        () => 0,
+      );
     }
     assert.equal(status, 200, service.output());
     const logs = service.output();
@@ -50,8 +53,12 @@ describe('npm start (src/main.ts)', () => {
       assert.match(logs, new RegExp(`"step":"${step}","ms":\\d+`), step);
     }
     assert.match(logs, /"olist_orders_dataset.csv":400/);
-    const kpis = (await (await fetch(`${base}/api/v1/sales/kpis`)).json()) as { data: Array<{ total_lifetime_orders: number }> };
-    assert.ok(kpis.data[0]!.total_lifetime_orders > 0 && kpis.data[0]!.total_lifetime_orders <= 400);
+    const kpis = (await (await fetch(`${base}/api/v1/sales/kpis`)).json()) as {
+      data: Array<{ total_lifetime_orders: number }>;
+    };
+    assert.ok(
+      kpis.data[0]!.total_lifetime_orders > 0 && kpis.data[0]!.total_lifetime_orders <= 400,
+    );
     service.child.kill('SIGTERM');
     assert.equal(await service.exited, 0);
     assert.match(service.output(), /shut down cleanly/);

@@ -29,7 +29,13 @@ const chatBody = {
   additionalProperties: false,
   required: ['message'],
   properties: {
-    message: { type: 'string', minLength: 1, maxLength: MAX_MESSAGE_CHARS, pattern: '\\S', description: 'The question.' },
+    message: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_MESSAGE_CHARS,
+      pattern: '\\S',
+      description: 'The question.',
+    },
     history: {
       type: 'array',
       maxItems: MAX_HISTORY,
@@ -38,7 +44,10 @@ const chatBody = {
         type: 'object',
         additionalProperties: false,
         required: ['role', 'content'],
-        properties: { role: { type: 'string', enum: ['user', 'assistant'] }, content: { type: 'string', maxLength: 8000 } },
+        properties: {
+          role: { type: 'string', enum: ['user', 'assistant'] },
+          content: { type: 'string', maxLength: 8000 },
+        },
       },
     },
   },
@@ -56,7 +65,12 @@ const chatResponse = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { name: { type: 'string' }, arguments: {}, is_error: { type: 'boolean' }, result: {} },
+        properties: {
+          name: { type: 'string' },
+          arguments: {},
+          is_error: { type: 'boolean' },
+          result: {},
+        },
       },
     },
   },
@@ -74,11 +88,20 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
           'The agent answers from the MCP tools (an LLM when LLM_PROVIDER is set, else the offline planner) and lists the tool calls it made.',
         tags: ['agent'],
         body: chatBody,
-        response: { 200: chatResponse, 400: errorSchema, 429: errorSchema, 502: errorSchema, 503: errorSchema, 504: errorSchema },
+        response: {
+          200: chatResponse,
+          400: errorSchema,
+          429: errorSchema,
+          502: errorSchema,
+          503: errorSchema,
+          504: errorSchema,
+        },
       },
       preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (!options.rateLimit) return;
-        const result = await options.rateLimit.limiter.check(options.rateLimit.clientAddress(request));
+        const result = await options.rateLimit.limiter.check(
+          options.rateLimit.clientAddress(request),
+        );
         const headers = rateLimitHeaders(result);
         if (!result.allowed) {
           throw errors.AGENT_RATE_LIMITED({
@@ -90,13 +113,20 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
       },
     },
     async (request) => {
-      const { message, history = [] } = request.body as { message: string; history?: HistoryMessage[] };
+      const { message, history = [] } = request.body as {
+        message: string;
+        history?: HistoryMessage[];
+      };
       const { provider } = options;
       if (!provider) {
         const answer = await runOfflinePlanner(options.toolbox, message);
         return { ...answer, mode: 'offline', provider: null, model: null };
       }
-      const answer = await runAgent({ provider, toolbox: options.toolbox, maxSteps: options.maxSteps ?? 6 }, message, history);
+      const answer = await runAgent(
+        { provider, toolbox: options.toolbox, maxSteps: options.maxSteps ?? 6 },
+        message,
+        history,
+      );
       return { ...answer, mode: 'llm', provider: provider.name, model: provider.model };
     },
   );
@@ -111,7 +141,9 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
         .header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'")
         .send(CHAT_PAGE_HTML),
   );
-  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.code(204).send());
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+    reply.code(204).send(),
+  );
   app.get('/chat/app.js', { schema: { hide: true } }, async (_request, reply) =>
     reply.header('content-type', 'text/javascript; charset=utf-8').send(CHAT_PAGE_SCRIPT),
   );

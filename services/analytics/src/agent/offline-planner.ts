@@ -23,9 +23,15 @@ interface Plan {
 const RULES: Array<{ tool: string; pattern: RegExp }> = [
   { tool: 'category_analysis', pattern: /categor|freight|shipping|frete|burden|pricing/i },
   { tool: 'top_customers', pattern: /customer|client|ltv|lifetime|spender|decile|vip|loyal/i },
-  { tool: 'yoy_growth', pattern: /yoy|year[- ]over[- ]year|growth|grow|annual|per year|yearly|by year/i },
+  {
+    tool: 'yoy_growth',
+    pattern: /yoy|year[- ]over[- ]year|growth|grow|annual|per year|yearly|by year/i,
+  },
   { tool: 'monthly_trends', pattern: /month|trend|season|peak|november|december|black friday/i },
-  { tool: 'sales_summary', pattern: /kpi|summary|overview|total|revenue|orders|average|aov|how (much|many)/i },
+  {
+    tool: 'sales_summary',
+    pattern: /kpi|summary|overview|total|revenue|orders|average|aov|how (much|many)/i,
+  },
 ];
 
 export function planTools(question: string): Plan[] {
@@ -39,7 +45,8 @@ export function planTools(question: string): Plan[] {
     if (tool === 'monthly_trends' && year) args.year = Number(year[0]);
     if (tool === 'top_customers') {
       args.limit = Math.min(Math.max(Number(top?.[1] ?? 5), 1), 100);
-      if (decile && Number(decile[1]) >= 1 && Number(decile[1]) <= 10) args.decile = Number(decile[1]);
+      if (decile && Number(decile[1]) >= 1 && Number(decile[1]) <= 10)
+        args.decile = Number(decile[1]);
     }
     if (tool === 'category_analysis') args.limit = 5;
     plans.push({ tool, args });
@@ -59,13 +66,21 @@ export async function runOfflinePlanner(toolbox: Toolbox, question: string): Pro
     const outcome = await toolbox.call(plan.tool, plan.args);
     const result = outcome.isError ? outcome.text : (JSON.parse(outcome.text) as Page);
     records.push({ name: plan.tool, arguments: plan.args, is_error: outcome.isError, result });
-    sentences.push(outcome.isError ? `${plan.tool} failed: ${outcome.text}` : describe(plan, result as Page));
+    sentences.push(
+      outcome.isError ? `${plan.tool} failed: ${outcome.text}` : describe(plan, result as Page),
+    );
   }
-  return { answer: `${OFFLINE_PREFIX} ${sentences.join(' ')}`, tool_calls: records, steps: records.length };
+  return {
+    answer: `${OFFLINE_PREFIX} ${sentences.join(' ')}`,
+    tool_calls: records,
+    steps: records.length,
+  };
 }
 
 const brl = (value: unknown) =>
-  typeof value === 'number' ? `${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} BRL` : 'n/a';
+  typeof value === 'number'
+    ? `${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} BRL`
+    : 'n/a';
 const pct = (value: unknown) => (typeof value === 'number' ? `${value.toFixed(2)}%` : 'n/a');
 const month = (row: Row) => `${row.sales_year}-${String(row.sales_month).padStart(2, '0')}`;
 
@@ -84,17 +99,25 @@ function describe(plan: Plan, page: Page): string {
     }
     case 'yoy_growth':
       return `Revenue by year: ${rows
-        .map((r) => `${r.calendar_year}: ${brl(r.current_revenue)}${r.yoy_growth_percentage === null ? '' : ` (${pct(r.yoy_growth_percentage)} vs the previous year)`}`)
+        .map(
+          (r) =>
+            `${r.calendar_year}: ${brl(r.current_revenue)}${r.yoy_growth_percentage === null ? '' : ` (${pct(r.yoy_growth_percentage)} vs the previous year)`}`,
+        )
         .join('; ')}.`;
     case 'top_customers':
       return `Top ${rows.length} customers by lifetime value${plan.args.decile ? ` in decile ${plan.args.decile}` : ''}: ${rows
-        .map((r) => `#${r.ltv_rank} ${String(r.customer_sk).slice(0, 8)}… ${brl(r.lifetime_value)} (${r.total_orders} orders)`)
+        .map(
+          (r) =>
+            `#${r.ltv_rank} ${String(r.customer_sk).slice(0, 8)}… ${brl(r.lifetime_value)} (${r.total_orders} orders)`,
+        )
         .join(', ')}.`;
     case 'category_analysis': {
       const above = rows.filter((r) => Number(r.freight_to_revenue_ratio) > 20).length;
       return `Highest freight burden: ${rows
         .map((r) => `${r.product_category_name} ${pct(r.freight_to_revenue_ratio)}`)
-        .join(', ')}; ${above} of these are above 20%, candidates for a shipping or pricing change.`;
+        .join(
+          ', ',
+        )}; ${above} of these are above 20%, candidates for a shipping or pricing change.`;
     }
     default:
       return `${plan.tool}: ${JSON.stringify(rows.slice(0, 3))}`;

@@ -36,7 +36,11 @@ export type HistoryMessage = { role: 'user' | 'assistant'; content: string };
 
 const REMINDER = 'Call a tool to get the figures before you answer; do not answer from memory.';
 
-export async function runAgent(options: AgentOptions, question: string, history: HistoryMessage[] = []): Promise<AgentAnswer> {
+export async function runAgent(
+  options: AgentOptions,
+  question: string,
+  history: HistoryMessage[] = [],
+): Promise<AgentAnswer> {
   const { provider, toolbox } = options;
   const maxSteps = options.maxSteps ?? 6;
   const tools = await toolbox.declarations();
@@ -50,20 +54,39 @@ export async function runAgent(options: AgentOptions, question: string, history:
     if (turn.toolCalls.length === 0) {
       if (records.length === 0 && !reminded && step < maxSteps) {
         reminded = true;
-        messages.push({ role: 'assistant', content: turn.text }, { role: 'user', content: REMINDER });
+        messages.push(
+          { role: 'assistant', content: turn.text },
+          { role: 'user', content: REMINDER },
+        );
         continue;
       }
       const answer = leaksPrompt(turn.text) ? PROMPT_REFUSAL : turn.text.trim();
-      return { answer: answer || 'The model returned an empty answer.', tool_calls: records, steps: step };
+      return {
+        answer: answer || 'The model returned an empty answer.',
+        tool_calls: records,
+        steps: step,
+      };
     }
     messages.push({ role: 'assistant', content: turn.text, toolCalls: turn.toolCalls });
     for (const call of turn.toolCalls) {
       const outcome = await runCall(toolbox, toolNames, call);
-      const content = outcome.text.length > (options.maxToolResultChars ?? 20_000)
-        ? `${outcome.text.slice(0, options.maxToolResultChars ?? 20_000)}… (truncated)`
-        : outcome.text;
-      messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content, isError: outcome.isError });
-      records.push({ name: call.name, arguments: outcome.args ?? call.arguments, is_error: outcome.isError, result: parseOr(outcome.text) });
+      const content =
+        outcome.text.length > (options.maxToolResultChars ?? 20_000)
+          ? `${outcome.text.slice(0, options.maxToolResultChars ?? 20_000)}… (truncated)`
+          : outcome.text;
+      messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.name,
+        content,
+        isError: outcome.isError,
+      });
+      records.push({
+        name: call.name,
+        arguments: outcome.args ?? call.arguments,
+        is_error: outcome.isError,
+        result: parseOr(outcome.text),
+      });
     }
   }
   return {
@@ -73,13 +96,23 @@ export async function runAgent(options: AgentOptions, question: string, history:
   };
 }
 
-async function runCall(toolbox: Toolbox, toolNames: Set<string>, call: ToolCall): Promise<{ isError: boolean; text: string; args?: Record<string, unknown> }> {
+async function runCall(
+  toolbox: Toolbox,
+  toolNames: Set<string>,
+  call: ToolCall,
+): Promise<{ isError: boolean; text: string; args?: Record<string, unknown> }> {
   if (!toolNames.has(call.name)) {
-    return { isError: true, text: `Unknown tool ${JSON.stringify(call.name)}. Available tools: ${[...toolNames].join(', ')}.` };
+    return {
+      isError: true,
+      text: `Unknown tool ${JSON.stringify(call.name)}. Available tools: ${[...toolNames].join(', ')}.`,
+    };
   }
   const args = parseArguments(call.arguments);
   if (!args) {
-    return { isError: true, text: `The arguments of ${call.name} were not a JSON object: ${String(call.arguments).slice(0, 200)}` };
+    return {
+      isError: true,
+      text: `The arguments of ${call.name} were not a JSON object: ${String(call.arguments).slice(0, 200)}`,
+    };
   }
   const outcome = await toolbox.call(call.name, args);
   return { ...outcome, args };
@@ -95,7 +128,9 @@ function parseArguments(raw: unknown): Record<string, unknown> | undefined {
       return undefined;
     }
   }
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return value && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function parseOr(text: string): unknown {

@@ -19,7 +19,8 @@ const FINGERPRINTS = [
   'pick the most specific one',
 ];
 
-export const PROMPT_REFUSAL = 'I cannot share my instructions, but I am happy to answer questions about the sales data.';
+export const PROMPT_REFUSAL =
+  'I cannot share my instructions, but I am happy to answer questions about the sales data.';
 
 export function leaksPrompt(answer: string): boolean {
   const normalized = answer.toLowerCase().replace(/\s+/g, ' ');

@@ -42,7 +42,9 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
   await mkdir(options.outDir, { recursive: true });
 
   const products = makeProducts(random, Math.max(10, Math.round(orderCount / 3)));
-  const sellers = Array.from({ length: Math.max(5, Math.round(orderCount / 33)) }, () => random.hexId());
+  const sellers = Array.from({ length: Math.max(5, Math.round(orderCount / 33)) }, () =>
+    random.hexId(),
+  );
   const rows = {
     orders: [] as string[],
     orderItems: [] as string[],
@@ -50,7 +52,10 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
   };
   const uniqueCustomers: Array<{ id: string; zip: number; city: string; state: string }> = [];
 
-  const perMonth = allocate(orderCount, MONTHLY_ORDER_WEIGHTS.map(([, weight]) => weight));
+  const perMonth = allocate(
+    orderCount,
+    MONTHLY_ORDER_WEIGHTS.map(([, weight]) => weight),
+  );
   MONTHLY_ORDER_WEIGHTS.forEach(([month], index) => {
     for (let n = 0; n < perMonth[index]!; n++) {
       const purchase = randomTimeInMonth(random, month);
@@ -58,7 +63,9 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
       const returning = uniqueCustomers.length > 0 && random.next() < REPEAT_CUSTOMER_SHARE;
       const person = returning ? random.pick(uniqueCustomers) : newCustomer(random);
       if (!returning) uniqueCustomers.push(person);
-      rows.customers.push(csv([customerId, person.id, zip(person.zip), person.city, person.state], [2]));
+      rows.customers.push(
+        csv([customerId, person.id, zip(person.zip), person.city, person.state], [2]),
+      );
 
       const orderId = random.hexId();
       const status = random.weighted(ORDER_STATUSES, ORDER_STATUS_WEIGHTS);
@@ -74,13 +81,26 @@ export async function generateDataset(options: GenerateOptions): Promise<Generat
         const price = itemPrice(random, product.medianPrice);
         const freight = freightValue(random, price);
         rows.orderItems.push(
-          csv([orderId, String(item), product.id, seller, timestamp(addDays(purchase, 6)), price.toFixed(2), freight.toFixed(2)], [1, 5, 6]),
+          csv(
+            [
+              orderId,
+              String(item),
+              product.id,
+              seller,
+              timestamp(addDays(purchase, 6)),
+              price.toFixed(2),
+              freight.toFixed(2),
+            ],
+            [1, 5, 6],
+          ),
         );
       }
     }
   });
 
-  const translations = CATEGORIES.filter((c) => c.english !== undefined).map((c) => csv([c.name, c.english!], [], false));
+  const translations = CATEGORIES.filter((c) => c.english !== undefined).map((c) =>
+    csv([c.name, c.english!], [], false),
+  );
   const files: Array<[keyof typeof OLIST_FILES, string[]]> = [
     ['orders', rows.orders],
     ['orderItems', rows.orderItems],
@@ -108,12 +128,21 @@ interface Product {
 function makeProducts(random: Random, count: number): Product[] {
   return Array.from({ length: count }, () => {
     const id = random.hexId();
-    const category = random.weighted(CATEGORIES, CATEGORIES.map((c) => c.weight));
+    const category = random.weighted(
+      CATEGORIES,
+      CATEGORIES.map((c) => c.weight),
+    );
     const missing = random.next() < MISSING_CATEGORY_SHARE;
     const weight = Math.max(50, Math.round(Math.exp(Math.log(700) + 1.1 * random.normal())));
     const fields = missing
       ? [id, '', '', '', '']
-      : [id, category.name, String(random.int(10, 70)), String(random.int(50, 3000)), String(random.int(1, 8))];
+      : [
+          id,
+          category.name,
+          String(random.int(10, 70)),
+          String(random.int(50, 3000)),
+          String(random.int(1, 8)),
+        ];
     const size = () => String(random.int(11, 80));
     return {
       id,
@@ -129,7 +158,10 @@ function pickProduct(random: Random, products: Product[]): Product {
 }
 
 function newCustomer(random: Random) {
-  const [state, , cities] = random.weighted(STATES, STATES.map(([, share]) => share));
+  const [state, , cities] = random.weighted(
+    STATES,
+    STATES.map(([, share]) => share),
+  );
   const [city, zipBase] = random.pick(cities);
   return { id: random.hexId(), zip: zipBase + random.int(0, 899), city, state };
 }
@@ -148,18 +180,26 @@ function freightValue(random: Random, price: number): number {
 function orderDates(random: Random, purchase: Date, status: string): string[] {
   const approved = status === 'created' ? undefined : addMinutes(purchase, random.int(10, 60 * 30));
   const shippedStatuses = ['delivered', 'shipped'];
-  const carrier = approved && shippedStatuses.includes(status) ? addDays(approved, random.int(1, 5)) : undefined;
-  const delivered = carrier && status === 'delivered' ? addDays(carrier, random.int(3, 20)) : undefined;
+  const carrier =
+    approved && shippedStatuses.includes(status) ? addDays(approved, random.int(1, 5)) : undefined;
+  const delivered =
+    carrier && status === 'delivered' ? addDays(carrier, random.int(3, 20)) : undefined;
   const estimated = addDays(purchase, random.int(18, 35));
   estimated.setUTCHours(0, 0, 0, 0);
-  return [timestamp(purchase), timestamp(approved), timestamp(carrier), timestamp(delivered), timestamp(estimated)];
+  return [
+    timestamp(purchase),
+    timestamp(approved),
+    timestamp(carrier),
+    timestamp(delivered),
+    timestamp(estimated),
+  ];
 }
 
 function randomTimeInMonth(random: Random, month: string): Date {
   const [year, monthNumber] = month.split('-').map(Number) as [number, number];
   const start = Date.UTC(year, monthNumber - 1, 1);
   const end = Date.UTC(year, monthNumber, 1);
-  return new Date(start + Math.floor(random.next() * (end - start) / 1000) * 1000);
+  return new Date(start + Math.floor((random.next() * (end - start)) / 1000) * 1000);
 }
 
 /** Splits `total` by `weights` into integers that add up to `total` (largest remainder). */
@@ -167,7 +207,9 @@ function allocate(total: number, weights: number[]): number[] {
   const sum = weights.reduce((a, b) => a + b, 0);
   const exact = weights.map((w) => (w / sum) * total);
   const counts = exact.map(Math.floor);
-  const order = exact.map((value, index) => [value - Math.floor(value), index] as const).sort((a, b) => b[0] - a[0]);
+  const order = exact
+    .map((value, index) => [value - Math.floor(value), index] as const)
+    .sort((a, b) => b[0] - a[0]);
   const missing = total - counts.reduce((a, b) => a + b, 0);
   for (let i = 0; i < missing; i++) {
     const index = order[i]![1];

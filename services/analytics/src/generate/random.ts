@@ -41,7 +41,10 @@ export function createRandom(seed: number): Random {
     },
     hexId: () => {
       let id = '';
-      for (let i = 0; i < 4; i++) id += Math.floor(next() * 0x100000000).toString(16).padStart(8, '0');
+      for (let i = 0; i < 4; i++)
+        id += Math.floor(next() * 0x100000000)
+          .toString(16)
+          .padStart(8, '0');
       return id;
     },
   };

@@ -15,7 +15,10 @@ import { createMcpServer, type McpDependencies } from './mcp-server.js';
 
 const notAllowed = {
   jsonrpc: '2.0',
-  error: { code: -32000, message: 'Method not allowed: this server is stateless; POST JSON-RPC messages to /mcp' },
+  error: {
+    code: -32000,
+    message: 'Method not allowed: this server is stateless; POST JSON-RPC messages to /mcp',
+  },
   id: null,
 };
 
@@ -28,7 +31,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
     { schema: { summary: 'MCP Streamable HTTP endpoint (stateless, JSON-RPC)', tags: ['mcp'] } },
     async (request, reply) => {
       const server = createMcpServer(deps);
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
       reply.raw.on('close', () => {
         void transport.close();
         void server.close();
@@ -42,7 +48,10 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
     app.route({
       method,
       url: '/mcp',
-      schema: { summary: `MCP Streamable HTTP ${method}: not used by this stateless server (405)`, tags: ['mcp'] },
+      schema: {
+        summary: `MCP Streamable HTTP ${method}: not used by this stateless server (405)`,
+        tags: ['mcp'],
+      },
       handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(notAllowed),
     });
   }
@@ -50,10 +59,18 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
   const sessions = new Map<string, SSEServerTransport>();
   app.get(
     '/sse',
-    { schema: { summary: 'Legacy MCP HTTP+SSE transport: opens a session event stream', tags: ['mcp'] } },
+    {
+      schema: {
+        summary: 'Legacy MCP HTTP+SSE transport: opens a session event stream',
+        tags: ['mcp'],
+      },
+    },
     async (request, reply) => {
       if (sessions.size >= MAX_SSE_SESSIONS) {
-        return reply.code(503).header('retry-after', '30').send({ detail: 'Too many open MCP SSE sessions; retry later or use /mcp' });
+        return reply
+          .code(503)
+          .header('retry-after', '30')
+          .send({ detail: 'Too many open MCP SSE sessions; retry later or use /mcp' });
       }
       reply.hijack();
       const transport = new SSEServerTransport('/messages', reply.raw);
@@ -73,7 +90,11 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
       schema: {
         summary: 'Legacy MCP HTTP+SSE transport: a client message for a session',
         tags: ['mcp'],
-        querystring: { type: 'object', properties: { sessionId: { type: 'string' } }, required: ['sessionId'] },
+        querystring: {
+          type: 'object',
+          properties: { sessionId: { type: 'string' } },
+          required: ['sessionId'],
+        },
       },
     },
     async (request, reply) => {

@@ -40,9 +40,13 @@ export function createMcpServer(deps: McpDependencies): McpServer {
   const attempt = async (work: () => Promise<unknown>): Promise<CallToolResult> => {
     try {
       const result = await work();
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result as Record<string, unknown> };
+      return {
+        content: [{ type: 'text', text: JSON.stringify(result) }],
+        structuredContent: result as Record<string, unknown>,
+      };
     } catch (error) {
-      if (isAppError(error)) return { content: [{ type: 'text', text: error.detail }], isError: true };
+      if (isAppError(error))
+        return { content: [{ type: 'text', text: error.detail }], isError: true };
       deps.logger?.error({ err: error }, 'MCP tool failed');
       return { content: [{ type: 'text', text: 'Internal error' }], isError: true };
     }
@@ -55,7 +59,9 @@ export function createMcpServer(deps: McpDependencies): McpServer {
       {
         title: spec.summary,
         description: spec.description,
-        inputSchema: Object.fromEntries(Object.entries(spec.params).map(([param, p]) => [param, zodParam(p)])),
+        inputSchema: Object.fromEntries(
+          Object.entries(spec.params).map(([param, p]) => [param, zodParam(p)]),
+        ),
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
       async (args: ReadParams) => run(spec.tool, () => readView(deps.warehouse, name, args)),
@@ -75,13 +81,24 @@ export function createMcpServer(deps: McpDependencies): McpServer {
         'raw_data.gold.dim_customer (customer_sk, customer_unique_id, customer_zip_code_prefix, customer_city, customer_state), and the views ' +
         'raw_data.gold.vw_executive_kpis, vw_monthly_sales, vw_yoy_growth, vw_customer_ltv_ranking, vw_category_freight_burden. ' +
         'Use only when the other tools cannot answer.',
-      inputSchema: { sql: z.string().min(1).max(MAX_SQL_LENGTH).describe('One SELECT statement in DuckDB SQL.') },
+      inputSchema: {
+        sql: z.string().min(1).max(MAX_SQL_LENGTH).describe('One SELECT statement in DuckDB SQL.'),
+      },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ sql }: { sql: string }) =>
       run(SQL_TOOL, async () => {
-        const output = await runReadOnlySql(deps.warehouse, sql, { maxRows, timeoutMs: deps.sqlTimeoutMs ?? 5000 });
-        return { columns: output.columns, rows: output.rows, row_count: output.rows.length, truncated: output.truncated, max_rows: maxRows };
+        const output = await runReadOnlySql(deps.warehouse, sql, {
+          maxRows,
+          timeoutMs: deps.sqlTimeoutMs ?? 5000,
+        });
+        return {
+          columns: output.columns,
+          rows: output.rows,
+          row_count: output.rows.length,
+          truncated: output.truncated,
+          max_rows: maxRows,
+        };
       }),
   );
   return server;

@@ -12,11 +12,16 @@ import { PipelineError } from './pipeline-error.js';
 
 const CSV_OPTIONS = "header = true, all_varchar = true, delim = ',', quote = '\"', escape = '\"'";
 
-export async function loadBronze(db: DuckDbSession, sourceDir: string, loadedAt: string): Promise<Record<string, number>> {
+export async function loadBronze(
+  db: DuckDbSession,
+  sourceDir: string,
+  loadedAt: string,
+): Promise<Record<string, number>> {
   const dir = resolve(sourceDir);
   for (const table of OLIST_TABLES) {
     const path = join(dir, OLIST_FILES[table].file);
-    if (!existsSync(path)) throw new PipelineError(`missing source file: ${OLIST_FILES[table].file} (looked in ${dir})`);
+    if (!existsSync(path))
+      throw new PipelineError(`missing source file: ${OLIST_FILES[table].file} (looked in ${dir})`);
     const described = await db.all<{ column_name: string }>(
       `DESCRIBE SELECT * FROM read_csv($1, ${CSV_OPTIONS})`,
       [path],
@@ -24,7 +29,9 @@ export async function loadBronze(db: DuckDbSession, sourceDir: string, loadedAt:
     const present = new Set(described.map((c) => c.column_name));
     const missing = OLIST_FILES[table].columns.filter((column) => !present.has(column));
     if (missing.length > 0) {
-      throw new PipelineError(`${OLIST_FILES[table].file}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+      throw new PipelineError(
+        `${OLIST_FILES[table].file}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+      );
     }
   }
   await db.exec('CREATE SCHEMA IF NOT EXISTS bronze');

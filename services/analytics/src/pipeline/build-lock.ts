@@ -25,7 +25,8 @@ async function acquire(lock: string): Promise<void> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = Number((await readFile(lock, 'utf8').catch(() => '')).trim());
-      if (alive(holder)) throw new PipelineError(`another build is running (process ${holder}, lock ${lock})`);
+      if (alive(holder))
+        throw new PipelineError(`another build is running (process ${holder}, lock ${lock})`);
       await rm(lock, { force: true });
     }
   }

@@ -21,13 +21,31 @@ export interface QualityReport {
 }
 
 const MUST_BE_ZERO: Array<[string, string]> = [
-  ['dim_customer.customer_sk is unique', 'SELECT count(*) - count(DISTINCT customer_sk) FROM gold.dim_customer'],
-  ['dim_product.product_sk is unique', 'SELECT count(*) - count(DISTINCT product_sk) FROM gold.dim_product'],
+  [
+    'dim_customer.customer_sk is unique',
+    'SELECT count(*) - count(DISTINCT customer_sk) FROM gold.dim_customer',
+  ],
+  [
+    'dim_product.product_sk is unique',
+    'SELECT count(*) - count(DISTINCT product_sk) FROM gold.dim_product',
+  ],
   ['dim_date.date_sk is unique', 'SELECT count(*) - count(DISTINCT date_sk) FROM gold.dim_date'],
-  ['fact_sales (order_id, order_item_id) is unique', 'SELECT count(*) - count(DISTINCT (order_id, order_item_id)) FROM gold.fact_sales'],
-  ['fact_sales.customer_sk has a dim_customer row', 'SELECT count(*) FROM gold.fact_sales f ANTI JOIN gold.dim_customer d ON d.customer_sk = f.customer_sk'],
-  ['fact_sales.product_sk has a dim_product row', 'SELECT count(*) FROM gold.fact_sales f ANTI JOIN gold.dim_product d ON d.product_sk = f.product_sk'],
-  ['fact_sales.order_date_sk has a dim_date row', 'SELECT count(*) FROM gold.fact_sales f ANTI JOIN gold.dim_date d ON d.date_sk = f.order_date_sk'],
+  [
+    'fact_sales (order_id, order_item_id) is unique',
+    'SELECT count(*) - count(DISTINCT (order_id, order_item_id)) FROM gold.fact_sales',
+  ],
+  [
+    'fact_sales.customer_sk has a dim_customer row',
+    'SELECT count(*) FROM gold.fact_sales f ANTI JOIN gold.dim_customer d ON d.customer_sk = f.customer_sk',
+  ],
+  [
+    'fact_sales.product_sk has a dim_product row',
+    'SELECT count(*) FROM gold.fact_sales f ANTI JOIN gold.dim_product d ON d.product_sk = f.product_sk',
+  ],
+  [
+    'fact_sales.order_date_sk has a dim_date row',
+    'SELECT count(*) FROM gold.fact_sales f ANTI JOIN gold.dim_date d ON d.date_sk = f.order_date_sk',
+  ],
   [
     'every silver sale is in fact_sales',
     'SELECT count(*) FROM silver.sales s ANTI JOIN gold.fact_sales f ON f.order_id = s.order_id AND f.order_item_id = s.order_item_id',
@@ -61,9 +79,17 @@ export async function checkQuality(db: DuckDbSession): Promise<QualityReport> {
   }
   const [counts] = await db.all<Record<string, number>>(RECONCILIATION);
   const reconciliation = counts!;
-  const accounted = reconciliation.dropped_invalid! + reconciliation.dropped_duplicate! + reconciliation.dropped_without_order! + reconciliation.loaded_items!;
+  const accounted =
+    reconciliation.dropped_invalid! +
+    reconciliation.dropped_duplicate! +
+    reconciliation.dropped_without_order! +
+    reconciliation.loaded_items!;
   const difference = reconciliation.bronze_items! - accounted;
-  checks.push({ name: 'bronze order items = loaded + dropped', passed: difference === 0, value: difference });
+  checks.push({
+    name: 'bronze order items = loaded + dropped',
+    passed: difference === 0,
+    value: difference,
+  });
   return { passed: checks.every((c) => c.passed), checks, reconciliation };
 }
 

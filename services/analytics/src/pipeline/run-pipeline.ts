@@ -72,9 +72,16 @@ async function build(options: PipelineOptions): Promise<PipelineResult> {
   }
 }
 
-async function buildInto(db: DuckDbSession, options: PipelineOptions): Promise<Omit<PipelineResult, 'totalMs'>> {
+async function buildInto(
+  db: DuckDbSession,
+  options: PipelineOptions,
+): Promise<Omit<PipelineResult, 'totalMs'>> {
   const steps: StepReport[] = [];
-  const step = async <T>(name: string, work: () => Promise<T>, rows: (value: T) => Record<string, number>) => {
+  const step = async <T>(
+    name: string,
+    work: () => Promise<T>,
+    rows: (value: T) => Record<string, number>,
+  ) => {
     const started = performance.now();
     const value = await work();
     const report = { step: name, ms: Math.round(performance.now() - started), rows: rows(value) };
@@ -82,27 +89,51 @@ async function buildInto(db: DuckDbSession, options: PipelineOptions): Promise<O
     options.onStep?.(report);
     return value;
   };
-  const [{ now }] = (await db.all<{ now: string }>('SELECT CAST(current_timestamp AS TIMESTAMP) AS now')) as [{ now: string }];
-  await step('bronze', () => loadBronze(db, options.sourceDir, now), (rows) => rows);
-  await step('silver', () => buildSilver(db), (rows) => rows);
-  const gold = await step('gold', () => buildGold(db, now), (g) => ({
-    ...g.counts,
-    'fact_sales inserted': g.facts.inserted,
-    'fact_sales updated': g.facts.updated,
-    'fact_sales unchanged': g.facts.unchanged,
-  }));
-  const quality = await step('quality', () => checkQuality(db), (q) => ({
-    'checks passed': q.checks.filter((c) => c.passed).length,
-    'checks failed': q.checks.filter((c) => !c.passed).length,
-    ...q.reconciliation,
-  }));
+  const [{ now }] = (await db.all<{ now: string }>(
+    'SELECT CAST(current_timestamp AS TIMESTAMP) AS now',
+  )) as [{ now: string }];
+  await step(
+    'bronze',
+    () => loadBronze(db, options.sourceDir, now),
+    (rows) => rows,
+  );
+  await step(
+    'silver',
+    () => buildSilver(db),
+    (rows) => rows,
+  );
+  const gold = await step(
+    'gold',
+    () => buildGold(db, now),
+    (g) => ({
+      ...g.counts,
+      'fact_sales inserted': g.facts.inserted,
+      'fact_sales updated': g.facts.updated,
+      'fact_sales unchanged': g.facts.unchanged,
+    }),
+  );
+  const quality = await step(
+    'quality',
+    () => checkQuality(db),
+    (q) => ({
+      'checks passed': q.checks.filter((c) => c.passed).length,
+      'checks failed': q.checks.filter((c) => !c.passed).length,
+      ...q.reconciliation,
+    }),
+  );
   assertQuality(quality);
-  await step('views', () => createViews(db), () => ({ views: 5 }));
+  await step(
+    'views',
+    () => createViews(db),
+    () => ({ views: 5 }),
+  );
   return { steps, quality, facts: gold.facts };
 }
 
 /** One line per step, as the CLI and first start print them. */
 export function formatStep(report: StepReport): string {
-  const rows = Object.entries(report.rows).map(([name, count]) => `${name}=${count}`).join(' ');
+  const rows = Object.entries(report.rows)
+    .map(([name, count]) => `${name}=${count}`)
+    .join(' ');
   return `${report.step.padEnd(8)} ${String(report.ms).padStart(6)} ms  ${rows}`;
 }

@@ -92,7 +92,14 @@ const STATEMENTS = [
 export async function buildSilver(db: DuckDbSession): Promise<Record<string, number>> {
   for (const statement of STATEMENTS) await db.exec(statement);
   const counts: Record<string, number> = {};
-  for (const table of ['customers', 'orders', 'order_items', 'products', 'category_translation', 'sales']) {
+  for (const table of [
+    'customers',
+    'orders',
+    'order_items',
+    'products',
+    'category_translation',
+    'sales',
+  ]) {
     const [row] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM silver.${table}`);
     counts[`silver.${table}`] = row!.n;
   }

@@ -84,5 +84,6 @@ export const VIEW_SQL: Record<ViewName, string> = {
 };
 
 export async function createViews(db: DuckDbSession): Promise<void> {
-  for (const name of VIEW_NAMES) await db.exec(`CREATE OR REPLACE VIEW gold.${name} AS ${VIEW_SQL[name]}`);
+  for (const name of VIEW_NAMES)
+    await db.exec(`CREATE OR REPLACE VIEW gold.${name} AS ${VIEW_SQL[name]}`);
 }

@@ -41,7 +41,13 @@ const limit = (defaultValue: number, maximum: number): ParamSpec => ({
   default: defaultValue,
   description: `Most rows to return (1–${maximum}, default ${defaultValue}).`,
 });
-const offset: ParamSpec = { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0, description: 'Rows to skip, for paging (default 0).' };
+const offset: ParamSpec = {
+  type: 'integer',
+  minimum: 0,
+  maximum: 1_000_000,
+  default: 0,
+  description: 'Rows to skip, for paging (default 0).',
+};
 
 export const READS = {
   sales_summary: {
@@ -71,7 +77,12 @@ export const READS = {
     description:
       'Orders, items sold, revenue and freight cost per calendar month, newest month first. Optionally one year only. Use for trends, seasonality and best or worst months.',
     params: {
-      year: { type: 'integer', minimum: 1900, maximum: 2100, description: 'Only months of this calendar year.' },
+      year: {
+        type: 'integer',
+        minimum: 1900,
+        maximum: 2100,
+        description: 'Only months of this calendar year.',
+      },
       limit: limit(120, 1000),
       offset,
     },
@@ -115,7 +126,12 @@ export const READS = {
     description:
       'Customers ranked by lifetime value (total spend, BRL), best first, with order count, LTV decile (1 = top 10% of spenders) and dense rank. Filter by decile to study a segment.',
     params: {
-      decile: { type: 'integer', minimum: 1, maximum: 10, description: 'Only customers in this LTV decile (1 = top 10%).' },
+      decile: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 10,
+        description: 'Only customers in this LTV decile (1 = top 10%).',
+      },
       limit: limit(50, 1000),
       offset,
     },
@@ -139,7 +155,13 @@ export const READS = {
     description:
       'Product categories with revenue above 1000 BRL (excluding unknown): items sold, revenue, freight cost and freight as a percent of revenue, highest burden first. Above 20% marks a candidate for a shipping or pricing change.',
     params: {
-      min_ratio: { type: 'number', minimum: 0, maximum: 100000, description: 'Only categories whose freight-to-revenue ratio (percent) is at least this, e.g. 20.' },
+      min_ratio: {
+        type: 'number',
+        minimum: 0,
+        maximum: 100000,
+        description:
+          'Only categories whose freight-to-revenue ratio (percent) is at least this, e.g. 20.',
+      },
       limit: limit(100, 1000),
       offset,
     },

@@ -23,7 +23,11 @@ export interface ViewPage {
   };
 }
 
-export async function readView(warehouse: Warehouse, name: ReadName, params: ReadParams = {}): Promise<ViewPage> {
+export async function readView(
+  warehouse: Warehouse,
+  name: ReadName,
+  params: ReadParams = {},
+): Promise<ViewPage> {
   const spec: ReadSpec = READS[name];
   const qualified = `${WAREHOUSE_CATALOG}.gold.${spec.view}`;
   const values: DuckDBValue[] = [];
@@ -40,15 +44,22 @@ export async function readView(warehouse: Warehouse, name: ReadName, params: Rea
   const limit = spec.paged ? (params.limit ?? spec.params.limit?.default ?? 100) : null;
   const offset = spec.paged ? (params.offset ?? 0) : 0;
   const pageValues = limit === null ? values : [...values, limit, offset];
-  const paging = limit === null ? '' : ` LIMIT $${values.length + 1}::BIGINT OFFSET $${values.length + 2}::BIGINT`;
+  const paging =
+    limit === null
+      ? ''
+      : ` LIMIT $${values.length + 1}::BIGINT OFFSET $${values.length + 2}::BIGINT`;
   // One pass: the page and the filtered total together.
   const page = await warehouse.query(
     `SELECT *, count(*) OVER () AS ${TOTAL} FROM ${qualified}${where} ORDER BY ${spec.orderBy}${paging}`,
     pageValues,
   );
-  const total = page.rows.length > 0
-    ? Number(page.rows[0]![TOTAL])
-    : Number((await warehouse.query(`SELECT count(*) AS total FROM ${qualified}${where}`, values)).rows[0]?.total ?? 0);
+  const total =
+    page.rows.length > 0
+      ? Number(page.rows[0]![TOTAL])
+      : Number(
+          (await warehouse.query(`SELECT count(*) AS total FROM ${qualified}${where}`, values))
+            .rows[0]?.total ?? 0,
+        );
   const data = page.rows.map(({ [TOTAL]: _total, ...row }) => row);
   return {
     data,

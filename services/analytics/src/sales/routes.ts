@@ -21,7 +21,11 @@ export function rowSchema(spec: ReadSpec) {
   };
 }
 
-const errorSchema = { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] };
+const errorSchema = {
+  type: 'object',
+  properties: { detail: { type: 'string' } },
+  required: ['detail'],
+};
 
 export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse): void {
   for (const name of READ_NAMES) {
@@ -36,7 +40,9 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
           querystring: {
             type: 'object',
             additionalProperties: false,
-            properties: Object.fromEntries(Object.entries(spec.params).map(([param, p]) => [param, { ...p }])),
+            properties: Object.fromEntries(
+              Object.entries(spec.params).map(([param, p]) => [param, { ...p }]),
+            ),
           },
           response: {
             200: {

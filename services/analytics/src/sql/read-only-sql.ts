@@ -23,14 +23,27 @@ export interface ReadOnlySqlOptions {
 }
 
 export const MAX_SQL_LENGTH = 10_000;
-const SELECT_NODES = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'RECURSIVE_CTE_NODE', 'CTE_NODE']);
+const SELECT_NODES = new Set([
+  'SELECT_NODE',
+  'SET_OPERATION_NODE',
+  'RECURSIVE_CTE_NODE',
+  'CTE_NODE',
+]);
 
-export async function runReadOnlySql(warehouse: Warehouse, sql: string, options: ReadOnlySqlOptions = {}): Promise<QueryOutput> {
+export async function runReadOnlySql(
+  warehouse: Warehouse,
+  sql: string,
+  options: ReadOnlySqlOptions = {},
+): Promise<QueryOutput> {
   if (sql.trim() === '') throw errors.SQL_REJECTED({ detail: 'The query is empty' });
-  if (sql.length > MAX_SQL_LENGTH) throw errors.SQL_REJECTED({ detail: `The query is longer than ${MAX_SQL_LENGTH} characters` });
+  if (sql.length > MAX_SQL_LENGTH)
+    throw errors.SQL_REJECTED({ detail: `The query is longer than ${MAX_SQL_LENGTH} characters` });
   await assertSingleSelect(warehouse, sql);
   try {
-    return await warehouse.query(sql, undefined, { maxRows: options.maxRows ?? 500, timeoutMs: options.timeoutMs ?? 5000 });
+    return await warehouse.query(sql, undefined, {
+      maxRows: options.maxRows ?? 500,
+      timeoutMs: options.timeoutMs ?? 5000,
+    });
   } catch (error) {
     if (isAppError(error)) throw error;
     throw errors.SQL_FAILED({ detail: `The query failed: ${duckDbMessage(error)}`, cause: error });
@@ -43,17 +56,25 @@ export async function assertSingleSelect(warehouse: Warehouse, sql: string): Pro
     parsed = await warehouse.inspect(sql);
   } catch (error) {
     if (isAppError(error)) throw error;
-    throw errors.SQL_REJECTED({ detail: `The query was rejected: ${duckDbMessage(error)}`, cause: error });
+    throw errors.SQL_REJECTED({
+      detail: `The query was rejected: ${duckDbMessage(error)}`,
+      cause: error,
+    });
   }
   if (parsed.count !== 1) {
-    throw errors.SQL_REJECTED({ detail: `Exactly one statement is allowed (found ${parsed.count})` });
+    throw errors.SQL_REJECTED({
+      detail: `Exactly one statement is allowed (found ${parsed.count})`,
+    });
   }
   if (parsed.statementType !== StatementType.SELECT) {
     const name = StatementType[parsed.statementType as StatementType] ?? 'unknown';
     throw errors.SQL_REJECTED({ detail: `Only SELECT statements are allowed (found ${name})` });
   }
   const { rows } = await warehouse.query('SELECT json_serialize_sql($1::VARCHAR) AS tree', [sql]);
-  const tree = JSON.parse(String(rows[0]?.tree)) as { error: boolean; statements?: Array<{ node?: { type?: string } }> };
+  const tree = JSON.parse(String(rows[0]?.tree)) as {
+    error: boolean;
+    statements?: Array<{ node?: { type?: string } }>;
+  };
   const nodeType = tree.statements?.[0]?.node?.type;
   if (tree.error || tree.statements?.length !== 1 || !nodeType || !SELECT_NODES.has(nodeType)) {
     throw errors.SQL_REJECTED({ detail: 'Only SELECT statements are allowed' });

@@ -33,16 +33,26 @@ export async function ensureWarehouse(options: EnsureWarehouseOptions): Promise<
     sourceDir = join(warehouseDir(options.dataDir), 'generated-source');
     const orders = options.orders ?? 20_000;
     const started = performance.now();
-    const generated = await generateDataset({ outDir: sourceDir, orders, seed: options.seed ?? 42 });
+    const generated = await generateDataset({
+      outDir: sourceDir,
+      orders,
+      seed: options.seed ?? 42,
+    });
     const ms = Math.round(performance.now() - started);
-    const rows = Object.entries(generated.files).map(([f, n]) => `${f}=${n}`).join(' ');
-    logger.info({ step: 'generate', ms, rows: generated.files }, `generate ${String(ms).padStart(6)} ms  ${rows}`);
+    const rows = Object.entries(generated.files)
+      .map(([f, n]) => `${f}=${n}`)
+      .join(' ');
+    logger.info(
+      { step: 'generate', ms, rows: generated.files },
+      `generate ${String(ms).padStart(6)} ms  ${rows}`,
+    );
   }
   logger.info({ sourceDir, file }, 'building the warehouse (first start)');
   const result = await runPipeline({
     sourceDir,
     warehouseFile: file,
-    onStep: (step) => logger.info({ step: step.step, ms: step.ms, rows: step.rows }, formatStep(step)),
+    onStep: (step) =>
+      logger.info({ step: step.step, ms: step.ms, rows: step.rows }, formatStep(step)),
   });
   logger.info({ ms: result.totalMs, file }, `warehouse built in ${result.totalMs} ms`);
   return true;

@@ -125,7 +125,12 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
   return {
     async query(sql, params, queryOptions = {}) {
       const opened = await acquire();
-      const key = JSON.stringify([opened.identity, sql, params ?? [], queryOptions.maxRows ?? null]);
+      const key = JSON.stringify([
+        opened.identity,
+        sql,
+        params ?? [],
+        queryOptions.maxRows ?? null,
+      ]);
       const cached = cache.get(key);
       if (cached) {
         release(opened);
@@ -138,12 +143,17 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         connection.interrupt();
       }, queryOptions.timeoutMs ?? defaultTimeout);
       try {
-        const reader = queryOptions.maxRows === undefined
-          ? await connection.runAndReadAll(sql, params)
-          : await connection.streamAndReadUntil(sql, queryOptions.maxRows + 1, params);
+        const reader =
+          queryOptions.maxRows === undefined
+            ? await connection.runAndReadAll(sql, params)
+            : await connection.streamAndReadUntil(sql, queryOptions.maxRows + 1, params);
         const all = reader.getRowObjectsJS();
         const cap = queryOptions.maxRows ?? Infinity;
-        const output = { columns: reader.columnNames(), rows: all.slice(0, cap).map(toJsonRow), truncated: all.length > cap };
+        const output = {
+          columns: reader.columnNames(),
+          rows: all.slice(0, cap).map(toJsonRow),
+          truncated: all.length > cap,
+        };
         if (output.rows.length <= CACHEABLE_ROWS) cache.set(key, output);
         return output;
       } catch (error) {

@@ -6,7 +6,11 @@ import { skipReason } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
-import { createWarehouseFixture, silentLogger, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
+import {
+  createWarehouseFixture,
+  silentLogger,
+  type WarehouseFixture,
+} from '../helpers/warehouse-fixture.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM));
@@ -23,7 +27,16 @@ describe('chat page in headless Chromium', { skip }, () => {
     base = await listen(app, { port: 0, host: '127.0.0.1' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   after(async () => {
@@ -46,7 +59,11 @@ describe('chat page in headless Chromium', { skip }, () => {
     const answer = page.locator('.msg.assistant').first();
     await answer.waitFor({ timeout: 15_000 });
     const text = await answer.innerText();
-    const [kpis] = ((await (await fetch(`${base}/api/v1/sales/kpis`)).json()) as { data: Array<{ total_lifetime_orders: number }> }).data;
+    const [kpis] = (
+      (await (await fetch(`${base}/api/v1/sales/kpis`)).json()) as {
+        data: Array<{ total_lifetime_orders: number }>;
+      }
+    ).data;
     assert.match(text, /Offline planner/);
     assert.ok(text.includes(`${kpis!.total_lifetime_orders} orders`), text);
     assert.match(await answer.locator('summary').innerText(), /Tools used: sales_summary/);

@@ -1,11 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createClientAddressResolver, createCounterStore, createRateLimiter, type CounterStore } from '@platform/core';
+import {
+  createClientAddressResolver,
+  createCounterStore,
+  createRateLimiter,
+  type CounterStore,
+} from '@platform/core';
 import { redisUrlForTests, skipReason } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { createWarehouseFixture, silentLogger, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
+import {
+  createWarehouseFixture,
+  silentLogger,
+  type WarehouseFixture,
+} from '../helpers/warehouse-fixture.js';
 
 const redisUrl = await redisUrlForTests();
 const STORES: Array<{ name: string; skip?: string; open: () => CounterStore }> = [
@@ -13,7 +22,8 @@ const STORES: Array<{ name: string; skip?: string; open: () => CounterStore }> =
   {
     name: 'Redis counters',
     skip: skipReason('Redis', redisUrl !== undefined),
-    open: () => createCounterStore({ redisUrl: redisUrl!, keyPrefix: `analytics-test-${randomUUID()}:` }),
+    open: () =>
+      createCounterStore({ redisUrl: redisUrl!, keyPrefix: `analytics-test-${randomUUID()}:` }),
   },
 ];
 
@@ -34,7 +44,11 @@ describe('chat rate limit', () => {
           warehouse: fixture.warehouse,
           logger: silentLogger(),
           agentRateLimit: {
-            limiter: createRateLimiter(counters, { limit: 2, windowSeconds: 60, name: 'agent-chat' }),
+            limiter: createRateLimiter(counters, {
+              limit: 2,
+              windowSeconds: 60,
+              name: 'agent-chat',
+            }),
             clientAddress: createClientAddressResolver({ trustedProxies: undefined }),
           },
         });
@@ -45,7 +59,12 @@ describe('chat rate limit', () => {
       });
 
       const chat = (address: string) =>
-        app.inject({ method: 'POST', url: '/api/v1/agent/chat', headers: { 'edge-connecting-ip': address }, payload: { message: 'total revenue' } });
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/agent/chat',
+          headers: { 'edge-connecting-ip': address },
+          payload: { message: 'total revenue' },
+        });
 
       it('allows the limit per client address, then answers 429 with Retry-After', async () => {
         const first = await chat('203.0.113.7');
@@ -57,7 +76,11 @@ describe('chat rate limit', () => {
         assert.equal(refused.statusCode, 429);
         assert.match(refused.json().detail, /Too many chat requests; retry after \d+ seconds/);
         assert.ok(Number(refused.headers['retry-after']) >= 1);
-        assert.equal((await chat('198.51.100.9')).statusCode, 200, 'another client has its own budget');
+        assert.equal(
+          (await chat('198.51.100.9')).statusCode,
+          200,
+          'another client has its own budget',
+        );
       });
     });
   }

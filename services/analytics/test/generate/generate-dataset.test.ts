@@ -10,7 +10,9 @@ import { OLIST_FILES } from '../../src/olist-format.js';
 async function readCsv(path: string): Promise<Record<string, string>[]> {
   const [header, ...lines] = (await readFile(path, 'utf8')).trimEnd().split('\n');
   const columns = header!.split(',').map((c) => c.replaceAll('"', ''));
-  return lines.map((line) => Object.fromEntries(line.split(',').map((v, i) => [columns[i]!, v.replaceAll('"', '')])));
+  return lines.map((line) =>
+    Object.fromEntries(line.split(',').map((v, i) => [columns[i]!, v.replaceAll('"', '')])),
+  );
 }
 
 describe('analytics generate', () => {
@@ -20,14 +22,18 @@ describe('analytics generate', () => {
     dir = await mkdtemp(join(tmpdir(), 'analytics-gen-'));
     await generateDataset({ outDir: join(dir, 'a'), orders: 4000, seed: 7 });
     data = {};
-    for (const [table, spec] of Object.entries(OLIST_FILES)) data[table] = await readCsv(join(dir, 'a', spec.file));
+    for (const [table, spec] of Object.entries(OLIST_FILES))
+      data[table] = await readCsv(join(dir, 'a', spec.file));
   });
   after(async () => rm(dir, { recursive: true, force: true }));
 
   it('writes the five files with the exact Olist headers', async () => {
     for (const spec of Object.values(OLIST_FILES)) {
       const header = (await readFile(join(dir, 'a', spec.file), 'utf8')).split('\n')[0]!;
-      assert.deepEqual(header.split(',').map((c) => c.replaceAll('"', '')), [...spec.columns]);
+      assert.deepEqual(
+        header.split(',').map((c) => c.replaceAll('"', '')),
+        [...spec.columns],
+      );
     }
     assert.equal(data.orders!.length, 4000);
   });
@@ -36,7 +42,9 @@ describe('analytics generate', () => {
     await generateDataset({ outDir: join(dir, 'b'), orders: 4000, seed: 7 });
     await generateDataset({ outDir: join(dir, 'c'), orders: 4000, seed: 8 });
     const file = OLIST_FILES.orderItems.file;
-    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((d) => readFile(join(dir, d, file), 'utf8')));
+    const [a, b, c] = await Promise.all(
+      ['a', 'b', 'c'].map((d) => readFile(join(dir, d, file), 'utf8')),
+    );
     assert.equal(a, b);
     assert.notEqual(a, c);
   });
@@ -49,21 +57,32 @@ describe('analytics generate', () => {
     }
     const sorted = [...months.keys()].sort();
     assert.ok(sorted[0]! >= '2016-09' && sorted.at(-1)! <= '2018-10');
-    const peak = [...months.entries()].filter(([m]) => m.startsWith('2017')).sort((a, b) => b[1] - a[1])[0]![0];
+    const peak = [...months.entries()]
+      .filter(([m]) => m.startsWith('2017'))
+      .sort((a, b) => b[1] - a[1])[0]![0];
     assert.equal(peak, '2017-11');
-    const sum = (prefix: string) => [...months.entries()].filter(([m]) => m.startsWith(prefix)).reduce((t, [, n]) => t + n, 0);
-    assert.ok(sum('2018-0') > sum('2017-0'), 'January–September 2018 outsells January–September 2017');
+    const sum = (prefix: string) =>
+      [...months.entries()].filter(([m]) => m.startsWith(prefix)).reduce((t, [, n]) => t + n, 0);
+    assert.ok(
+      sum('2018-0') > sum('2017-0'),
+      'January–September 2018 outsells January–September 2017',
+    );
   });
 
   it('has multi-item orders, repeat customers, and missing and untranslated categories', () => {
     const itemsPerOrder = new Map<string, number>();
-    for (const item of data.orderItems!) itemsPerOrder.set(item.order_id!, (itemsPerOrder.get(item.order_id!) ?? 0) + 1);
+    for (const item of data.orderItems!)
+      itemsPerOrder.set(item.order_id!, (itemsPerOrder.get(item.order_id!) ?? 0) + 1);
     assert.ok([...itemsPerOrder.values()].some((n) => n > 1));
     const ids = data.customers!.map((c) => c.customer_unique_id!);
     assert.ok(new Set(ids).size < ids.length, 'some customer_unique_id has several customer_id');
     assert.ok(data.products!.some((p) => p.product_category_name === ''));
     const translated = new Set(data.categoryTranslation!.map((t) => t.product_category_name));
-    assert.ok(data.products!.some((p) => p.product_category_name && !translated.has(p.product_category_name)));
+    assert.ok(
+      data.products!.some(
+        (p) => p.product_category_name && !translated.has(p.product_category_name),
+      ),
+    );
   });
 
   it('prices and freight look like Olist: positive, skewed, two decimals', () => {
@@ -72,6 +91,10 @@ describe('analytics generate', () => {
     const mean = prices.reduce((a, b) => a + b, 0) / prices.length;
     assert.ok(prices[0]! > 0 && median > 40 && median < 150, `median ${median}`);
     assert.ok(mean > median, 'right-skewed');
-    assert.ok(data.orderItems!.every((i) => /^\d+\.\d\d$/.test(i.price!) && /^\d+\.\d\d$/.test(i.freight_value!)));
+    assert.ok(
+      data.orderItems!.every(
+        (i) => /^\d+\.\d\d$/.test(i.price!) && /^\d+\.\d\d$/.test(i.freight_value!),
+      ),
+    );
   });
 });

@@ -20,7 +20,8 @@ function roundDiv(numerator: bigint, denominator: bigint): number {
 const money = (cents: number) => cents / 100;
 /** a / b * 100, 2 decimals. */
 const percent = (a: number, b: number) => roundDiv(BigInt(a) * 10000n, BigInt(b)) / 100;
-const sum = (sales: Sale[], pick: (s: Sale) => number) => sales.reduce((total, s) => total + pick(s), 0);
+const sum = (sales: Sale[], pick: (s: Sale) => number) =>
+  sales.reduce((total, s) => total + pick(s), 0);
 
 function groupBy<K>(sales: Sale[], key: (s: Sale) => K): Map<K, Sale[]> {
   const groups = new Map<K, Sale[]>();
@@ -33,12 +34,14 @@ const distinct = (sales: Sale[], pick: (s: Sale) => string) => new Set(sales.map
 export function expectedKpis(sales: Sale[]) {
   const orders = distinct(sales, (s) => s.orderId);
   const revenue = sum(sales, (s) => s.priceCents);
-  return [{
-    total_lifetime_orders: orders,
-    total_unique_customers: distinct(sales, (s) => s.customerUniqueId),
-    total_lifetime_revenue: money(revenue),
-    average_order_value: orders === 0 ? null : roundDiv(BigInt(revenue), BigInt(orders)) / 100,
-  }];
+  return [
+    {
+      total_lifetime_orders: orders,
+      total_unique_customers: distinct(sales, (s) => s.customerUniqueId),
+      total_lifetime_revenue: money(revenue),
+      average_order_value: orders === 0 ? null : roundDiv(BigInt(revenue), BigInt(orders)) / 100,
+    },
+  ];
 }
 
 export function expectedMonthly(sales: Sale[]) {
@@ -66,7 +69,8 @@ export function expectedYoy(sales: Sale[]) {
         calendar_year: year,
         current_revenue: money(revenue),
         previous_year_revenue: previous === null ? null : money(previous),
-        yoy_growth_percentage: previous === null || previous === 0 ? null : percent(revenue - previous, previous),
+        yoy_growth_percentage:
+          previous === null || previous === 0 ? null : percent(revenue - previous, previous),
       };
     })
     .reverse();
@@ -74,7 +78,11 @@ export function expectedYoy(sales: Sale[]) {
 
 export function expectedLtv(sales: Sale[]) {
   const customers = [...groupBy(sales, (s) => sha256(s.customerUniqueId)).entries()]
-    .map(([sk, rows]) => ({ sk, orders: distinct(rows, (s) => s.orderId), cents: sum(rows, (s) => s.priceCents) }))
+    .map(([sk, rows]) => ({
+      sk,
+      orders: distinct(rows, (s) => s.orderId),
+      cents: sum(rows, (s) => s.priceCents),
+    }))
     .filter((c) => c.cents > 0)
     .sort((a, b) => b.cents - a.cents || (a.sk < b.sk ? -1 : 1));
   const n = customers.length;
@@ -85,17 +93,29 @@ export function expectedLtv(sales: Sale[]) {
   return customers.map((c, i) => {
     if (c.cents !== last) rank += 1;
     last = c.cents;
-    const decile = i < (perBucket + 1) * remainder
-      ? Math.floor(i / (perBucket + 1)) + 1
-      : Math.floor((i - remainder) / perBucket) + 1;
-    return { customer_sk: c.sk, total_orders: c.orders, lifetime_value: money(c.cents), ltv_decile: decile, ltv_rank: rank };
+    const decile =
+      i < (perBucket + 1) * remainder
+        ? Math.floor(i / (perBucket + 1)) + 1
+        : Math.floor((i - remainder) / perBucket) + 1;
+    return {
+      customer_sk: c.sk,
+      total_orders: c.orders,
+      lifetime_value: money(c.cents),
+      ltv_decile: decile,
+      ltv_rank: rank,
+    };
   });
 }
 
 export function expectedFreight(sales: Sale[]) {
   return [...groupBy(sales, (s) => s.category).entries()]
     .filter(([category]) => category !== 'unknown')
-    .map(([category, rows]) => ({ category, rows, revenue: sum(rows, (s) => s.priceCents), freight: sum(rows, (s) => s.freightCents) }))
+    .map(([category, rows]) => ({
+      category,
+      rows,
+      revenue: sum(rows, (s) => s.priceCents),
+      freight: sum(rows, (s) => s.freightCents),
+    }))
     .filter((c) => c.revenue > 100000)
     .map((c) => ({
       product_category_name: c.category,
@@ -104,5 +124,9 @@ export function expectedFreight(sales: Sale[]) {
       total_freight_cost: money(c.freight),
       freight_to_revenue_ratio: c.revenue === 0 ? null : percent(c.freight, c.revenue),
     }))
-    .sort((a, b) => (b.freight_to_revenue_ratio ?? -1) - (a.freight_to_revenue_ratio ?? -1) || (a.product_category_name < b.product_category_name ? -1 : 1));
+    .sort(
+      (a, b) =>
+        (b.freight_to_revenue_ratio ?? -1) - (a.freight_to_revenue_ratio ?? -1) ||
+        (a.product_category_name < b.product_category_name ? -1 : 1),
+    );
 }

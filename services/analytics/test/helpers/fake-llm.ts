@@ -50,31 +50,64 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     script: (next) => {
       replies = [...next];
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** A reply asking for one tool call; `args` is sent as given (a string for malformed JSON). */
-export function toolCallReply(provider: Provider, name: string, args: unknown, id = 'call_1'): Reply {
+export function toolCallReply(
+  provider: Provider,
+  name: string,
+  args: unknown,
+  id = 'call_1',
+): Reply {
   if (provider === 'openai') {
     const argumentsText = typeof args === 'string' ? args : JSON.stringify(args);
-    return { body: { choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: argumentsText } }] }, finish_reason: 'tool_calls' }] } };
+    return {
+      body: {
+        choices: [
+          {
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id, type: 'function', function: { name, arguments: argumentsText } }],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      },
+    };
   }
-  if (provider === 'gemini') return { body: { candidates: [{ content: { role: 'model', parts: [{ functionCall: { name, args } }] } }] } };
-  return { body: { content: [{ type: 'tool_use', id, name, input: args }], stop_reason: 'tool_use' } };
+  if (provider === 'gemini')
+    return {
+      body: {
+        candidates: [{ content: { role: 'model', parts: [{ functionCall: { name, args } }] } }],
+      },
+    };
+  return {
+    body: { content: [{ type: 'tool_use', id, name, input: args }], stop_reason: 'tool_use' },
+  };
 }
 
 export function textReply(provider: Provider, text: string): Reply {
-  if (provider === 'openai') return { body: { choices: [{ message: { role: 'assistant', content: text }, finish_reason: 'stop' }] } };
-  if (provider === 'gemini') return { body: { candidates: [{ content: { role: 'model', parts: [{ text }] } }] } };
+  if (provider === 'openai')
+    return {
+      body: { choices: [{ message: { role: 'assistant', content: text }, finish_reason: 'stop' }] },
+    };
+  if (provider === 'gemini')
+    return { body: { candidates: [{ content: { role: 'model', parts: [{ text }] } }] } };
   return { body: { content: [{ type: 'text', text }], stop_reason: 'end_turn' } };
 }
 
 /** What the fake received as the tool results of the previous turn, provider-neutral. */
-export function toolResultsIn(provider: Provider, body: Record<string, unknown>): Array<{ id?: string; name?: string; text: string; isError?: boolean }> {
+export function toolResultsIn(
+  provider: Provider,
+  body: Record<string, unknown>,
+): Array<{ id?: string; name?: string; text: string; isError?: boolean }> {
   if (provider === 'openai') {
     return (body.messages as Array<Record<string, unknown>>)
       .filter((m) => m.role === 'tool')
@@ -85,28 +118,49 @@ export function toolResultsIn(provider: Provider, body: Record<string, unknown>)
       .flatMap((c) => c.parts)
       .filter((p) => p.functionResponse)
       .map((p) => {
-        const fr = p.functionResponse as { name: string; response: { result?: unknown; error?: string } };
-        return { name: fr.name, text: fr.response.error ?? JSON.stringify(fr.response.result), isError: fr.response.error !== undefined };
+        const fr = p.functionResponse as {
+          name: string;
+          response: { result?: unknown; error?: string };
+        };
+        return {
+          name: fr.name,
+          text: fr.response.error ?? JSON.stringify(fr.response.result),
+          isError: fr.response.error !== undefined,
+        };
       });
   }
   return (body.messages as Array<{ role: string; content: unknown }>)
     .filter((m) => m.role === 'user' && Array.isArray(m.content))
     .flatMap((m) => m.content as Array<Record<string, unknown>>)
     .filter((b) => b.type === 'tool_result')
-    .map((b) => ({ id: b.tool_use_id as string, text: b.content as string, isError: b.is_error as boolean }));
+    .map((b) => ({
+      id: b.tool_use_id as string,
+      text: b.content as string,
+      isError: b.is_error as boolean,
+    }));
 }
 
 /** The system prompt and tool names as the provider received them. */
-export function declaredIn(provider: Provider, body: Record<string, unknown>): { system: string; tools: string[] } {
+export function declaredIn(
+  provider: Provider,
+  body: Record<string, unknown>,
+): { system: string; tools: string[] } {
   if (provider === 'openai') {
     const messages = body.messages as Array<{ role: string; content: string }>;
     const tools = body.tools as Array<{ function: { name: string } }>;
-    return { system: messages[0]!.role === 'system' ? messages[0]!.content : '', tools: tools.map((t) => t.function.name) };
+    return {
+      system: messages[0]!.role === 'system' ? messages[0]!.content : '',
+      tools: tools.map((t) => t.function.name),
+    };
   }
   if (provider === 'gemini') {
     const system = (body.systemInstruction as { parts: Array<{ text: string }> }).parts[0]!.text;
-    const tools = (body.tools as Array<{ functionDeclarations: Array<{ name: string }> }>)[0]!.functionDeclarations;
+    const tools = (body.tools as Array<{ functionDeclarations: Array<{ name: string }> }>)[0]!
+      .functionDeclarations;
     return { system, tools: tools.map((t) => t.name) };
   }
-  return { system: body.system as string, tools: (body.tools as Array<{ name: string }>).map((t) => t.name) };
+  return {
+    system: body.system as string,
+    tools: (body.tools as Array<{ name: string }>).map((t) => t.name),
+  };
 }

@@ -94,11 +94,17 @@ export const DROPPED = { invalid: 2, duplicate: 1, withoutOrder: 3 };
 
 /** The sales that must reach gold, as the test reads the rules of silver. */
 export function expectedSales(): Sale[] {
-  const customerOf = new Map(CUSTOMERS.filter((c) => c[0]!.trim()).map((c) => [c[0]!.trim(), c[1]!.trim()]));
+  const customerOf = new Map(
+    CUSTOMERS.filter((c) => c[0]!.trim()).map((c) => [c[0]!.trim(), c[1]!.trim()]),
+  );
   const translation = new Map(TRANSLATIONS.map(([pt, en]) => [pt!, en!]));
-  const categoryOf = new Map(PRODUCTS.map(([id, pt]) => [id!, translation.get(pt!.trim()) ?? 'unknown']));
+  const categoryOf = new Map(
+    PRODUCTS.map(([id, pt]) => [id!, translation.get(pt!.trim()) ?? 'unknown']),
+  );
   const orders = new Map(
-    ORDERS.filter(([, customer, ts]) => customer && /^\d{4}-/.test(ts!)).map(([id, customer, ts]) => [id!, { customer: customer!, date: ts!.slice(0, 10) }]),
+    ORDERS.filter(([, customer, ts]) => customer && /^\d{4}-/.test(ts!)).map(
+      ([id, customer, ts]) => [id!, { customer: customer!, date: ts!.slice(0, 10) }],
+    ),
   );
   const byKey = new Map<string, Sale>();
   for (const [orderId, itemId, productId, price, freight] of ITEMS) {
@@ -118,7 +124,11 @@ export function expectedSales(): Sale[] {
   return [...byKey.values()];
 }
 
-export async function writeHandMadeData(dir: string, items: string[][] = ITEMS, orders: string[][] = ORDERS): Promise<void> {
+export async function writeHandMadeData(
+  dir: string,
+  items: string[][] = ITEMS,
+  orders: string[][] = ORDERS,
+): Promise<void> {
   await mkdir(dir, { recursive: true });
   const write = async (table: keyof typeof OLIST_FILES, rows: string[][]) => {
     const spec = OLIST_FILES[table];
@@ -126,12 +136,31 @@ export async function writeHandMadeData(dir: string, items: string[][] = ITEMS, 
     await writeFile(join(dir, spec.file), `${spec.columns.join(',')}\n${lines.join('\n')}\n`);
   };
   await write('customers', CUSTOMERS);
-  await write('products', PRODUCTS.map(([id, category]) => [id!, category!, '40', '300', '1', '500', '20', '10', '15']));
+  await write(
+    'products',
+    PRODUCTS.map(([id, category]) => [id!, category!, '40', '300', '1', '500', '20', '10', '15']),
+  );
   await write('categoryTranslation', TRANSLATIONS);
-  await write('orders', orders.map(([id, customer, ts]) => [id!, customer!, 'delivered', ts!, ts!, '', '', '']));
-  await write('orderItems', items.map(([o, i, p, price, freight]) => [o!, i!, p!, 's1', '2019-01-01 00:00:00', price!, freight!]));
+  await write(
+    'orders',
+    orders.map(([id, customer, ts]) => [id!, customer!, 'delivered', ts!, ts!, '', '', '']),
+  );
+  await write(
+    'orderItems',
+    items.map(([o, i, p, price, freight]) => [
+      o!,
+      i!,
+      p!,
+      's1',
+      '2019-01-01 00:00:00',
+      price!,
+      freight!,
+    ]),
+  );
 }
 
 function quote(value: string): string {
-  return /[",\n]/.test(value) || value.trim() !== value ? `"${value.replaceAll('"', '""')}"` : value;
+  return /[",\n]/.test(value) || value.trim() !== value
+    ? `"${value.replaceAll('"', '""')}"`
+    : value;
 }

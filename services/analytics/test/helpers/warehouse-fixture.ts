@@ -19,7 +19,9 @@ export interface WarehouseFixture {
 
 export const silentLogger = () => createLogger({ service: 'analytics-test', level: 'silent' });
 
-export async function createWarehouseFixture(options: { built?: boolean } = {}): Promise<WarehouseFixture> {
+export async function createWarehouseFixture(
+  options: { built?: boolean } = {},
+): Promise<WarehouseFixture> {
   const dataDir = await mkdtemp(join(tmpdir(), 'analytics-wh-'));
   const file = warehousePath(dataDir);
   const source = join(dataDir, 'source');

@@ -9,7 +9,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { SQL_TOOL } from '../../src/mcp/mcp-server.js';
 import { READ_NAMES, READS } from '../../src/sales/catalog.js';
-import { createWarehouseFixture, silentLogger, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
+import {
+  createWarehouseFixture,
+  silentLogger,
+  type WarehouseFixture,
+} from '../helpers/warehouse-fixture.js';
 
 const TRANSPORTS: Record<string, (base: string) => Transport> = {
   'Streamable HTTP (/mcp)': (base) => new StreamableHTTPClientTransport(new URL(`${base}/mcp`)),
@@ -49,7 +53,11 @@ describe('MCP', () => {
         assert.deepEqual(names, [...READ_NAMES.map((n) => READS[n].tool), SQL_TOOL].sort());
         const top = tools.find((t) => t.name === 'top_customers')!;
         assert.ok(top.description && top.description.length > 40);
-        const decile = top.inputSchema.properties!.decile as { type: string; minimum: number; maximum: number };
+        const decile = top.inputSchema.properties!.decile as {
+          type: string;
+          minimum: number;
+          maximum: number;
+        };
         assert.deepEqual([decile.type, decile.minimum, decile.maximum], ['integer', 1, 10]);
         assert.equal(tools.find((t) => t.name === SQL_TOOL)!.inputSchema.required?.[0], 'sql');
       });
@@ -65,8 +73,14 @@ describe('MCP', () => {
       }
 
       it('tool arguments filter like the REST parameters', async () => {
-        const result = await client.callTool({ name: 'top_customers', arguments: { decile: 1, limit: 1 } });
-        assert.deepEqual(result.structuredContent, await rest('/api/v1/analytics/customer-ltv?decile=1&limit=1'));
+        const result = await client.callTool({
+          name: 'top_customers',
+          arguments: { decile: 1, limit: 1 },
+        });
+        assert.deepEqual(
+          result.structuredContent,
+          await rest('/api/v1/analytics/customer-ltv?decile=1&limit=1'),
+        );
       });
 
       it('out-of-range arguments are an error result, not a crash', async () => {
@@ -76,13 +90,26 @@ describe('MCP', () => {
       });
 
       it('run_sql answers a SELECT with a row cap and refuses a write', async () => {
-        const ok = await client.callTool({ name: SQL_TOOL, arguments: { sql: 'SELECT order_id FROM raw_data.gold.fact_sales ORDER BY 1' } });
-        const body = ok.structuredContent as { rows: unknown[]; truncated: boolean; max_rows: number };
+        const ok = await client.callTool({
+          name: SQL_TOOL,
+          arguments: { sql: 'SELECT order_id FROM raw_data.gold.fact_sales ORDER BY 1' },
+        });
+        const body = ok.structuredContent as {
+          rows: unknown[];
+          truncated: boolean;
+          max_rows: number;
+        };
         assert.equal(body.rows.length, 3);
         assert.equal(body.truncated, true);
-        const refused = await client.callTool({ name: SQL_TOOL, arguments: { sql: 'WITH x AS (SELECT 1) DELETE FROM raw_data.gold.fact_sales' } });
+        const refused = await client.callTool({
+          name: SQL_TOOL,
+          arguments: { sql: 'WITH x AS (SELECT 1) DELETE FROM raw_data.gold.fact_sales' },
+        });
         assert.equal(refused.isError, true);
-        assert.match((refused.content as Array<{ text: string }>)[0]!.text, /Only SELECT statements are allowed/);
+        assert.match(
+          (refused.content as Array<{ text: string }>)[0]!.text,
+          /Only SELECT statements are allowed/,
+        );
       });
     });
   }
@@ -90,7 +117,11 @@ describe('MCP', () => {
   it('counts tool calls by tool and outcome in /metrics', async () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     const count = (tool: string, outcome: string) =>
-      Number(new RegExp(`analytics_tool_calls_total\\{[^}]*tool="${tool}"[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+      Number(
+        new RegExp(
+          `analytics_tool_calls_total\\{[^}]*tool="${tool}"[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`,
+        ).exec(metrics)?.[1] ?? 0,
+      );
     assert.ok(count('sales_summary', 'ok') >= 2, metrics.slice(0, 200));
     assert.ok(count('run_sql', 'error') >= 2);
   });
@@ -99,7 +130,11 @@ describe('MCP', () => {
     const get = await fetch(`${base}/mcp`, { headers: { accept: 'text/event-stream' } });
     assert.equal(get.status, 405);
     assert.equal(get.headers.get('allow'), 'POST');
-    const post = await fetch(`${base}/messages?sessionId=nope`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const post = await fetch(`${base}/messages?sessionId=nope`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(post.status, 404);
   });
 });

@@ -8,21 +8,44 @@ import { OLIST_FILES } from '../../src/olist-format.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { openDuckDb, type DuckDbSession } from '../../src/warehouse/duckdb-session.js';
 import { warehouseDir, warehousePath } from '../../src/warehouse/paths.js';
-import { expectedFreight, expectedKpis, expectedLtv, expectedMonthly, expectedYoy } from '../helpers/expected-views.js';
+import {
+  expectedFreight,
+  expectedKpis,
+  expectedLtv,
+  expectedMonthly,
+  expectedYoy,
+} from '../helpers/expected-views.js';
 import type { Sale } from '../helpers/hand-made-data.js';
 
 /** The generated files' rows (their quoted fields hold no commas or quotes). */
 async function rows(dir: string, file: string): Promise<Record<string, string>[]> {
   const [header, ...lines] = (await readFile(join(dir, file), 'utf8')).trimEnd().split('\n');
   const columns = header!.split(',').map((c) => c.replaceAll('"', ''));
-  return lines.map((line) => Object.fromEntries(line.split(',').map((v, i) => [columns[i]!, v.replaceAll('"', '')])));
+  return lines.map((line) =>
+    Object.fromEntries(line.split(',').map((v, i) => [columns[i]!, v.replaceAll('"', '')])),
+  );
 }
 
 /** Sales straight from the CSV files, by the silver rules (every generated row is valid). */
 async function salesFromCsv(dir: string): Promise<Sale[]> {
-  const uniqueOf = new Map((await rows(dir, OLIST_FILES.customers.file)).map((c) => [c.customer_id!, c.customer_unique_id!]));
-  const english = new Map((await rows(dir, OLIST_FILES.categoryTranslation.file)).map((t) => [t.product_category_name!, t.product_category_name_english!]));
-  const categoryOf = new Map((await rows(dir, OLIST_FILES.products.file)).map((p) => [p.product_id!, english.get(p.product_category_name!) ?? 'unknown']));
+  const uniqueOf = new Map(
+    (await rows(dir, OLIST_FILES.customers.file)).map((c) => [
+      c.customer_id!,
+      c.customer_unique_id!,
+    ]),
+  );
+  const english = new Map(
+    (await rows(dir, OLIST_FILES.categoryTranslation.file)).map((t) => [
+      t.product_category_name!,
+      t.product_category_name_english!,
+    ]),
+  );
+  const categoryOf = new Map(
+    (await rows(dir, OLIST_FILES.products.file)).map((p) => [
+      p.product_id!,
+      english.get(p.product_category_name!) ?? 'unknown',
+    ]),
+  );
   const orders = new Map((await rows(dir, OLIST_FILES.orders.file)).map((o) => [o.order_id!, o]));
   return (await rows(dir, OLIST_FILES.orderItems.file)).map((item) => {
     const order = orders.get(item.order_id!)!;
@@ -59,16 +82,26 @@ describe('the five views on a generated data set, against an independent computa
 
   const view = (name: string) => db.all(`SELECT * FROM raw_data.gold.${name}`);
 
-  it('vw_executive_kpis', async () => assert.deepEqual(await view('vw_executive_kpis'), expectedKpis(sales)));
-  it('vw_monthly_sales', async () => assert.deepEqual(await view('vw_monthly_sales'), expectedMonthly(sales)));
-  it('vw_yoy_growth', async () => assert.deepEqual(await view('vw_yoy_growth'), expectedYoy(sales)));
-  it('vw_category_freight_burden', async () => assert.deepEqual(await view('vw_category_freight_burden'), expectedFreight(sales)));
+  it('vw_executive_kpis', async () =>
+    assert.deepEqual(await view('vw_executive_kpis'), expectedKpis(sales)));
+  it('vw_monthly_sales', async () =>
+    assert.deepEqual(await view('vw_monthly_sales'), expectedMonthly(sales)));
+  it('vw_yoy_growth', async () =>
+    assert.deepEqual(await view('vw_yoy_growth'), expectedYoy(sales)));
+  it('vw_category_freight_burden', async () =>
+    assert.deepEqual(await view('vw_category_freight_burden'), expectedFreight(sales)));
   it('vw_customer_ltv_ranking: all ten deciles, sized as ntile sizes them', async () => {
     const rows = await view('vw_customer_ltv_ranking');
     assert.deepEqual(rows, expectedLtv(sales));
-    const sizes = Array.from({ length: 10 }, (_, d) => rows.filter((r) => r.ltv_decile === d + 1).length);
+    const sizes = Array.from(
+      { length: 10 },
+      (_, d) => rows.filter((r) => r.ltv_decile === d + 1).length,
+    );
     assert.ok(sizes.every((n) => n > 0));
     assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 1);
-    assert.ok(sizes.every((n, i) => i === 0 || n <= sizes[i - 1]!), 'larger buckets first');
+    assert.ok(
+      sizes.every((n, i) => i === 0 || n <= sizes[i - 1]!),
+      'larger buckets first',
+    );
   });
 });

@@ -47,7 +47,11 @@ describe('pipeline', () => {
     assert.deepEqual(twice, once);
     assert.ok(first.facts.inserted > 0);
     assert.deepEqual(second.facts, { inserted: 0, updated: 0, unchanged: first.facts.inserted });
-    assert.deepEqual(readdirSync(join(dir, 'twice-data', 'analytics')), ['raw_data.duckdb'], 'no scratch files left');
+    assert.deepEqual(
+      readdirSync(join(dir, 'twice-data', 'analytics')),
+      ['raw_data.duckdb'],
+      'no scratch files left',
+    );
   });
 
   it('an incremental batch updates changed items and adds new ones, keeping earlier batches', async () => {
@@ -61,7 +65,10 @@ describe('pipeline', () => {
     const batch = join(dir, 'batch2');
     await writeHandMadeData(
       batch,
-      [['o10', '1', 'p4', '810.00', '250.75'], ['o13', '1', 'p6', '99.99', '9.99']],
+      [
+        ['o10', '1', 'p4', '810.00', '250.75'],
+        ['o13', '1', 'p6', '99.99', '9.99'],
+      ],
       [...ORDERS, ['o13', 'c1', '2019-07-01 10:00:00']],
     );
     const result = await runPipeline({ sourceDir: batch, warehouseFile: file });
@@ -70,7 +77,9 @@ describe('pipeline', () => {
     assert.equal(afterRun.fact_sales!.length, before.fact_sales!.length + 1);
     const db = await openDuckDb(file, { readOnly: true });
     try {
-      const rows = await db.all("SELECT order_id, sales_amount FROM gold.fact_sales WHERE order_id IN ('o10', 'o13', 'o2') ORDER BY ALL");
+      const rows = await db.all(
+        "SELECT order_id, sales_amount FROM gold.fact_sales WHERE order_id IN ('o10', 'o13', 'o2') ORDER BY ALL",
+      );
       assert.deepEqual(rows, [
         { order_id: 'o10', sales_amount: 810 },
         { order_id: 'o13', sales_amount: 99.99 },
@@ -88,11 +97,14 @@ describe('pipeline', () => {
     await rm(join(source, OLIST_FILES.products.file));
     const file = join(dir, 'missing-file-out', 'raw_data.duckdb');
     await mkdir(join(dir, 'missing-file-out'));
-    await assert.rejects(runPipeline({ sourceDir: source, warehouseFile: file }), (error: Error) => {
-      assert.ok(error instanceof PipelineError);
-      assert.match(error.message, /missing source file: olist_products_dataset\.csv/);
-      return true;
-    });
+    await assert.rejects(
+      runPipeline({ sourceDir: source, warehouseFile: file }),
+      (error: Error) => {
+        assert.ok(error instanceof PipelineError);
+        assert.match(error.message, /missing source file: olist_products_dataset\.csv/);
+        return true;
+      },
+    );
     assert.equal(existsSync(file), false);
   });
 
@@ -118,17 +130,22 @@ describe('pipeline', () => {
     const db: DuckDbSession = await openDuckDb(file);
     try {
       assert.equal((await checkQuality(db)).passed, true);
-      await db.exec("INSERT INTO gold.fact_sales SELECT * REPLACE ('nobody' AS customer_sk) FROM gold.fact_sales WHERE order_id = 'o9'");
+      await db.exec(
+        "INSERT INTO gold.fact_sales SELECT * REPLACE ('nobody' AS customer_sk) FROM gold.fact_sales WHERE order_id = 'o9'",
+      );
       const report = await checkQuality(db);
       assert.equal(report.passed, false);
       const failed = report.checks.filter((c) => !c.passed).map((c) => c.name);
       assert.ok(failed.includes('fact_sales (order_id, order_item_id) is unique'));
       assert.ok(failed.includes('fact_sales.customer_sk has a dim_customer row'));
-      assert.throws(() => assertQuality(report), (error: PipelineError) => {
-        assert.match(error.message, /quality checks failed: .*is unique \(1\)/);
-        assert.deepEqual(error.report, report);
-        return true;
-      });
+      assert.throws(
+        () => assertQuality(report),
+        (error: PipelineError) => {
+          assert.match(error.message, /quality checks failed: .*is unique \(1\)/);
+          assert.deepEqual(error.report, report);
+          return true;
+        },
+      );
     } finally {
       db.close();
     }
@@ -161,7 +178,9 @@ describe('pipeline', () => {
     await runPipeline({ sourceDir: source, warehouseFile: file });
     const db = await openDuckDb(file, { readOnly: true });
     try {
-      const rows = await db.all("SELECT DISTINCT product_category_name FROM gold.dim_product WHERE product_id = 'p1'");
+      const rows = await db.all(
+        "SELECT DISTINCT product_category_name FROM gold.dim_product WHERE product_id = 'p1'",
+      );
       assert.deepEqual(rows, [{ product_category_name: 'bed_bath_table' }]);
     } finally {
       db.close();
@@ -172,9 +191,15 @@ describe('pipeline', () => {
     const source = join(dir, 'recon');
     await writeHandMadeData(source);
     await mkdir(join(dir, 'r-out'));
-    const result = await runPipeline({ sourceDir: source, warehouseFile: join(dir, 'r-out', 'raw_data.duckdb') });
+    const result = await runPipeline({
+      sourceDir: source,
+      warehouseFile: join(dir, 'r-out', 'raw_data.duckdb'),
+    });
     assert.equal(result.quality.reconciliation.bronze_items, ITEMS.length);
-    assert.deepEqual(result.steps.map((s) => s.step), ['bronze', 'silver', 'gold', 'quality', 'views']);
+    assert.deepEqual(
+      result.steps.map((s) => s.step),
+      ['bronze', 'silver', 'gold', 'quality', 'views'],
+    );
     assert.ok(result.steps.every((s) => s.ms >= 0 && Object.keys(s.rows).length > 0));
   });
 });

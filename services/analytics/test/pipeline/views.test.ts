@@ -6,7 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { openDuckDb, type DuckDbSession } from '../../src/warehouse/duckdb-session.js';
 import { warehousePath } from '../../src/warehouse/paths.js';
-import { expectedFreight, expectedKpis, expectedLtv, expectedMonthly, expectedYoy } from '../helpers/expected-views.js';
+import {
+  expectedFreight,
+  expectedKpis,
+  expectedLtv,
+  expectedMonthly,
+  expectedYoy,
+} from '../helpers/expected-views.js';
 import { DROPPED, expectedSales, ITEMS, writeHandMadeData } from '../helpers/hand-made-data.js';
 
 describe('the five views on a hand-made data set', () => {
@@ -17,7 +23,10 @@ describe('the five views on a hand-made data set', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'analytics-views-'));
     await writeHandMadeData(join(dir, 'source'));
-    const result = await runPipeline({ sourceDir: join(dir, 'source'), warehouseFile: warehousePath(dir) });
+    const result = await runPipeline({
+      sourceDir: join(dir, 'source'),
+      warehouseFile: warehousePath(dir),
+    });
     assert.equal(result.quality.passed, true);
     db = await openDuckDb(warehousePath(dir), { readOnly: true });
   });
@@ -31,11 +40,18 @@ describe('the five views on a hand-made data set', () => {
   it('the data set has the edge cases the tests rely on', () => {
     const years = new Set(sales.map((s) => s.date.slice(0, 4)));
     assert.ok(years.has('2016') && years.has('2018') && !years.has('2017'), 'a missing year');
-    assert.ok(sales.some((s) => s.priceCents === 0), 'a zero-revenue item');
-    assert.ok(sales.some((s) => s.category === 'unknown' && s.priceCents > 100000), 'an unknown category above the threshold');
+    assert.ok(
+      sales.some((s) => s.priceCents === 0),
+      'a zero-revenue item',
+    );
+    assert.ok(
+      sales.some((s) => s.category === 'unknown' && s.priceCents > 100000),
+      'an unknown category above the threshold',
+    );
   });
 
-  it('vw_executive_kpis', async () => assert.deepEqual(await view('vw_executive_kpis'), expectedKpis(sales)));
+  it('vw_executive_kpis', async () =>
+    assert.deepEqual(await view('vw_executive_kpis'), expectedKpis(sales)));
   it('vw_monthly_sales: one row per year and month, newest first', async () =>
     assert.deepEqual(await view('vw_monthly_sales'), expectedMonthly(sales)));
   it('vw_yoy_growth: lag over the preceding row, null after a zero or absent year', async () => {
@@ -45,14 +61,20 @@ describe('the five views on a hand-made data set', () => {
     assert.equal(y2016.previous_year_revenue, 0);
     assert.equal(y2016.yoy_growth_percentage, null);
     const y2018 = rows.find((r) => r.calendar_year === 2018)!;
-    assert.equal(y2018.previous_year_revenue, rows.find((r) => r.calendar_year === 2016)!.current_revenue);
+    assert.equal(
+      y2018.previous_year_revenue,
+      rows.find((r) => r.calendar_year === 2016)!.current_revenue,
+    );
   });
   it('vw_customer_ltv_ranking: positive LTV only, ties share a dense rank', async () => {
     const rows = await view('vw_customer_ltv_ranking');
     assert.deepEqual(rows, expectedLtv(sales));
     assert.ok(rows.every((r) => (r.lifetime_value as number) > 0));
     const ranks = rows.map((r) => r.ltv_rank as number);
-    assert.ok(ranks.some((rank, i) => ranks.indexOf(rank) !== i), 'a tie shares its rank');
+    assert.ok(
+      ranks.some((rank, i) => ranks.indexOf(rank) !== i),
+      'a tie shares its rank',
+    );
   });
   it('vw_category_freight_burden: no unknown, revenue strictly above 1000, ratio descending', async () => {
     const rows = await view('vw_category_freight_burden');
@@ -73,6 +95,9 @@ describe('the five views on a hand-made data set', () => {
     assert.equal(reconciliation!.customers, new Set(sales.map((s) => s.customerUniqueId)).size);
     assert.equal(reconciliation!.unknown_products, 2);
     assert.equal(reconciliation!.o2_price, 500);
-    assert.equal(ITEMS.length, sales.length + DROPPED.invalid + DROPPED.duplicate + DROPPED.withoutOrder);
+    assert.equal(
+      ITEMS.length,
+      sales.length + DROPPED.invalid + DROPPED.duplicate + DROPPED.withoutOrder,
+    );
   });
 });

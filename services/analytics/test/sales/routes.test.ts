@@ -6,7 +6,11 @@ import { READ_NAMES, READS } from '../../src/sales/catalog.js';
 import { openDuckDb } from '../../src/warehouse/duckdb-session.js';
 import { expectedLtv, expectedMonthly } from '../helpers/expected-views.js';
 import { expectedSales, ORDERS } from '../helpers/hand-made-data.js';
-import { createWarehouseFixture, silentLogger, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
+import {
+  createWarehouseFixture,
+  silentLogger,
+  type WarehouseFixture,
+} from '../helpers/warehouse-fixture.js';
 
 describe('REST reads', () => {
   let fixture: WarehouseFixture;
@@ -17,7 +21,8 @@ describe('REST reads', () => {
     fixture = await createWarehouseFixture();
     app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
     const db = await openDuckDb(fixture.file, { readOnly: true });
-    for (const name of READ_NAMES) views[name] = await db.all(`SELECT * FROM raw_data.gold.${READS[name].view}`);
+    for (const name of READ_NAMES)
+      views[name] = await db.all(`SELECT * FROM raw_data.gold.${READS[name].view}`);
     db.close();
   });
   after(async () => {
@@ -43,13 +48,17 @@ describe('REST reads', () => {
 
   it('numbers are JSON numbers', async () => {
     const { body } = await get('/api/v1/sales/kpis');
-    for (const value of Object.values(body.data[0] as Record<string, unknown>)) assert.equal(typeof value, 'number');
+    for (const value of Object.values(body.data[0] as Record<string, unknown>))
+      assert.equal(typeof value, 'number');
   });
 
   it('filters and pages: year, decile, min_ratio, limit, offset', async () => {
     const sales = expectedSales();
     const y2018 = await get('/api/v1/sales/monthly-trend?year=2018');
-    assert.deepEqual(y2018.body.data, expectedMonthly(sales).filter((r) => r.sales_year === 2018));
+    assert.deepEqual(
+      y2018.body.data,
+      expectedMonthly(sales).filter((r) => r.sales_year === 2018),
+    );
     assert.deepEqual(y2018.body.meta.filters, { year: 2018 });
 
     const ltv = expectedLtv(sales);
@@ -58,11 +67,18 @@ describe('REST reads', () => {
     assert.equal(page.body.meta.total, ltv.length);
     assert.equal(page.body.meta.limit, 2);
     const decile = await get('/api/v1/analytics/customer-ltv?decile=2');
-    assert.deepEqual(decile.body.data, ltv.filter((r) => r.ltv_decile === 2));
+    assert.deepEqual(
+      decile.body.data,
+      ltv.filter((r) => r.ltv_decile === 2),
+    );
 
     const freight = await get('/api/v1/analytics/categories/freight?min_ratio=29.99');
     assert.ok(freight.body.data.length > 0);
-    assert.ok(freight.body.data.every((r: { freight_to_revenue_ratio: number }) => r.freight_to_revenue_ratio >= 29.99));
+    assert.ok(
+      freight.body.data.every(
+        (r: { freight_to_revenue_ratio: number }) => r.freight_to_revenue_ratio >= 29.99,
+      ),
+    );
     assert.ok(freight.body.data.length < views.category_analysis!.length);
   });
 
@@ -77,7 +93,7 @@ describe('REST reads', () => {
       '/api/v1/sales/monthly-trend?year=20x8',
       '/api/v1/analytics/categories/freight?min_ratio=-5',
       '/api/v1/sales/kpis?limit=5',
-      "/api/v1/sales/yoy?limit=1;DROP TABLE x",
+      '/api/v1/sales/yoy?limit=1;DROP TABLE x',
     ]) {
       const { status, body } = await get(url);
       assert.equal(status, 400, url);
@@ -119,15 +135,27 @@ describe('before the warehouse is built', () => {
     assert.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
     const after = await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' });
     assert.equal(after.statusCode, 200);
-    assert.equal(after.json().data[0].total_lifetime_orders, new Set(expectedSales().map((s) => s.orderId)).size);
+    assert.equal(
+      after.json().data[0].total_lifetime_orders,
+      new Set(expectedSales().map((s) => s.orderId)).size,
+    );
   });
 
   it('a rebuild is picked up without a restart (no stale cached answer)', async () => {
     const before = (await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json().data[0];
-    assert.deepEqual((await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json().data[0], before);
-    await fixture.build({ items: [['o99', '1', 'p1', '100.00', '1.00']], orders: [...ORDERS, ['o99', 'c1', '2019-09-09 09:09:09']] });
+    assert.deepEqual(
+      (await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json().data[0],
+      before,
+    );
+    await fixture.build({
+      items: [['o99', '1', 'p1', '100.00', '1.00']],
+      orders: [...ORDERS, ['o99', 'c1', '2019-09-09 09:09:09']],
+    });
     const after = (await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json().data[0];
     assert.equal(after.total_lifetime_orders, before.total_lifetime_orders + 1);
-    assert.equal(after.total_lifetime_revenue, Math.round((before.total_lifetime_revenue + 100) * 100) / 100);
+    assert.equal(
+      after.total_lifetime_revenue,
+      Math.round((before.total_lifetime_revenue + 100) * 100) / 100,
+    );
   });
 });

@@ -13,13 +13,21 @@ describe('read-only SQL guard', () => {
   });
   after(async () => fixture.cleanup());
 
-  const rejected = async (sql: string, code: string | string[], detail?: RegExp, timeoutMs = 5000) => {
-    await assert.rejects(runReadOnlySql(fixture.warehouse, sql, { timeoutMs }), (error: unknown) => {
-      assert.ok(isAppError(error), `${sql}: ${String(error)}`);
-      assert.ok([code].flat().includes(error.code), `${sql}: ${error.code}`);
-      if (detail) assert.match(error.detail, detail, sql);
-      return true;
-    });
+  const rejected = async (
+    sql: string,
+    code: string | string[],
+    detail?: RegExp,
+    timeoutMs = 5000,
+  ) => {
+    await assert.rejects(
+      runReadOnlySql(fixture.warehouse, sql, { timeoutMs }),
+      (error: unknown) => {
+        assert.ok(isAppError(error), `${sql}: ${String(error)}`);
+        assert.ok([code].flat().includes(error.code), `${sql}: ${error.code}`);
+        if (detail) assert.match(error.detail, detail, sql);
+        return true;
+      },
+    );
   };
 
   it('runs one SELECT and returns typed rows', async () => {
@@ -46,31 +54,56 @@ describe('read-only SQL guard', () => {
   });
 
   it('caps the rows and says so', async () => {
-    const out = await runReadOnlySql(fixture.warehouse, 'SELECT * FROM range(100000)', { maxRows: 7 });
+    const out = await runReadOnlySql(fixture.warehouse, 'SELECT * FROM range(100000)', {
+      maxRows: 7,
+    });
     assert.equal(out.rows.length, 7);
     assert.equal(out.truncated, true);
   });
 
   it('stops a query at its time limit', async () => {
     const started = performance.now();
-    await rejected('SELECT count(*) FROM range(1000000000000) a', 'QUERY_TIMEOUT', /did not finish/, 300);
+    await rejected(
+      'SELECT count(*) FROM range(1000000000000) a',
+      'QUERY_TIMEOUT',
+      /did not finish/,
+      300,
+    );
     assert.ok(performance.now() - started < 3000);
   });
 
   it('rejects writes, including a DELETE behind a WITH', async () => {
-    await rejected('WITH x AS (SELECT 1) DELETE FROM raw_data.gold.fact_sales', 'SQL_REJECTED', /found DELETE/);
+    await rejected(
+      'WITH x AS (SELECT 1) DELETE FROM raw_data.gold.fact_sales',
+      'SQL_REJECTED',
+      /found DELETE/,
+    );
     await rejected('DELETE FROM raw_data.gold.fact_sales', 'SQL_REJECTED');
-    await rejected("INSERT INTO raw_data.gold.dim_date SELECT * FROM raw_data.gold.dim_date", 'SQL_REJECTED');
+    await rejected(
+      'INSERT INTO raw_data.gold.dim_date SELECT * FROM raw_data.gold.dim_date',
+      'SQL_REJECTED',
+    );
     await rejected('UPDATE raw_data.gold.fact_sales SET sales_amount = 0', 'SQL_REJECTED');
     await rejected('CREATE TABLE t AS SELECT 1', 'SQL_REJECTED');
     await rejected('DROP VIEW raw_data.gold.vw_yoy_growth', 'SQL_REJECTED');
   });
 
   it('rejects stacked statements, even when the first is a SELECT or hidden after a comment', async () => {
-    await rejected('SELECT 1; DROP TABLE raw_data.gold.fact_sales', 'SQL_REJECTED', /Exactly one statement/);
+    await rejected(
+      'SELECT 1; DROP TABLE raw_data.gold.fact_sales',
+      'SQL_REJECTED',
+      /Exactly one statement/,
+    );
     await rejected('SELECT 1; SELECT 2', 'SQL_REJECTED', /found 2/);
-    await rejected('/* x */ SELECT 1 /* ; */; DELETE FROM raw_data.gold.fact_sales', 'SQL_REJECTED');
-    await rejected('-- SELECT 1\nDELETE FROM raw_data.gold.fact_sales', 'SQL_REJECTED', /found DELETE/);
+    await rejected(
+      '/* x */ SELECT 1 /* ; */; DELETE FROM raw_data.gold.fact_sales',
+      'SQL_REJECTED',
+    );
+    await rejected(
+      '-- SELECT 1\nDELETE FROM raw_data.gold.fact_sales',
+      'SQL_REJECTED',
+      /found DELETE/,
+    );
   });
 
   it('rejects COPY, ATTACH, PRAGMA, CALL, SET, INSTALL, LOAD, EXPORT, EXPLAIN ANALYZE', async () => {
@@ -81,7 +114,7 @@ describe('read-only SQL guard', () => {
     await rejected('PRAGMA version', 'SQL_REJECTED');
     await rejected('PRAGMA database_list', 'SQL_REJECTED');
     await rejected('CALL pragma_version()', 'SQL_REJECTED');
-    await rejected("SET enable_external_access = true", 'SQL_REJECTED');
+    await rejected('SET enable_external_access = true', 'SQL_REJECTED');
     await rejected('INSTALL httpfs', 'SQL_REJECTED');
     await rejected('LOAD httpfs', 'SQL_REJECTED');
     await rejected(`EXPORT DATABASE '${fixture.dataDir}/export'`, 'SQL_REJECTED');
@@ -97,7 +130,10 @@ describe('read-only SQL guard', () => {
     await rejected("SELECT * FROM read_blob('/etc/hostname')", refused);
     await rejected("SELECT * FROM glob('/etc/*')", refused);
     await rejected("SELECT * FROM '/etc/passwd'", refused);
-    await rejected(`SELECT * FROM read_csv_auto('${fixture.dataDir}/source/olist_orders_dataset.csv')`, refused);
+    await rejected(
+      `SELECT * FROM read_csv_auto('${fixture.dataDir}/source/olist_orders_dataset.csv')`,
+      refused,
+    );
     await rejected("SELECT * FROM read_parquet('https://example.com/x.parquet')", refused);
     await rejected("SELECT * FROM read_json('/etc/passwd')", refused);
     await rejected("SELECT * FROM sniff_csv('/etc/passwd')", refused);
@@ -112,6 +148,6 @@ describe('read-only SQL guard', () => {
 
   it('reports a failing SELECT without internals', async () => {
     await rejected('SELECT * FROM raw_data.gold.no_such_table', refused, /no_such_table/);
-    await rejected('SELECT error(\'boom\') FROM raw_data.gold.fact_sales', refused, /boom/);
+    await rejected("SELECT error('boom') FROM raw_data.gold.fact_sales", refused, /boom/);
   });
 });

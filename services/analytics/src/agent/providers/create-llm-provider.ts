@@ -6,7 +6,10 @@ import { createOpenAiProvider } from './openai.js';
 
 export type ProviderName = LlmProvider['name'];
 
-export function createLlmProvider(name: ProviderName | undefined, settings: ProviderSettings): LlmProvider | undefined {
+export function createLlmProvider(
+  name: ProviderName | undefined,
+  settings: ProviderSettings,
+): LlmProvider | undefined {
   if (name === 'openai') return createOpenAiProvider(settings);
   if (name === 'gemini') return createGeminiProvider(settings);
   if (name === 'anthropic') return createAnthropicProvider(settings);

@@ -5,11 +5,24 @@
  * so declarations are reduced to it. Base URL default
  * `https://generativelanguage.googleapis.com/v1beta`.
  */
-import type { ChatMessage, CompletionRequest, LlmProvider, ModelTurn, ProviderSettings } from '../llm-types.js';
+import type {
+  ChatMessage,
+  CompletionRequest,
+  LlmProvider,
+  ModelTurn,
+  ProviderSettings,
+} from '../llm-types.js';
 import { malformedAnswer, postJson, trimSlash } from './post-json.js';
 
 interface GeminiAnswer {
-  candidates?: Array<{ content?: { parts?: Array<{ text?: string; functionCall?: { id?: string; name?: string; args?: unknown } }> } }>;
+  candidates?: Array<{
+    content?: {
+      parts?: Array<{
+        text?: string;
+        functionCall?: { id?: string; name?: string; args?: unknown };
+      }>;
+    };
+  }>;
 }
 
 export function createGeminiProvider(settings: ProviderSettings): LlmProvider {
@@ -22,10 +35,20 @@ export function createGeminiProvider(settings: ProviderSettings): LlmProvider {
       const body = {
         systemInstruction: { parts: [{ text: request.system }] },
         contents: toContents(request.messages),
-        tools: [{ functionDeclarations: request.tools.map((t) => ({ name: t.name, description: t.description, parameters: toGeminiSchema(t.parameters) })) }],
+        tools: [
+          {
+            functionDeclarations: request.tools.map((t) => ({
+              name: t.name,
+              description: t.description,
+              parameters: toGeminiSchema(t.parameters),
+            })),
+          },
+        ],
         generationConfig: { temperature: 0 },
       };
-      const headers: Record<string, string> = settings.apiKey ? { 'x-goog-api-key': settings.apiKey } : {};
+      const headers: Record<string, string> = settings.apiKey
+        ? { 'x-goog-api-key': settings.apiKey }
+        : {};
       const url = `${base}/models/${encodeURIComponent(model)}:generateContent`;
       const answer = (await postJson(url, headers, body, settings)) as GeminiAnswer;
       const parts = answer?.candidates?.[0]?.content?.parts;
@@ -34,7 +57,11 @@ export function createGeminiProvider(settings: ProviderSettings): LlmProvider {
         text: parts.map((p) => p.text ?? '').join(''),
         toolCalls: parts
           .filter((p) => p.functionCall)
-          .map((p, index) => ({ id: p.functionCall!.id ?? `gemini_call_${index}`, name: p.functionCall!.name ?? '', arguments: p.functionCall!.args ?? {} })),
+          .map((p, index) => ({
+            id: p.functionCall!.id ?? `gemini_call_${index}`,
+            name: p.functionCall!.name ?? '',
+            arguments: p.functionCall!.args ?? {},
+          })),
       };
     },
   };
@@ -43,24 +70,45 @@ export function createGeminiProvider(settings: ProviderSettings): LlmProvider {
 function toContents(messages: ChatMessage[]): unknown[] {
   const contents: Array<{ role: string; parts: unknown[] }> = [];
   for (const message of messages) {
-    if (message.role === 'user') contents.push({ role: 'user', parts: [{ text: message.content }] });
+    if (message.role === 'user')
+      contents.push({ role: 'user', parts: [{ text: message.content }] });
     else if (message.role === 'assistant') {
       const parts: unknown[] = message.content ? [{ text: message.content }] : [];
-      for (const call of message.toolCalls ?? []) parts.push({ functionCall: { name: call.name, args: asObject(call.arguments) } });
+      for (const call of message.toolCalls ?? [])
+        parts.push({ functionCall: { name: call.name, args: asObject(call.arguments) } });
       contents.push({ role: 'model', parts: parts.length ? parts : [{ text: '(no answer)' }] });
     } else {
-      const response = message.isError ? { error: message.content } : { result: parseOr(message.content) };
+      const response = message.isError
+        ? { error: message.content }
+        : { result: parseOr(message.content) };
       const part = { functionResponse: { name: message.name, response } };
       const last = contents.at(-1);
       // Answers to one model turn's calls go back together in one user turn.
-      if (last?.role === 'user' && (last.parts[0] as { functionResponse?: unknown })?.functionResponse) last.parts.push(part);
+      if (
+        last?.role === 'user' &&
+        (last.parts[0] as { functionResponse?: unknown })?.functionResponse
+      )
+        last.parts.push(part);
       else contents.push({ role: 'user', parts: [part] });
     }
   }
   return contents;
 }
 
-const GEMINI_SCHEMA_KEYS = new Set(['type', 'description', 'properties', 'required', 'minimum', 'maximum', 'enum', 'items', 'format', 'nullable', 'minLength', 'maxLength']);
+const GEMINI_SCHEMA_KEYS = new Set([
+  'type',
+  'description',
+  'properties',
+  'required',
+  'minimum',
+  'maximum',
+  'enum',
+  'items',
+  'format',
+  'nullable',
+  'minLength',
+  'maxLength',
+]);
 
 export function toGeminiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toGeminiSchema);
@@ -69,7 +117,9 @@ export function toGeminiSchema(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (!GEMINI_SCHEMA_KEYS.has(key)) continue;
     if (key === 'properties') {
-      out.properties = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, toGeminiSchema(v)]));
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, toGeminiSchema(v)]),
+      );
     } else out[key] = key === 'items' ? toGeminiSchema(value) : value;
   }
   return out;

@@ -4,7 +4,13 @@
  * `tool_calls[].function.arguments` is a JSON string, passed on unparsed.
  * Base URL default `https://api.openai.com/v1` (include `/v1` for other servers).
  */
-import type { ChatMessage, CompletionRequest, LlmProvider, ModelTurn, ProviderSettings } from '../llm-types.js';
+import type {
+  ChatMessage,
+  CompletionRequest,
+  LlmProvider,
+  ModelTurn,
+  ProviderSettings,
+} from '../llm-types.js';
 import { malformedAnswer, postJson, trimSlash } from './post-json.js';
 
 interface OpenAiAnswer {
@@ -26,12 +32,22 @@ export function createOpenAiProvider(settings: ProviderSettings): LlmProvider {
       const body = {
         model,
         messages: [{ role: 'system', content: request.system }, ...request.messages.map(toOpenAi)],
-        tools: request.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } })),
+        tools: request.tools.map((t) => ({
+          type: 'function',
+          function: { name: t.name, description: t.description, parameters: t.parameters },
+        })),
         tool_choice: 'auto',
         temperature: 0,
       };
-      const headers: Record<string, string> = settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {};
-      const answer = (await postJson(`${base}/chat/completions`, headers, body, settings)) as OpenAiAnswer;
+      const headers: Record<string, string> = settings.apiKey
+        ? { authorization: `Bearer ${settings.apiKey}` }
+        : {};
+      const answer = (await postJson(
+        `${base}/chat/completions`,
+        headers,
+        body,
+        settings,
+      )) as OpenAiAnswer;
       const message = answer?.choices?.[0]?.message;
       if (!message) throw malformedAnswer('no choices[0].message');
       return {
@@ -48,7 +64,8 @@ export function createOpenAiProvider(settings: ProviderSettings): LlmProvider {
 
 function toOpenAi(message: ChatMessage): Record<string, unknown> {
   if (message.role === 'user') return { role: 'user', content: message.content };
-  if (message.role === 'tool') return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  if (message.role === 'tool')
+    return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
   if (!message.toolCalls?.length) return { role: 'assistant', content: message.content };
   return {
     role: 'assistant',
@@ -56,7 +73,11 @@ function toOpenAi(message: ChatMessage): Record<string, unknown> {
     tool_calls: message.toolCalls.map((call) => ({
       id: call.id,
       type: 'function',
-      function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+      function: {
+        name: call.name,
+        arguments:
+          typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+      },
     })),
   };
 }

@@ -24,15 +24,24 @@ export async function postJson(
     });
   } catch (error) {
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-      throw errors.LLM_TIMEOUT({ detail: `The language model did not answer within ${timeoutMs} ms`, cause: error });
+      throw errors.LLM_TIMEOUT({
+        detail: `The language model did not answer within ${timeoutMs} ms`,
+        cause: error,
+      });
     }
-    throw errors.LLM_UNAVAILABLE({ detail: 'The language model could not be reached', cause: error });
+    throw errors.LLM_UNAVAILABLE({
+      detail: 'The language model could not be reached',
+      cause: error,
+    });
   }
   let text: string;
   try {
     text = await response.text();
   } catch (error) {
-    throw errors.LLM_TIMEOUT({ detail: `The language model did not answer within ${timeoutMs} ms`, cause: error });
+    throw errors.LLM_TIMEOUT({
+      detail: `The language model did not answer within ${timeoutMs} ms`,
+      cause: error,
+    });
   }
   if (!response.ok) {
     throw errors.LLM_UNAVAILABLE({
@@ -43,7 +52,10 @@ export async function postJson(
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw errors.LLM_UNAVAILABLE({ detail: 'The language model answered with something that is not JSON', cause: error });
+    throw errors.LLM_UNAVAILABLE({
+      detail: 'The language model answered with something that is not JSON',
+      cause: error,
+    });
   }
 }
 
