@@ -1,12 +1,14 @@
 /**
  * Admission of a validated submission, steps 4–10 of the spec: the per-address rate
- * limit (429), global queue depth and rendering capacity (503), then under the
- * per-address advisory lock the two-active-jobs rule (429), the job row with its outbox
- * event, and the replay upload — all in one transaction, so a failed upload leaves
- * neither job nor event behind (500).
+ * limit (429), global queue depth and rendering capacity (503), the two-active-jobs rule
+ * (429), then the replay upload to `replays/` (500 on failure, before anything is
+ * written) and, under the per-address advisory lock, the active-job count again with the
+ * job row and its outbox event in one transaction. The upload comes before the
+ * transaction so no database session is held during it and no event can exist without
+ * its replay; a refused or failed transaction deletes the uploaded replay.
  */
 import { randomUUID } from 'node:crypto';
-import { isAppError, type SqlDatabase, type ObjectStore, type Logger } from '@platform/core';
+import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
 import type { RenderSettings } from '../config.js';
 import { rateLimitHeaders, type RateLimiter } from '@platform/core';
 import { renderErrors } from '../errors.js';
@@ -47,29 +49,31 @@ export async function admitRender(deps: AdmissionDeps, address: string, request:
 
   const jobId = randomUUID();
   const replayKey = artifactKeys(jobId).replay;
-  await db.withAdvisoryLock(`render-address:${address}`, async (tx) => {
-    const active = await countActiveForAddress(tx, address);
-    if (active >= settings.maxActivePerAddress) {
-      throw renderErrors.RENDER_TOO_MANY_ACTIVE({
-        detail: `You already have ${settings.maxActivePerAddress} active render jobs.`,
-        headers,
+  const tooMany = () =>
+    renderErrors.RENDER_TOO_MANY_ACTIVE({ detail: `You already have ${settings.maxActivePerAddress} active render jobs.`, headers });
+  // A cheap look first, so a client at its limit is refused before any upload.
+  if ((await countActiveForAddress(db, address)) >= settings.maxActivePerAddress) throw tooMany();
+  try {
+    await store.put(replayKey, request.data, { contentType: 'application/octet-stream' });
+  } catch (error) {
+    deps.logger?.error({ err: error, jobId }, 'replay upload failed; no job written');
+    throw renderErrors.RENDER_STORAGE_FAILED({ cause: error });
+  }
+  try {
+    await db.withAdvisoryLock(`render-address:${address}`, async (tx) => {
+      if ((await countActiveForAddress(tx, address)) >= settings.maxActivePerAddress) throw tooMany();
+      await insertJobWithEvent(tx, {
+        id: jobId,
+        skin: request.skin,
+        options: request.options,
+        clientIp: address,
+        replayKey,
+        replayInfo: replayInfoOf(request.replay),
       });
-    }
-    await insertJobWithEvent(tx, {
-      id: jobId,
-      skin: request.skin,
-      options: request.options,
-      clientIp: address,
-      replayKey,
-      replayInfo: replayInfoOf(request.replay),
     });
-    try {
-      await store.put(replayKey, request.data, { contentType: 'application/octet-stream' });
-    } catch (error) {
-      if (isAppError(error)) throw error;
-      deps.logger?.error({ err: error, jobId }, 'replay upload failed; job rolled back');
-      throw renderErrors.RENDER_STORAGE_FAILED({ cause: error });
-    }
-  });
+  } catch (error) {
+    await store.delete(replayKey).catch(() => undefined);
+    throw error;
+  }
   return { jobId, headers };
 }

@@ -78,11 +78,24 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   const onShutdown = () => abort.abort(new WorkerShutdown());
   if (deps.shutdown?.aborted) onShutdown();
   deps.shutdown?.addEventListener('abort', onShutdown, { once: true });
+  // The work, with every resource released (temp folder included) before the job's
+  // final state is written, so a finished job never has a folder left behind.
+  let failure: { error: unknown } | undefined;
   try {
     log.line(`job ${job.id} taken by ${settings.workerId}`);
     await updateRunningJob(db, job.id, settings.workerId, { logKey: keys.log });
     await log.flush();
     await render(deps, job, dir, log.line, abort.signal, keys);
+  } catch (error) {
+    failure = { error };
+  } finally {
+    deps.shutdown?.removeEventListener('abort', onShutdown);
+    clearInterval(heartbeat);
+    clearTimeout(timeout);
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  if (!failure) {
     log.line('completed');
     await log.close();
     await updateRunningJob(db, job.id, settings.workerId, {
@@ -93,24 +106,18 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
     });
     deps.logger.info({ jobId }, 'render completed');
     return 'completed';
-  } catch (error) {
-    if (abort.signal.reason instanceof WorkerShutdown) {
-      log.line('the worker is shutting down: the job goes back to the queue');
-      await log.close();
-      if (await requeueJob(db, job.id, settings.workerId).catch(() => false)) return 'requeued';
-    }
-    const reason = failureReason(error, abort.signal, dir);
-    log.line(`failed: ${reason}`);
-    await log.close();
-    await updateRunningJob(db, job.id, settings.workerId, { status: 'failed', error: reason }).catch(() => undefined);
-    deps.logger.warn({ err: error, jobId }, 'render failed');
-    return 'failed';
-  } finally {
-    deps.shutdown?.removeEventListener('abort', onShutdown);
-    clearInterval(heartbeat);
-    clearTimeout(timeout);
-    await rm(dir, { recursive: true, force: true });
   }
+  if (abort.signal.reason instanceof WorkerShutdown) {
+    log.line('the worker is shutting down: the job goes back to the queue');
+    await log.close();
+    if (await requeueJob(db, job.id, settings.workerId).catch(() => false)) return 'requeued';
+  }
+  const reason = failureReason(failure.error, abort.signal, dir);
+  log.line(`failed: ${reason}`);
+  await log.close();
+  await updateRunningJob(db, job.id, settings.workerId, { status: 'failed', error: reason }).catch(() => undefined);
+  deps.logger.warn({ err: failure.error, jobId }, 'render failed');
+  return 'failed';
 }
 
 async function render(

@@ -33,6 +33,9 @@ for (const { kind, skip } of await engineSets()) {
         `SELECT count(*)::int AS n FROM render_jobs WHERE client_ip = $1 AND status = 'queued'`,
         [address],
       );
+      // Refused submissions leave no replay behind: one stored replay per job.
+      const jobs = await engines.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_jobs');
+      assert.equal((await engines.ctx.store.list('replays/')).length, Number(jobs.rows[0]!.n));
       return { responses, stored: Number(active.rows[0]!.n) };
     }
 

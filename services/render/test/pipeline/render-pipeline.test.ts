@@ -210,7 +210,8 @@ for (const { kind, skip } of await engineSets()) {
       await pipeline.stop();
       pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { width: 1280, height: 720, fps: 60 } });
       const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id as string;
-      await waitForJob(getJob(id), (j) => j.status === 'rendering');
+      // Progress is reported while rendering (between 0 and 100).
+      await waitForJob(getJob(id), (j) => j.status === 'rendering' && j.progress > 0 && j.progress < 100);
       // As main.ts shuts down: the dispatcher first, then the worker.
       await pipeline.dispatcher.stop();
       await pipeline.worker!.stop();
