@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { createCanvas, GlobalFonts, loadImage, type Canvas } from '@napi-rs/canvas';
+import { beatmapMd5 } from '../beatmap/beatmap-md5.js';
 import { parseBeatmap } from '../beatmap/parse-beatmap.js';
 import { preparePlayable } from '../beatmap/playable.js';
 import { parseStoryboardFile } from '../beatmap/storyboard.js';
@@ -69,7 +70,9 @@ export { fileIn };
 
 export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   const { replay, width: W, height: H, log } = args;
-  const beatmap = parseBeatmap(await readFile(args.beatmapPath, 'utf8'));
+  const osuBytes = await readFile(args.beatmapPath);
+  const beatmap = parseBeatmap(osuBytes.toString('utf8'));
+  if (beatmapMd5(osuBytes) !== replay.beatmapMd5) log(`warning: the beatmap's MD5 is not the one the replay was played on (${replay.beatmapMd5})`);
   const folder = dirname(args.beatmapPath);
   const play = preparePlayable(beatmap, replay.mods);
   if (play.objects.length === 0) throw new Error('the beatmap has no hit objects');

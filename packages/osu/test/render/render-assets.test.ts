@@ -156,6 +156,7 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
       lines.join('\n'),
     );
     assert.ok(lines.some((l) => l.startsWith('audio audio.wav')));
+    assert.ok(lines.some((l) => l.startsWith("warning: the beatmap's MD5")));
     const s = streams(video);
     assert.ok(s.some((x) => x.codec_type === 'audio'));
     const k = Math.floor(r.frames / 2);
