@@ -15,7 +15,14 @@ export interface EncoderOptions {
   output: string;
   durationSeconds: number;
   /** Audio file and where in it (seconds, may be negative) the video starts. */
-  audio: { path: string; startSeconds: number; speed: number; /** Nightcore: pitch rises with the rate (needs the sample rate). */ resampleFrom?: number } | undefined;
+  audio:
+    | {
+        path: string;
+        startSeconds: number;
+        speed: number;
+        /** Nightcore: pitch rises with the rate (needs the sample rate). */ resampleFrom?: number;
+      }
+    | undefined;
   motionBlur: boolean;
   preset: string;
   crf: number;

@@ -149,7 +149,12 @@ export class FrameDrawer {
         if (t < appear || t > at) continue;
         const alpha = Math.min(1, (t - appear) / 200) * Math.min(1, (at - t) / 100);
         ctx.globalAlpha = alpha;
-        ctx.fillRect(this.ox + (a.endX + dx * f) * this.s - dot / 2, this.oy + (a.endY + dy * f) * this.s - dot / 2, dot, dot);
+        ctx.fillRect(
+          this.ox + (a.endX + dx * f) * this.s - dot / 2,
+          this.oy + (a.endY + dy * f) * this.s - dot / 2,
+          dot,
+          dot,
+        );
       }
     }
     ctx.globalAlpha = 1;

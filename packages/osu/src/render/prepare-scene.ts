@@ -72,7 +72,10 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   const { replay, width: W, height: H, log } = args;
   const osuBytes = await readFile(args.beatmapPath);
   const beatmap = parseBeatmap(osuBytes.toString('utf8'));
-  if (beatmapMd5(osuBytes) !== replay.beatmapMd5) log(`warning: the beatmap's MD5 is not the one the replay was played on (${replay.beatmapMd5})`);
+  if (beatmapMd5(osuBytes) !== replay.beatmapMd5)
+    log(
+      `warning: the beatmap's MD5 is not the one the replay was played on (${replay.beatmapMd5})`,
+    );
   const folder = dirname(args.beatmapPath);
   const play = preparePlayable(beatmap, replay.mods);
   if (play.objects.length === 0) throw new Error('the beatmap has no hit objects');

@@ -169,8 +169,14 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
 
   const { ffmpeg, ffprobe } = resolveFfmpeg();
   const audioPath = await fileIn(folder, beatmap.audioFilename);
-  const nightcoreRate = audioPath && (replay.mods & Mods.Nightcore) !== 0 ? await sampleRate(ffprobe, audioPath) : undefined;
-  if (audioPath) log(`audio ${beatmap.audioFilename}${speed !== 1 ? ` at x${speed}${nightcoreRate ? ' (nightcore pitch)' : ''}` : ''}`);
+  const nightcoreRate =
+    audioPath && (replay.mods & Mods.Nightcore) !== 0
+      ? await sampleRate(ffprobe, audioPath)
+      : undefined;
+  if (audioPath)
+    log(
+      `audio ${beatmap.audioFilename}${speed !== 1 ? ` at x${speed}${nightcoreRate ? ' (nightcore pitch)' : ''}` : ''}`,
+    );
   else log('no audio file: silent video');
   let video: VideoSource | undefined;
   let videoFirstFrame = 0;
@@ -202,7 +208,9 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     fps,
     output: input.outputVideoPath,
     durationSeconds: frames / fps,
-    audio: audioPath ? { path: audioPath, startSeconds: startTime / 1000, speed, resampleFrom: nightcoreRate } : undefined,
+    audio: audioPath
+      ? { path: audioPath, startSeconds: startTime / 1000, speed, resampleFrom: nightcoreRate }
+      : undefined,
     motionBlur: o.motionBlur,
     preset: o.preset ?? 'ultrafast',
     crf: o.crf ?? 20,
@@ -340,9 +348,24 @@ async function thumbnail(ffmpeg: string, video: string, out: string, at: number)
 /** Sample rate of the first audio stream, or undefined when ffprobe cannot tell. */
 function sampleRate(ffprobe: string, path: string): Promise<number | undefined> {
   return new Promise((resolve) => {
-    execFile(ffprobe, ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=sample_rate', '-of', 'csv=p=0', path], { timeout: 10_000 }, (err, stdout) => {
-      const n = Number(String(stdout).trim());
-      resolve(!err && n > 0 ? n : undefined);
-    });
+    execFile(
+      ffprobe,
+      [
+        '-v',
+        'error',
+        '-select_streams',
+        'a:0',
+        '-show_entries',
+        'stream=sample_rate',
+        '-of',
+        'csv=p=0',
+        path,
+      ],
+      { timeout: 10_000 },
+      (err, stdout) => {
+        const n = Number(String(stdout).trim());
+        resolve(!err && n > 0 ? n : undefined);
+      },
+    );
   });
 }

@@ -168,7 +168,22 @@ describe('renderReplay', { skip }, () => {
       outputThumbnailPath: join(out, 'w.jpg'),
       options: { ...options, workers: 2, fps: 20 },
     });
-    const frames = execFileSync(ffprobe, ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', video], { encoding: 'utf8' });
+    const frames = execFileSync(
+      ffprobe,
+      [
+        '-v',
+        'error',
+        '-count_frames',
+        '-select_streams',
+        'v:0',
+        '-show_entries',
+        'stream=nb_read_frames',
+        '-of',
+        'csv=p=0',
+        video,
+      ],
+      { encoding: 'utf8' },
+    );
     assert.equal(Number(frames.trim()), r.frames);
   });
 
