@@ -8,7 +8,13 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isAppError, type Logger } from '@platform/core';
 import { z } from 'zod';
-import { READ_NAMES, READS, type ParamSpec, type ReadSpec } from '../sales/catalog.js';
+import {
+  READ_NAMES,
+  READS,
+  type ColumnType,
+  type ParamSpec,
+  type ReadSpec,
+} from '../sales/catalog.js';
 import { readView, type ReadParams } from '../sales/read-view.js';
 import { MAX_SQL_LENGTH, runReadOnlySql } from '../sql/read-only-sql.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -62,6 +68,7 @@ export function createMcpServer(deps: McpDependencies): McpServer {
         inputSchema: Object.fromEntries(
           Object.entries(spec.params).map(([param, p]) => [param, zodParam(p)]),
         ),
+        outputSchema: pageSchema(spec),
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
       async (args: ReadParams) => run(spec.tool, () => readView(deps.warehouse, name, args)),
@@ -102,6 +109,32 @@ export function createMcpServer(deps: McpDependencies): McpServer {
       }),
   );
   return server;
+}
+
+/** The `{ data, meta }` page a view tool returns, so clients know its rows' shape. */
+function pageSchema(spec: ReadSpec) {
+  const column = (name: string, type: ColumnType) => {
+    const base =
+      type === 'string' ? z.string() : type === 'integer' ? z.number().int() : z.number();
+    return spec.nullable.includes(name) ? base.nullable() : base;
+  };
+  return {
+    data: z.array(
+      z.object(
+        Object.fromEntries(
+          Object.entries(spec.columns).map(([name, type]) => [name, column(name, type)]),
+        ),
+      ),
+    ),
+    meta: z.object({
+      view: z.string(),
+      count: z.number().int(),
+      total: z.number().int(),
+      limit: z.number().int().nullable(),
+      offset: z.number().int(),
+      filters: z.record(z.string(), z.number()),
+    }),
+  };
 }
 
 function zodParam(p: ParamSpec) {

@@ -60,6 +60,13 @@ describe('MCP', () => {
         };
         assert.deepEqual([decile.type, decile.minimum, decile.maximum], ['integer', 1, 10]);
         assert.equal(tools.find((t) => t.name === SQL_TOOL)!.inputSchema.required?.[0], 'sql');
+        const output = top.outputSchema as unknown as {
+          properties: { data: { items: { properties: Record<string, unknown> } } };
+        };
+        assert.deepEqual(
+          Object.keys(output.properties.data.items.properties),
+          Object.keys(READS.top_customers.columns),
+        );
       });
 
       for (const name of READ_NAMES) {
