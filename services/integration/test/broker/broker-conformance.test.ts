@@ -122,6 +122,7 @@ for (const driver of selectedDrivers()) {
       const consumer = await open.broker.subscribe({ groupId: uniqueName('g'), topics: [topic] }, async (r) => void seen.push(r.value.toString()));
       await open.broker.publish(topic, 'k0', 'before');
       await waitFor('first record', () => seen.length === 1);
+      await waitFor('its commit', () => consumer.assignments().reduce((sum, a) => sum + a.committedOffset, 0) === 1);
       consumer.pause();
       assert.equal(consumer.paused, true);
       const committedBefore = consumer.assignments().map((a) => a.committedOffset);

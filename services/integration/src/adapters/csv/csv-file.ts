@@ -3,11 +3,14 @@
  * - a journal (`<state dir>/journal.jsonl`, append-only, fsynced) of every applied event,
  *   which is both the dedup store of recordIds and the keyed store of current rows and
  *   tombstones per natural key;
- * - creates append one line to the file (header written once, when the file is new);
- * - updates and tombstones rebuild the file from the keyed state: temp file, fsync,
- *   rename, fsync of the folder, so a reader never sees half a file.
- * On open the file is rebuilt from the journal (dropping a line appended just before a
- * crash that the journal never recorded). The file is locked for one writer.
+ * - the file is always a view of that state: a create appends one line (header written
+ *   once, when the file is new); an update or tombstone rebuilds the file from the state
+ *   (temp file, fsync, rename, fsync of the folder, so a reader never sees half a file).
+ * An event is acknowledged once its journal entry is durable. Rebuilds run one at a time
+ * behind the writes and coalesce when events arrive faster than a rebuild takes (the file
+ * then trails the journal by moments, never torn); a failed rebuild is retried before the
+ * next event is accepted (so the failure reaches the retry policy), and on open the file
+ * is rebuilt from the journal. The file is locked for one writer.
  */
 import { mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -34,6 +37,13 @@ export class CsvFile {
   private readonly tombstones = new Map<string, string>();
   private lock: FileLock | undefined;
   private journal: FileHandle | undefined;
+  /** Events applied to the state / reflected in the file. */
+  private stateVersion = 0;
+  private fileVersion = 0;
+  private operations: Promise<void> = Promise.resolve();
+  private fileOps: Promise<void> = Promise.resolve();
+  private rebuildQueued = false;
+  private rebuildError: unknown;
 
   constructor(
     readonly path: string,
@@ -65,6 +75,7 @@ export class CsvFile {
       this.journal = await open(this.journalPath, 'a');
       if (journalText.trim()) await this.rebuild();
       else await this.adoptExistingFile();
+      this.fileVersion = this.stateVersion;
     } catch (error) {
       await this.close();
       throw error;
@@ -77,27 +88,56 @@ export class CsvFile {
 
   /** Create: append a line unless the key already holds a row or a newer tombstone. */
   async create(recordId: string, key: string, values: string[], at: string): Promise<ApplyOutcome> {
-    if (this.seen.has(recordId)) return 'duplicate';
-    const tombstone = this.tombstones.get(key);
-    if (this.rows.has(key) || (tombstone !== undefined && tombstone > at)) {
-      await this.record({ r: recordId, k: key, v: null, t: '' }, false);
-      return 'stale';
-    }
-    await this.append(formatCsvRecord(values));
-    await this.record({ r: recordId, k: key, v: values, t: at }, true);
-    return 'written';
+    let fileWrite: Promise<void> | undefined;
+    const outcome = await this.exclusive(async () => {
+      const result = await this.applyCreate(recordId, key, values, at);
+      fileWrite = result.fileWrite;
+      return result.outcome;
+    });
+    await fileWrite;
+    return outcome;
   }
 
   /** Update (values) or tombstone (null): keyed state, then an atomic rebuild. Older events are ignored. */
-  async change(recordId: string, key: string, values: string[] | null, at: string): Promise<ApplyOutcome> {
+  change(recordId: string, key: string, values: string[] | null, at: string): Promise<ApplyOutcome> {
+    return this.exclusive(() => this.applyChange(recordId, key, values, at));
+  }
+
+  private async applyCreate(
+    recordId: string,
+    key: string,
+    values: string[],
+    at: string,
+  ): Promise<{ outcome: ApplyOutcome; fileWrite?: Promise<void> }> {
+    if (this.seen.has(recordId)) return { outcome: 'duplicate' };
+    const tombstone = this.tombstones.get(key);
+    if (this.rows.has(key) || (tombstone !== undefined && tombstone > at)) {
+      await this.record({ r: recordId, k: key, v: null, t: '' }, false);
+      return { outcome: 'stale' };
+    }
+    await this.surfaceRebuildError();
+    await this.record({ r: recordId, k: key, v: values, t: at }, true);
+    const version = this.stateVersion;
+    const fileWrite = this.serialize(async () => {
+      if (this.fileVersion >= version) return;
+      if (this.fileVersion === version - 1) {
+        await this.append(formatCsvRecord(values));
+        this.fileVersion = version;
+      } else await this.rebuild();
+    });
+    return { outcome: 'written', fileWrite };
+  }
+
+  private async applyChange(recordId: string, key: string, values: string[] | null, at: string): Promise<ApplyOutcome> {
     if (this.seen.has(recordId)) return 'duplicate';
     const current = this.rows.get(key)?.at ?? this.tombstones.get(key);
     if (current !== undefined && current > at) {
       await this.record({ r: recordId, k: key, v: null, t: '' }, false);
       return 'stale';
     }
+    await this.surfaceRebuildError();
     await this.record({ r: recordId, k: key, v: values, t: at }, true);
-    await this.rebuild();
+    this.scheduleRebuild();
     return 'written';
   }
 
@@ -105,7 +145,14 @@ export class CsvFile {
     return [...this.rows.values()].map(({ values }) => Object.fromEntries(this.columns.map((c, i) => [c, values[i] ?? ''])));
   }
 
+  /** Resolves once the file reflects every event applied so far. */
+  async flush(): Promise<void> {
+    await this.fileOps;
+    if (this.fileVersion < this.stateVersion) await this.serialize(() => this.rebuild());
+  }
+
   async close(): Promise<void> {
+    await this.flush().catch(() => undefined);
     await this.journal?.close().catch(() => undefined);
     this.journal = undefined;
     await this.lock?.release();
@@ -121,9 +168,52 @@ export class CsvFile {
     else this.seen.add(entry.r);
   }
 
+  /** Check, journal and state of one event at a time (events of several partitions arrive at once). */
+  private exclusive<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.operations.then(op, op);
+    this.operations = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** File writes (appends, rebuilds) one at a time, in order. */
+  private serialize<T>(op: () => Promise<T>): Promise<T> {
+    const run = this.fileOps.then(op, op);
+    this.fileOps = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private scheduleRebuild(): void {
+    if (this.rebuildQueued) return;
+    this.rebuildQueued = true;
+    void this.serialize(async () => {
+      this.rebuildQueued = false;
+      if (this.fileVersion >= this.stateVersion) return;
+      try {
+        await this.rebuild();
+        this.rebuildError = undefined;
+      } catch (error) {
+        this.rebuildError = error;
+      }
+    });
+  }
+
+  /** A background rebuild failed: retry it now, throwing (to the retry policy) while it still fails. */
+  private async surfaceRebuildError(): Promise<void> {
+    if (this.rebuildError === undefined) return;
+    await this.serialize(() => this.rebuild());
+    this.rebuildError = undefined;
+  }
+
   private replay(entry: JournalEntry): void {
     this.seen.add(entry.r);
     if (entry.t === '') return;
+    this.stateVersion += 1;
     if (entry.v === null) {
       this.rows.delete(entry.k);
       this.tombstones.set(entry.k, entry.t);
@@ -151,9 +241,10 @@ export class CsvFile {
 
   private async rebuild(): Promise<void> {
     const temp = `${this.path}.tmp-${process.pid}`;
+    const snapshot = this.stateVersion;
+    const lines = [this.header(), ...[...this.rows.values()].map(({ values }) => formatCsvRecord(values))];
     const handle = await open(temp, 'w');
     try {
-      const lines = [this.header(), ...[...this.rows.values()].map(({ values }) => formatCsvRecord(values))];
       await handle.write(lines.join(''));
       if (this.durable) await handle.sync();
     } finally {
@@ -165,6 +256,7 @@ export class CsvFile {
       await dir.sync().catch(() => undefined);
       await dir.close();
     }
+    this.fileVersion = snapshot;
   }
 
   /** A file written before this state existed: its header must match; its rows become state. */

@@ -1,8 +1,8 @@
 /**
  * The relational target (spec 2.6, 6): generic `records` rows or a shaped table per
  * attachment, plus one append-only audit row per event. Every event runs in one
- * transaction: the audit insert (unique per attachment and recordId) is the idempotency
- * gate, then
+ * transaction: the write, then the audit insert, whose uniqueness per attachment and
+ * recordId is the idempotency gate (a redelivery rolls back and counts as a duplicate):
  * - create: insert, any conflict (recordId or natural key) does nothing;
  * - update: upsert on the natural key that leaves a newer row alone;
  * - tombstone: delete, or soft-delete (deleted_at), unless the row is newer.
@@ -29,6 +29,8 @@ interface ShapedMapping extends BaseMapping {
   keyColumn: string;
 }
 type Mapping = GenericMapping | ShapedMapping;
+
+class AlreadyApplied extends Error {}
 type Row = Record<string, unknown>;
 
 const CONTRACT_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -47,15 +49,18 @@ export const RELATIONAL_DESCRIPTION =
   'Writes records to SQL tables: the generic records table or a shaped per-contract table, with an append-only audit log.';
 
 export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, Row> {
-  const auditInsert = async (tx: SqlExecutor, mapping: Mapping, event: TargetEvent, applied: boolean) => {
+  /** Appends the audit row; false when this attachment already audited the event (a redelivery). */
+  const auditInsert = async (tx: SqlExecutor, mapping: Mapping, event: TargetEvent, applied: boolean): Promise<boolean> => {
     const { envelope } = event;
-    await tx.query(
+    const { rowCount } = await tx.query(
       `INSERT INTO audit_log (attachment_id, contract_id, record_id, trace_id, record_type, lifecycle, natural_key,
          schema_version, occurred_at, applied, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)
+       ON CONFLICT (attachment_id, record_id) DO NOTHING`,
       [mapping.attachmentId, envelope.contractId, envelope.recordId, envelope.traceId, envelope.recordType, event.lifecycle,
         envelope.naturalKey, envelope.schemaVersion, envelope.occurredAt, applied, JSON.stringify(envelope.payload)],
     );
+    return rowCount > 0;
   };
 
   const writeGeneric = async (tx: SqlExecutor, m: GenericMapping, row: Row, event: TargetEvent): Promise<number> => {
@@ -141,13 +146,9 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
       if (!actual.has(keyColumn)) throw new UnmappableDataError(`shaped table ${config.table} has no key column ${keyColumn}`);
       return { ...config, mode: 'shaped', attachmentId: attachment.attachmentId, columns, keyColumn };
     },
-    async isDuplicate(mapping, event) {
-      const { rowCount } = await db.query('SELECT 1 FROM audit_log WHERE attachment_id = $1 AND record_id = $2', [
-        mapping.attachmentId,
-        event.envelope.recordId,
-      ]);
-      return rowCount > 0;
-    },
+    // The gate is the audit row's uniqueness, checked inside the write's transaction (one
+    // round trip less than a separate look-up, and race-free).
+    isDuplicate: async () => false,
     transform(mapping, event): Row {
       const { payload } = event.envelope;
       if (mapping.mode === 'generic') return { payload };
@@ -164,18 +165,19 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
       return row;
     },
     async write(mapping, row, event): Promise<WriteOutcome> {
-      return inTransaction(db, async (tx) => {
-        const changed =
-          mapping.mode === 'generic' ? await writeGeneric(tx, mapping, row, event) : await writeShaped(tx, mapping, row, event);
-        const applied = changed > 0;
-        const { rowCount } = await tx.query(
-          'SELECT 1 FROM audit_log WHERE attachment_id = $1 AND record_id = $2',
-          [mapping.attachmentId, event.envelope.recordId],
-        );
-        if (rowCount > 0) return 'duplicate';
-        await auditInsert(tx, mapping, event, applied);
-        return applied ? 'written' : event.lifecycle === 'create' ? 'duplicate' : 'stale';
-      });
+      try {
+        return await inTransaction(db, async (tx) => {
+          const changed =
+            mapping.mode === 'generic' ? await writeGeneric(tx, mapping, row, event) : await writeShaped(tx, mapping, row, event);
+          const applied = changed > 0;
+          // A redelivered event: roll the (idempotent) write back and report the duplicate.
+          if (!(await auditInsert(tx, mapping, event, applied))) throw new AlreadyApplied();
+          return applied ? 'written' : event.lifecycle === 'create' ? 'duplicate' : 'stale';
+        });
+      } catch (error) {
+        if (error instanceof AlreadyApplied) return 'duplicate';
+        throw error;
+      }
     },
     async listInterns() {
       const { rows } = await db.query(

@@ -26,14 +26,17 @@ export interface SqlLogBrokerOptions {
   redeliveryDelayMs?: number;
 }
 
+/** One statement, one round trip: bump the offset, append, and wake consumers (NOTIFY is sent at commit). */
 const APPEND_SQL = `WITH p AS (
     UPDATE broker_partitions SET next_offset = next_offset + 1
     WHERE topic = $1 AND partition = $2
     RETURNING next_offset - 1 AS off
+  ), appended AS (
+    INSERT INTO broker_messages (topic, partition, "offset", key, value, headers)
+    SELECT $1, $2, off, $3, $4, $5::jsonb FROM p
+    RETURNING "offset"
   )
-  INSERT INTO broker_messages (topic, partition, "offset", key, value, headers)
-  SELECT $1, $2, off, $3, $4, $5::jsonb FROM p
-  RETURNING "offset"`;
+  SELECT "offset", pg_notify($6, $1) FROM appended`;
 
 export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<Broker> {
   const { db, logger } = options;
@@ -91,9 +94,9 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
           key,
           bytes,
           JSON.stringify(headers),
+          WAKE_CHANNEL,
         ]);
         if (!rows[0]) throw new UnknownTopicError(topic);
-        await db.notify(WAKE_CHANNEL, topic).catch(() => undefined);
         return { topic, partition, offset: Number(rows[0].offset) };
       } catch (error) {
         if (error instanceof UnknownTopicError) throw error;

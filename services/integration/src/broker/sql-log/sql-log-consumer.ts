@@ -181,7 +181,9 @@ export class SqlLogConsumer implements Consumer {
        WHERE topic = $1 AND partition = $2 AND "offset" >= $3 ORDER BY "offset" LIMIT $4`,
       [state.topic, state.partition, state.committedOffset, this.deps.batchSize],
     );
-    let progressed = false;
+    // Offsets are committed once per batch (and before any redelivery), each only after its
+    // record's handler resolved: a crash re-delivers at most the handled tail of one batch.
+    let handled: number | undefined;
     for (const row of rows) {
       if (this.stopped || this.isPaused || state.generation !== generation) break;
       const record: BrokerRecord = {
@@ -204,11 +206,12 @@ export class SqlLogConsumer implements Consumer {
         break;
       }
       if (state.generation !== generation) break;
-      await this.commit(state.topic, state.partition, record.offset + 1);
-      state.committedOffset = record.offset + 1;
-      progressed = true;
+      handled = record.offset + 1;
     }
-    return progressed;
+    if (handled === undefined || state.generation !== generation) return false;
+    await this.commit(state.topic, state.partition, handled);
+    state.committedOffset = handled;
+    return true;
   }
 
   private async commit(topic: string, partition: number, offset: number): Promise<void> {
