@@ -144,4 +144,16 @@ describe('MCP', () => {
     });
     assert.equal(post.status, 404);
   });
+
+  it('closing the app ends open SSE sessions instead of waiting for them', async () => {
+    const other = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    const otherBase = await listen(other, { port: 0, host: '127.0.0.1' });
+    const client = new Client({ name: 'lingering', version: '1.0.0' });
+    await client.connect(new SSEClientTransport(new URL(`${otherBase}/sse`)));
+    await client.listTools();
+    const started = performance.now();
+    await other.close();
+    assert.ok(performance.now() - started < 3000, 'closed promptly');
+    await client.close();
+  });
 });
