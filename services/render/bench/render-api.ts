@@ -27,11 +27,23 @@ if (!replayPath) {
   process.exit(1);
 }
 const dataDir = await mkdtemp(join(tmpdir(), 'render-bench-'));
-const env = loadConfig(renderEnvSchema, { ...process.env, DATA_DIR: dataDir, MAX_QUEUED: '1000000', MAX_RENDERING: '1000000', LOG_LEVEL: 'silent' });
+const env = loadConfig(renderEnvSchema, {
+  ...process.env,
+  DATA_DIR: dataDir,
+  MAX_QUEUED: '1000000',
+  MAX_RENDERING: '1000000',
+  LOG_LEVEL: 'silent',
+});
 const logger = createLogger({ service: 'render-bench', level: 'silent' });
 const settings = settingsFromEnv(env);
 const engines = await openEngines(env, logger);
-const ctx: RenderContext = { ...engines, settings, logger, clientAddress: createClientAddressResolver({}), limiters: createLimiters(engines.counters, settings) };
+const ctx: RenderContext = {
+  ...engines,
+  settings,
+  logger,
+  clientAddress: createClientAddressResolver({}),
+  limiters: createLimiters(engines.counters, settings),
+};
 const app = await buildRenderApp(ctx, { logger });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const port = (app.server.address() as { port: number }).port;
@@ -41,17 +53,26 @@ const boundary = '----render-bench';
 const replay = await readFile(replayPath);
 const body = Buffer.concat([
   Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="skin"\r\n\r\nDefault\r\n`),
-  Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="replay"; filename="bench.osr"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+  Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="replay"; filename="bench.osr"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  ),
   replay,
   Buffer.from(`\r\n--${boundary}--\r\n`),
 ]);
 
-function call(method: string, path: string, headers: Record<string, string>, payload?: Buffer): Promise<{ status: number; body: string }> {
+function call(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  payload?: Buffer,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+      );
     });
     req.on('error', reject);
     req.end(payload);
@@ -70,11 +91,16 @@ await Promise.all(
       if (n >= SUBMISSIONS) return;
       const address = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
       const t = performance.now();
-      const res = await call('POST', '/v1/render', {
-        'content-type': `multipart/form-data; boundary=${boundary}`,
-        'content-length': String(body.length),
-        'edge-connecting-ip': address,
-      }, body);
+      const res = await call(
+        'POST',
+        '/v1/render',
+        {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(body.length),
+          'edge-connecting-ip': address,
+        },
+        body,
+      );
       latencies.push(performance.now() - t);
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
       if (res.status === 202) jobIds.push(JSON.parse(res.body).job_id);
@@ -84,7 +110,8 @@ await Promise.all(
 const submitSeconds = (performance.now() - started) / 1000;
 
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
+const pct = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
 
 let reads = 0;
 let readErrors = 0;
@@ -101,12 +128,20 @@ await Promise.all(
 );
 
 const accepted = statuses.get(202) ?? 0;
-console.log(`render API benchmark — ${cpus().length} cores, Node ${process.version}, db ${engines.db.engine}, counters ${engines.counters.driver}, storage ${engines.store.driver}`);
-console.log(`submissions: ${SUBMISSIONS} from ${CONCURRENCY} concurrent clients at distinct addresses in ${submitSeconds.toFixed(2)} s`);
+console.log(
+  `render API benchmark — ${cpus().length} cores, Node ${process.version}, db ${engines.db.engine}, counters ${engines.counters.driver}, storage ${engines.store.driver}`,
+);
+console.log(
+  `submissions: ${SUBMISSIONS} from ${CONCURRENCY} concurrent clients at distinct addresses in ${submitSeconds.toFixed(2)} s`,
+);
 console.log(`  statuses: ${[...statuses].map(([s, c]) => `${s}×${c}`).join(', ')}`);
 console.log(`  accepted/s: ${(accepted / submitSeconds).toFixed(1)}`);
-console.log(`  admission latency ms: p50 ${pct(50)}  p90 ${pct(90)}  p99 ${pct(99)}  max ${latencies.at(-1)!.toFixed(1)}`);
-console.log(`status reads: ${(reads / READ_SECONDS).toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${readErrors} errors)`);
+console.log(
+  `  admission latency ms: p50 ${pct(50)}  p90 ${pct(90)}  p99 ${pct(99)}  max ${latencies.at(-1)!.toFixed(1)}`,
+);
+console.log(
+  `status reads: ${(reads / READ_SECONDS).toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${readErrors} errors)`,
+);
 
 agent.destroy();
 await app.close();

@@ -28,7 +28,10 @@ export interface BuildAppOptions {
   logger: Logger;
 }
 
-export async function buildRenderApp(ctx: RenderContext, options: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildRenderApp(
+  ctx: RenderContext,
+  options: BuildAppOptions,
+): Promise<FastifyInstance> {
   const registry = options.metrics ?? createMetricsRegistry('render');
   const metrics = options.renderMetrics ?? createRenderMetrics(registry, ctx.db);
   const app = await createHttpApp({
@@ -54,7 +57,8 @@ export async function buildRenderApp(ctx: RenderContext, options: BuildAppOption
     openapi: {
       title: 'Replay Rendering Service',
       version: '1.0.0',
-      description: 'Accepts osu! replays, renders them to video, serves skins and artifacts. Legacy routes are deprecated.',
+      description:
+        'Accepts osu! replays, renders them to video, serves skins and artifacts. Legacy routes are deprecated.',
     },
   });
   app.addSchema(v1JobSchema);

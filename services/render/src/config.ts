@@ -3,7 +3,14 @@
  * and pipeline switches. Parsed once in `main.ts`; everything below receives the frozen
  * `RenderSettings` it derives.
  */
-import { coreEnvSchema, positiveIntVar, portVar, booleanVar, urlVar, listVar } from '@platform/core';
+import {
+  coreEnvSchema,
+  positiveIntVar,
+  portVar,
+  booleanVar,
+  urlVar,
+  listVar,
+} from '@platform/core';
 import { z } from 'zod';
 
 const optionalPositiveInt = z.coerce

@@ -24,10 +24,21 @@ export interface RenderContext {
   };
 }
 
-export function createLimiters(counters: CounterStore, settings: RenderSettings): RenderContext['limiters'] {
+export function createLimiters(
+  counters: CounterStore,
+  settings: RenderSettings,
+): RenderContext['limiters'] {
   return {
-    render: createRateLimiter(counters, { name: 'render-submit', limit: settings.renderRateLimit, windowSeconds: 60 }),
-    skinUpload: createRateLimiter(counters, { name: 'render-skin-upload', limit: settings.skinUploadRateLimit, windowSeconds: 60 }),
+    render: createRateLimiter(counters, {
+      name: 'render-submit',
+      limit: settings.renderRateLimit,
+      windowSeconds: 60,
+    }),
+    skinUpload: createRateLimiter(counters, {
+      name: 'render-skin-upload',
+      limit: settings.skinUploadRateLimit,
+      windowSeconds: 60,
+    }),
     legacySkinUpload: createRateLimiter(counters, {
       name: 'render-legacy-skin-upload',
       limit: settings.legacySkinUploadRateLimit,

@@ -3,7 +3,15 @@
  * PGlite under `DATA_DIR/render/`, S3 or files under `DATA_DIR/render/objects`, Redis or
  * memory counters; plus the task queue, BullMQ on Redis or in-process.
  */
-import { openCounterStore, openObjectStore, openSqlDatabase, type CounterStore, type Logger, type ObjectStore, type SqlDatabase } from '@platform/core';
+import {
+  openCounterStore,
+  openObjectStore,
+  openSqlDatabase,
+  type CounterStore,
+  type Logger,
+  type ObjectStore,
+  type SqlDatabase,
+} from '@platform/core';
 import type { RenderEnv } from './config.js';
 import { migrateRenderDatabase } from './migrations.js';
 import { createTaskQueue } from './queue/create-task-queue.js';

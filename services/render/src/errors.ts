@@ -12,8 +12,14 @@ export const renderErrors = defineErrors({
   RENDER_VALIDATION: { status: 422, detail: 'validation error' },
   RATE_LIMITED: { status: 429, detail: 'Rate limit exceeded: 5 per 1 minute' },
   RENDER_TOO_MANY_ACTIVE: { status: 429, detail: 'You already have 2 active render jobs.' },
-  RENDER_STORAGE_FAILED: { status: 500, detail: 'The replay could not be stored. Please try again.' },
-  RENDER_QUEUE_FULL: { status: 503, detail: 'The render queue is currently full. Please try again later.' },
+  RENDER_STORAGE_FAILED: {
+    status: 500,
+    detail: 'The replay could not be stored. Please try again.',
+  },
+  RENDER_QUEUE_FULL: {
+    status: 503,
+    detail: 'The render queue is currently full. Please try again later.',
+  },
   RENDER_CAPACITY: { status: 503, detail: 'The render infrastructure is at maximum capacity.' },
   JOB_NOT_FOUND: { status: 404, detail: 'Job not found.' },
   SKIN_EXTENSION: { status: 400, detail: 'File must be an osu! skin (.osk) archive.' },

@@ -2,7 +2,14 @@
  * Entry point: load config, open engines, migrate, build the app, start the pipeline
  * parts this process runs, listen, and shut down cleanly on SIGTERM/SIGINT.
  */
-import { createClientAddressResolver, createLogger, createMetricsRegistry, handleShutdown, listen, loadConfigOrExit } from '@platform/core';
+import {
+  createClientAddressResolver,
+  createLogger,
+  createMetricsRegistry,
+  handleShutdown,
+  listen,
+  loadConfigOrExit,
+} from '@platform/core';
 import { buildRenderApp } from './app.js';
 import { renderEnvSchema, settingsFromEnv } from './config.js';
 import { createLimiters, type RenderContext } from './context.js';
@@ -36,7 +43,10 @@ const app = await buildRenderApp(ctx, {
   },
 });
 const url = await listen(app, { port: env.PORT, host: env.HOST });
-logger.info({ url, db: engines.db.engine, storage: engines.store.driver, queue: engines.queue.driver }, 'render service listening');
+logger.info(
+  { url, db: engines.db.engine, storage: engines.store.driver, queue: engines.queue.driver },
+  'render service listening',
+);
 
 handleShutdown({
   logger,

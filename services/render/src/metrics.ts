@@ -19,8 +19,11 @@ export function createRenderMetrics(registry: Registry, db: SqlDatabase): Render
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM render_jobs GROUP BY status');
-      for (const status of JOB_STATUSES) this.set({ status }, Number(rows.find((r) => r.status === status)?.n ?? 0));
+      const { rows } = await db.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM render_jobs GROUP BY status',
+      );
+      for (const status of JOB_STATUSES)
+        this.set({ status }, Number(rows.find((r) => r.status === status)?.n ?? 0));
     },
   });
   new Gauge({
@@ -28,7 +31,9 @@ export function createRenderMetrics(registry: Registry, db: SqlDatabase): Render
     help: 'Outbox events not yet moved to the task queue.',
     registers: [registry],
     async collect() {
-      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_outbox WHERE dispatched_at IS NULL');
+      const { rows } = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM render_outbox WHERE dispatched_at IS NULL',
+      );
       this.set(Number(rows[0]?.n ?? 0));
     },
   });

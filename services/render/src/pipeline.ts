@@ -24,7 +24,11 @@ export async function startPipeline(
         store: ctx.store,
         logger: ctx.logger,
         renderer: lazyOsuRenderer(),
-        beatmaps: createBeatmapResolver({ dirs: env.BEATMAPS_DIR, mirrorUrl: env.BEATMAP_MIRROR_URL, store: ctx.store }),
+        beatmaps: createBeatmapResolver({
+          dirs: env.BEATMAPS_DIR,
+          mirrorUrl: env.BEATMAP_MIRROR_URL,
+          store: ctx.store,
+        }),
         settings: {
           workerId: `${hostname()}-${process.pid}`,
           renderTimeoutMs: env.RENDER_TIMEOUT_SECONDS * 1000,

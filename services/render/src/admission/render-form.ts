@@ -18,13 +18,22 @@ export interface RenderForm {
 
 const REPLAY_FIELD = 'replay';
 
-export async function readRenderForm(request: FastifyRequest, maxBytes: number): Promise<RenderForm> {
+export async function readRenderForm(
+  request: FastifyRequest,
+  maxBytes: number,
+): Promise<RenderForm> {
   const form: RenderForm = { filename: undefined, data: undefined, tooLarge: false, fields: {} };
   if (!request.isMultipart()) return form;
-  const parts = request.parts({ limits: { fileSize: maxBytes, files: 4, fields: 40, fieldSize: 4096, parts: 50 } });
+  const parts = request.parts({
+    limits: { fileSize: maxBytes, files: 4, fields: 40, fieldSize: 4096, parts: 50 },
+  });
   for await (const part of parts) {
     if (part.type === 'field') {
-      if (typeof part.value === 'string' || typeof part.value === 'number' || typeof part.value === 'boolean') {
+      if (
+        typeof part.value === 'string' ||
+        typeof part.value === 'number' ||
+        typeof part.value === 'boolean'
+      ) {
         form.fields[part.fieldname] ??= String(part.value);
       }
       continue;

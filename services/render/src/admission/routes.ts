@@ -12,11 +12,21 @@ const RENDER_FIELDS =
   'motion_blur, storyboard, snaking_in, snaking_out, hit_error_meter, key_overlay (bool, default true); video (bool, default false).';
 
 /** Shared by v1 and legacy: parse, validate, admit; `legacy` enables the `quality` field. */
-export async function submitFromRequest(ctx: RenderContext, request: FastifyRequest, legacy: boolean): Promise<Admitted> {
+export async function submitFromRequest(
+  ctx: RenderContext,
+  request: FastifyRequest,
+  legacy: boolean,
+): Promise<Admitted> {
   const form = await readRenderForm(request, ctx.settings.maxReplaySizeMb * 1024 * 1024);
   const valid = validateRenderForm(form, ctx.settings, legacy);
   return admitRender(
-    { db: ctx.db, store: ctx.store, settings: ctx.settings, limiter: ctx.limiters.render, logger: ctx.logger },
+    {
+      db: ctx.db,
+      store: ctx.store,
+      settings: ctx.settings,
+      limiter: ctx.limiters.render,
+      logger: ctx.logger,
+    },
     ctx.clientAddress(request.raw),
     valid,
   );
@@ -37,7 +47,10 @@ export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext
             properties: {
               job_id: { type: 'string', format: 'uuid' },
               status: { type: 'string', enum: ['queued'] },
-              links: { type: 'object', properties: { status: { type: 'string' }, view: { type: 'string' } } },
+              links: {
+                type: 'object',
+                properties: { status: { type: 'string' }, view: { type: 'string' } },
+              },
             },
           },
           '4xx': { $ref: 'ErrorDetail#' },
@@ -50,7 +63,11 @@ export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext
       return reply
         .code(202)
         .headers(headers)
-        .send({ job_id: jobId, status: 'queued', links: { status: `/v1/jobs/${jobId}`, view: `/view/${jobId}` } });
+        .send({
+          job_id: jobId,
+          status: 'queued',
+          links: { status: `/v1/jobs/${jobId}`, view: `/view/${jobId}` },
+        });
     },
   );
 }

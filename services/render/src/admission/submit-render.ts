@@ -30,27 +30,42 @@ export interface Admitted {
   headers: Record<string, string>;
 }
 
-export async function checkRateLimit(limiter: RateLimiter, address: string): Promise<Record<string, string>> {
+export async function checkRateLimit(
+  limiter: RateLimiter,
+  address: string,
+): Promise<Record<string, string>> {
   const result = await limiter.check(address);
   const headers = rateLimitHeaders(result);
   if (!result.allowed) {
-    throw renderErrors.RATE_LIMITED({ detail: `Rate limit exceeded: ${result.limit} per 1 minute`, headers });
+    throw renderErrors.RATE_LIMITED({
+      detail: `Rate limit exceeded: ${result.limit} per 1 minute`,
+      headers,
+    });
   }
   return headers;
 }
 
-export async function admitRender(deps: AdmissionDeps, address: string, request: ValidatedRender): Promise<Admitted> {
+export async function admitRender(
+  deps: AdmissionDeps,
+  address: string,
+  request: ValidatedRender,
+): Promise<Admitted> {
   const { db, store, settings } = deps;
   const headers = await checkRateLimit(deps.limiter, address);
 
   const load = await countLoad(db);
-  if (load.queued >= settings.maxQueued) throw renderErrors.RENDER_QUEUE_FULL({ headers: { 'Retry-After': '30' } });
-  if (load.rendering >= settings.maxRendering) throw renderErrors.RENDER_CAPACITY({ headers: { 'Retry-After': '30' } });
+  if (load.queued >= settings.maxQueued)
+    throw renderErrors.RENDER_QUEUE_FULL({ headers: { 'Retry-After': '30' } });
+  if (load.rendering >= settings.maxRendering)
+    throw renderErrors.RENDER_CAPACITY({ headers: { 'Retry-After': '30' } });
 
   const jobId = randomUUID();
   const replayKey = artifactKeys(jobId).replay;
   const tooMany = () =>
-    renderErrors.RENDER_TOO_MANY_ACTIVE({ detail: `You already have ${settings.maxActivePerAddress} active render jobs.`, headers });
+    renderErrors.RENDER_TOO_MANY_ACTIVE({
+      detail: `You already have ${settings.maxActivePerAddress} active render jobs.`,
+      headers,
+    });
   // A cheap look first, so a client at its limit is refused before any upload.
   if ((await countActiveForAddress(db, address)) >= settings.maxActivePerAddress) throw tooMany();
   try {
@@ -61,7 +76,8 @@ export async function admitRender(deps: AdmissionDeps, address: string, request:
   }
   try {
     await db.withAdvisoryLock(`render-address:${address}`, async (tx) => {
-      if ((await countActiveForAddress(tx, address)) >= settings.maxActivePerAddress) throw tooMany();
+      if ((await countActiveForAddress(tx, address)) >= settings.maxActivePerAddress)
+        throw tooMany();
       await insertJobWithEvent(tx, {
         id: jobId,
         skin: request.skin,

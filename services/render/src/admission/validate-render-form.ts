@@ -25,7 +25,11 @@ export interface FieldError {
   message: string;
 }
 
-export function validateRenderForm(form: RenderForm, settings: RenderSettings, legacy = false): ValidatedRender {
+export function validateRenderForm(
+  form: RenderForm,
+  settings: RenderSettings,
+  legacy = false,
+): ValidatedRender {
   if (!hasReplayExtension(form.filename)) throw renderErrors.RENDER_REPLAY_EXTENSION();
   if (form.tooLarge) {
     throw renderErrors.RENDER_REPLAY_TOO_LARGE({
@@ -48,12 +52,20 @@ export function validateRenderForm(form: RenderForm, settings: RenderSettings, l
   const fields = form.fields;
   const skin = fields.skin === undefined || fields.skin === '' ? DEFAULT_SKIN : fields.skin;
   if (!SKIN_NAME_PATTERN.test(skin) || skin.length > 64) {
-    errors.push({ field: 'skin', message: 'must contain only letters, digits, spaces, hyphens and underscores (at most 64)' });
+    errors.push({
+      field: 'skin',
+      message: 'must contain only letters, digits, spaces, hyphens and underscores (at most 64)',
+    });
   }
   const resolution = resolveResolution(fields, legacy);
-  if (resolution !== '1080p' && resolution !== '4k') errors.push({ field: 'resolution', message: 'must be 1080p or 4k' });
+  if (resolution !== '1080p' && resolution !== '4k')
+    errors.push({ field: 'resolution', message: 'must be 1080p or 4k' });
   const bgDim = parseBgDim(fields.bg_dim);
-  if (bgDim === undefined) errors.push({ field: 'bg_dim', message: 'must be a number from 0.0 to 1.0 (values above 1 are read as percent)' });
+  if (bgDim === undefined)
+    errors.push({
+      field: 'bg_dim',
+      message: 'must be a number from 0.0 to 1.0 (values above 1 are read as percent)',
+    });
 
   const flag = (name: string, fallback: boolean): boolean => {
     const value = parseBool(fields[name], fallback);
@@ -79,7 +91,8 @@ export function validateRenderForm(form: RenderForm, settings: RenderSettings, l
 }
 
 function resolveResolution(fields: Record<string, string>, legacy: boolean): string {
-  if (legacy && fields.quality !== undefined) return fields.quality.trim().toLowerCase() === 'ultra' ? '4k' : '1080p';
+  if (legacy && fields.quality !== undefined)
+    return fields.quality.trim().toLowerCase() === 'ultra' ? '4k' : '1080p';
   const value = fields.resolution;
   return value === undefined || value === '' ? '1080p' : value.trim().toLowerCase();
 }
@@ -106,7 +119,10 @@ export function parseBool(raw: string | undefined, fallback: boolean): boolean |
 
 export function replayInfoOf(replay: Replay): ReplayInfo {
   const judged = replay.n300 + replay.n100 + replay.n50 + replay.misses;
-  const accuracy = judged === 0 ? 0 : ((300 * replay.n300 + 100 * replay.n100 + 50 * replay.n50) / (300 * judged)) * 100;
+  const accuracy =
+    judged === 0
+      ? 0
+      : ((300 * replay.n300 + 100 * replay.n100 + 50 * replay.n50) / (300 * judged)) * 100;
   return {
     playerName: replay.playerName,
     beatmapMd5: replay.beatmapMd5,

@@ -17,7 +17,9 @@ export type ArtifactPrefix = keyof typeof ARTIFACT_TYPES;
  * Checks the raw (still percent-encoded) key from the URL; returns the decoded key and
  * its prefix, or undefined when it must be refused.
  */
-export function parseArtifactKey(rawKey: string): { key: string; prefix: ArtifactPrefix } | undefined {
+export function parseArtifactKey(
+  rawKey: string,
+): { key: string; prefix: ArtifactPrefix } | undefined {
   if (/%(2f|5c|00)/i.test(rawKey)) return undefined;
   let key: string;
   try {
@@ -25,7 +27,8 @@ export function parseArtifactKey(rawKey: string): { key: string; prefix: Artifac
   } catch {
     return undefined;
   }
-  if (key.startsWith('/') || key.includes('\\') || key.includes('\0') || /^[a-zA-Z]:/.test(key)) return undefined;
+  if (key.startsWith('/') || key.includes('\\') || key.includes('\0') || /^[a-zA-Z]:/.test(key))
+    return undefined;
   const segments = key.split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..')) return undefined;
   const prefix = (Object.keys(ARTIFACT_TYPES) as ArtifactPrefix[]).find((p) => key.startsWith(p));

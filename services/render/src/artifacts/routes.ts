@@ -15,7 +15,8 @@ export function registerArtifactRoutes(app: FastifyInstance, ctx: RenderContext)
     '/v1/artifacts/*',
     {
       schema: {
-        summary: 'An artifact: logs inline, videos/thumbnails/replays/skins by redirect to a signed URL',
+        summary:
+          'An artifact: logs inline, videos/thumbnails/replays/skins by redirect to a signed URL',
         tags: ['artifacts'],
         response: { 403: { $ref: 'ErrorDetail#' }, 404: { $ref: 'ErrorDetail#' } },
       },
@@ -23,13 +24,18 @@ export function registerArtifactRoutes(app: FastifyInstance, ctx: RenderContext)
     async (request, reply) => {
       // The raw path, before any decoding, so encoded traversal forms are seen as sent.
       const rawPath = (request.raw.url ?? '').split('?')[0] ?? '';
-      const parsed = rawPath.startsWith(ROUTE_PREFIX) ? parseArtifactKey(rawPath.slice(ROUTE_PREFIX.length)) : undefined;
+      const parsed = rawPath.startsWith(ROUTE_PREFIX)
+        ? parseArtifactKey(rawPath.slice(ROUTE_PREFIX.length))
+        : undefined;
       if (!parsed) throw renderErrors.ARTIFACT_FORBIDDEN();
       const contentType = ARTIFACT_TYPES[parsed.prefix];
       try {
         if (parsed.prefix === 'logs/') {
           const body = await ctx.store.get(parsed.key);
-          return reply.header('content-type', contentType).header('cache-control', 'no-store').send(body);
+          return reply
+            .header('content-type', contentType)
+            .header('cache-control', 'no-store')
+            .send(body);
         }
         if (!(await ctx.store.exists(parsed.key))) throw renderErrors.ARTIFACT_NOT_FOUND();
         const url = await ctx.store.signedUrl(parsed.key, { contentType });

@@ -41,33 +41,46 @@ const MD5_PATTERN = /^[0-9a-f]{32}$/;
 export const beatmapCacheKey = (md5: string) => `beatmaps/${md5}.osu`;
 
 export function createBeatmapResolver(options: BeatmapResolverOptions): BeatmapResolver {
-  const library = options.dirs && options.dirs.length > 0 ? new BeatmapLibrary(options.dirs) : undefined;
+  const library =
+    options.dirs && options.dirs.length > 0 ? new BeatmapLibrary(options.dirs) : undefined;
   const timeoutMs = options.downloadTimeoutMs ?? 30_000;
   const maxBytes = options.maxDownloadBytes ?? 20 * 1024 * 1024;
 
   async function download(md5: string): Promise<Buffer> {
     const base = options.mirrorUrl!;
-    const url = base.includes('{md5}') ? base.replaceAll('{md5}', md5) : `${base.replace(/\/+$/, '')}/${md5}`;
+    const url = base.includes('{md5}')
+      ? base.replaceAll('{md5}', md5)
+      : `${base.replace(/\/+$/, '')}/${md5}`;
     let response: Response;
     try {
       response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
     } catch (error) {
-      throw new BeatmapNotFoundError(`Beatmap ${md5} could not be downloaded: the mirror did not answer (${(error as Error).message}).`);
+      throw new BeatmapNotFoundError(
+        `Beatmap ${md5} could not be downloaded: the mirror did not answer (${(error as Error).message}).`,
+      );
     }
-    if (response.status === 404) throw new BeatmapNotFoundError(`Beatmap ${md5} was not found locally or on the mirror.`);
-    if (!response.ok) throw new BeatmapNotFoundError(`Beatmap ${md5} could not be downloaded: the mirror answered ${response.status}.`);
+    if (response.status === 404)
+      throw new BeatmapNotFoundError(`Beatmap ${md5} was not found locally or on the mirror.`);
+    if (!response.ok)
+      throw new BeatmapNotFoundError(
+        `Beatmap ${md5} could not be downloaded: the mirror answered ${response.status}.`,
+      );
     const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > maxBytes) throw new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
+    if (length > maxBytes)
+      throw new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
     const data = Buffer.from(await response.arrayBuffer());
-    if (data.length > maxBytes) throw new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
-    if (beatmapMd5(data) !== md5) throw new BeatmapNotFoundError(`The mirror sent a different beatmap than ${md5}.`);
+    if (data.length > maxBytes)
+      throw new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
+    if (beatmapMd5(data) !== md5)
+      throw new BeatmapNotFoundError(`The mirror sent a different beatmap than ${md5}.`);
     return data;
   }
 
   return {
     async resolve(rawMd5, workDir) {
       const md5 = rawMd5.toLowerCase();
-      if (!MD5_PATTERN.test(md5)) throw new BeatmapNotFoundError('The replay does not name a valid beatmap MD5.');
+      if (!MD5_PATTERN.test(md5))
+        throw new BeatmapNotFoundError('The replay does not name a valid beatmap MD5.');
       const found = await library?.findByMd5(md5);
       if (found) return { ...found, source: 'library' };
       const osuPath = join(workDir, `${md5}.osu`);
@@ -75,9 +88,14 @@ export function createBeatmapResolver(options: BeatmapResolverOptions): BeatmapR
         await writeFile(osuPath, await options.store.get(beatmapCacheKey(md5)));
         return { osuPath, folder: workDir, source: 'cache' };
       }
-      if (!options.mirrorUrl) throw new BeatmapNotFoundError(`Beatmap ${md5} was not found in the local library and no mirror is configured.`);
+      if (!options.mirrorUrl)
+        throw new BeatmapNotFoundError(
+          `Beatmap ${md5} was not found in the local library and no mirror is configured.`,
+        );
       const data = await download(md5);
-      await options.store.put(beatmapCacheKey(md5), data, { contentType: 'text/plain; charset=utf-8' });
+      await options.store.put(beatmapCacheKey(md5), data, {
+        contentType: 'text/plain; charset=utf-8',
+      });
       await writeFile(osuPath, data);
       return { osuPath, folder: workDir, source: 'mirror' };
     },

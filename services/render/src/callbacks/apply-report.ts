@@ -24,13 +24,22 @@ const FROM: Record<WorkerReport['status'], JobStatus[]> = {
   failed: ['queued', 'downloading', 'rendering'],
 };
 
-export async function applyWorkerReport(db: SqlDatabase, store: ObjectStore, jobId: string, report: WorkerReport): Promise<JobRow> {
+export async function applyWorkerReport(
+  db: SqlDatabase,
+  store: ObjectStore,
+  jobId: string,
+  report: WorkerReport,
+): Promise<JobRow> {
   const keys = artifactKeys(jobId);
   const completed = report.status === 'completed';
   if (completed) {
-    const present = await Promise.all([keys.video, keys.thumbnail, keys.log].map((k) => store.exists(k)));
+    const present = await Promise.all(
+      [keys.video, keys.thumbnail, keys.log].map((k) => store.exists(k)),
+    );
     if (present.includes(false)) {
-      throw renderErrors.CALLBACK_CONFLICT({ detail: 'A completed job needs its video, thumbnail and log uploaded first.' });
+      throw renderErrors.CALLBACK_CONFLICT({
+        detail: 'A completed job needs its video, thumbnail and log uploaded first.',
+      });
     }
   }
   const terminal = completed || report.status === 'failed';
@@ -50,8 +59,20 @@ export async function applyWorkerReport(db: SqlDatabase, store: ObjectStore, job
             heartbeat_at = now(), updated_at = now()
       WHERE id = $1 AND status = ANY($12::text[])
       RETURNING *`,
-    [jobId, report.status, progress ?? null, report.map_title ?? null, report.error ?? null, report.worker_id, completed,
-      keys.video, keys.thumbnail, keys.log, terminal, FROM[report.status]],
+    [
+      jobId,
+      report.status,
+      progress ?? null,
+      report.map_title ?? null,
+      report.error ?? null,
+      report.worker_id,
+      completed,
+      keys.video,
+      keys.thumbnail,
+      keys.log,
+      terminal,
+      FROM[report.status],
+    ],
   );
   if (!rows[0]) throw renderErrors.CALLBACK_CONFLICT();
   return rows[0];

@@ -32,12 +32,17 @@ const KNOWN = new Set(Object.keys(reportSchema.properties));
 export function isWorkerReport(value: unknown): value is WorkerReport {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const r = value as Record<string, unknown>;
-  const optionalString = (v: unknown, max: number) => v === undefined || (typeof v === 'string' && v.length <= max);
+  const optionalString = (v: unknown, max: number) =>
+    v === undefined || (typeof v === 'string' && v.length <= max);
   return (
     Object.keys(r).every((k) => KNOWN.has(k)) &&
-    typeof r.worker_id === 'string' && r.worker_id.length >= 1 && r.worker_id.length <= 200 &&
-    typeof r.status === 'string' && STATUSES.has(r.status as never) &&
-    (r.progress === undefined || (typeof r.progress === 'number' && r.progress >= 0 && r.progress <= 100)) &&
+    typeof r.worker_id === 'string' &&
+    r.worker_id.length >= 1 &&
+    r.worker_id.length <= 200 &&
+    typeof r.status === 'string' &&
+    STATUSES.has(r.status as never) &&
+    (r.progress === undefined ||
+      (typeof r.progress === 'number' && r.progress >= 0 && r.progress <= 100)) &&
     optionalString(r.map_title, 500) &&
     optionalString(r.error, 2000)
   );
@@ -46,12 +51,17 @@ export function isWorkerReport(value: unknown): value is WorkerReport {
 export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext): void {
   void app.register(async (scope) => {
     // The signature covers the exact bytes sent, so the body is kept raw and parsed here.
-    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 64 * 1024 }, (_req, body, done) => done(null, body));
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: 64 * 1024 },
+      (_req, body, done) => done(null, body),
+    );
     scope.post<{ Params: { job_id: string }; Body: Buffer }>(
       '/v1/jobs/:job_id/callback',
       {
         schema: {
-          summary: 'Remote worker report (HMAC-SHA256 signed: X-Render-Timestamp, X-Render-Signature)',
+          summary:
+            'Remote worker report (HMAC-SHA256 signed: X-Render-Timestamp, X-Render-Signature)',
           description:
             'Signature: `sha256=` + hex HMAC-SHA256(CALLBACK_SECRET, `<timestamp>.<raw body>`); timestamps more than 300 s off are refused. ' +
             'Body: {worker_id, status: downloading|rendering|completed|failed, progress?, map_title?, error?}. ' +
@@ -69,9 +79,20 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
           const value = request.headers[name];
           return Array.isArray(value) ? value[0] : value;
         };
-        const check = verifyCallback(secret, header(TIMESTAMP_HEADER), header(SIGNATURE_HEADER), body, ctx.settings.callbackToleranceSeconds);
+        const check = verifyCallback(
+          secret,
+          header(TIMESTAMP_HEADER),
+          header(SIGNATURE_HEADER),
+          body,
+          ctx.settings.callbackToleranceSeconds,
+        );
         if (check !== 'ok') {
-          throw renderErrors.CALLBACK_UNAUTHORIZED({ detail: check === 'stale' ? 'Stale callback signature.' : 'Invalid or missing callback signature.' });
+          throw renderErrors.CALLBACK_UNAUTHORIZED({
+            detail:
+              check === 'stale'
+                ? 'Stale callback signature.'
+                : 'Invalid or missing callback signature.',
+          });
         }
         const id = parseJobId(request.params.job_id);
         if (!id || !(await getJob(ctx.db, id))) throw renderErrors.JOB_NOT_FOUND();
@@ -81,7 +102,10 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
         } catch {
           throw renderErrors.RENDER_VALIDATION({ detail: 'Callback body must be JSON.' });
         }
-        if (!isWorkerReport(report)) throw renderErrors.RENDER_VALIDATION({ detail: 'Callback body does not match the report schema.' });
+        if (!isWorkerReport(report))
+          throw renderErrors.RENDER_VALIDATION({
+            detail: 'Callback body does not match the report schema.',
+          });
         return toV1Job(await applyWorkerReport(ctx.db, ctx.store, id, report as WorkerReport));
       },
     );

@@ -8,7 +8,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIGNATURE_HEADER = 'x-render-signature';
 export const TIMESTAMP_HEADER = 'x-render-timestamp';
 
-export function signCallback(secret: string, timestamp: number | string, body: Buffer | string): string {
+export function signCallback(
+  secret: string,
+  timestamp: number | string,
+  body: Buffer | string,
+): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
 }
 

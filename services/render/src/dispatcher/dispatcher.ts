@@ -35,7 +35,12 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-export function createDispatcher(db: SqlDatabase, queue: TaskQueue, logger: Logger, options: DispatcherOptions = {}): Dispatcher {
+export function createDispatcher(
+  db: SqlDatabase,
+  queue: TaskQueue,
+  logger: Logger,
+  options: DispatcherOptions = {},
+): Dispatcher {
   const id = options.id ?? `dispatcher-${randomUUID()}`;
   const pollMs = options.pollMs ?? 1000;
   const batchSize = options.batchSize ?? 50;
@@ -58,7 +63,10 @@ export function createDispatcher(db: SqlDatabase, queue: TaskQueue, logger: Logg
           await queue.enqueue({ jobId: event.job_id, eventId: event.id });
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
-          logger.warn({ err: error, eventId: event.id }, 'enqueue failed; event released for retry');
+          logger.warn(
+            { err: error, eventId: event.id },
+            'enqueue failed; event released for retry',
+          );
           await releaseEvent(db, event.id, id, Math.min(60, retryDelay * event.attempts), message);
           continue;
         }

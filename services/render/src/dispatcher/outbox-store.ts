@@ -11,7 +11,12 @@ export interface ClaimedEvent {
   attempts: number;
 }
 
-export async function claimEvents(db: SqlExecutor, dispatcherId: string, batchSize: number, claimSeconds: number): Promise<ClaimedEvent[]> {
+export async function claimEvents(
+  db: SqlExecutor,
+  dispatcherId: string,
+  batchSize: number,
+  claimSeconds: number,
+): Promise<ClaimedEvent[]> {
   const { rows } = await db.query<ClaimedEvent>(
     `UPDATE render_outbox o
         SET claimed_by = $1, claimed_until = now() + make_interval(secs => $3), attempts = o.attempts + 1
@@ -29,7 +34,11 @@ export async function claimEvents(db: SqlExecutor, dispatcherId: string, batchSi
 }
 
 /** Marks an event dispatched; false when the claim was lost (expired and taken by another). */
-export async function acknowledgeEvent(db: SqlExecutor, id: string, dispatcherId: string): Promise<boolean> {
+export async function acknowledgeEvent(
+  db: SqlExecutor,
+  id: string,
+  dispatcherId: string,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE render_outbox SET dispatched_at = now(), claimed_until = NULL
       WHERE id = $1 AND claimed_by = $2 AND dispatched_at IS NULL`,
@@ -38,7 +47,13 @@ export async function acknowledgeEvent(db: SqlExecutor, id: string, dispatcherId
   return rowCount > 0;
 }
 
-export async function releaseEvent(db: SqlExecutor, id: string, dispatcherId: string, delaySeconds: number, error: string): Promise<void> {
+export async function releaseEvent(
+  db: SqlExecutor,
+  id: string,
+  dispatcherId: string,
+  delaySeconds: number,
+  error: string,
+): Promise<void> {
   await db.query(
     `UPDATE render_outbox
         SET claimed_by = NULL, claimed_until = NULL, last_error = $3,
@@ -49,6 +64,8 @@ export async function releaseEvent(db: SqlExecutor, id: string, dispatcherId: st
 }
 
 export async function pendingEventCount(db: SqlExecutor): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_outbox WHERE dispatched_at IS NULL');
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM render_outbox WHERE dispatched_at IS NULL',
+  );
   return Number(rows[0]?.n ?? 0);
 }

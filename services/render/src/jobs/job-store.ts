@@ -79,7 +79,15 @@ export async function insertJobWithEvent(tx: SqlExecutor, job: NewJob): Promise<
   await tx.query(
     `INSERT INTO render_jobs (id, status, skin, options, client_ip, replay_key, replay_info, beatmap_md5)
      VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7)`,
-    [job.id, job.skin, JSON.stringify(job.options), job.clientIp, job.replayKey, JSON.stringify(job.replayInfo), job.replayInfo.beatmapMd5],
+    [
+      job.id,
+      job.skin,
+      JSON.stringify(job.options),
+      job.clientIp,
+      job.replayKey,
+      JSON.stringify(job.replayInfo),
+      job.replayInfo.beatmapMd5,
+    ],
   );
   await insertOutboxEvent(tx, job.id);
 }
@@ -100,10 +108,16 @@ export interface ListJobsQuery {
   status?: JobStatus | undefined;
 }
 
-export async function listJobs(db: SqlExecutor, query: ListJobsQuery): Promise<{ rows: JobRow[]; total: number }> {
+export async function listJobs(
+  db: SqlExecutor,
+  query: ListJobsQuery,
+): Promise<{ rows: JobRow[]; total: number }> {
   const filter = query.status ? 'WHERE status = $1' : '';
   const params: unknown[] = query.status ? [query.status] : [];
-  const count = await db.query<{ total: string }>(`SELECT count(*)::text AS total FROM render_jobs ${filter}`, params);
+  const count = await db.query<{ total: string }>(
+    `SELECT count(*)::text AS total FROM render_jobs ${filter}`,
+    params,
+  );
   const n = params.length;
   const { rows } = await db.query<JobRow>(
     `SELECT * FROM render_jobs ${filter} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
@@ -132,7 +146,11 @@ export async function countActiveForAddress(db: SqlExecutor, clientIp: string): 
 }
 
 /** Moves a job out of `queued` for one worker; undefined when another already has it. */
-export async function claimJob(db: SqlExecutor, id: string, workerId: string): Promise<JobRow | undefined> {
+export async function claimJob(
+  db: SqlExecutor,
+  id: string,
+  workerId: string,
+): Promise<JobRow | undefined> {
   const { rows } = await db.query<JobRow>(
     `UPDATE render_jobs
         SET status = 'downloading', progress = 0, worker_id = $2, started_at = now(),
@@ -158,7 +176,12 @@ export interface JobUpdate {
  * Updates a running job owned by `workerId` (heartbeat included); false when the job is
  * no longer that worker's (the reaper failed it, for example).
  */
-export async function updateRunningJob(db: SqlExecutor, id: string, workerId: string, update: JobUpdate): Promise<boolean> {
+export async function updateRunningJob(
+  db: SqlExecutor,
+  id: string,
+  workerId: string,
+  update: JobUpdate,
+): Promise<boolean> {
   const terminal = update.status === 'completed' || update.status === 'failed';
   const { rowCount } = await db.query(
     `UPDATE render_jobs
@@ -172,8 +195,18 @@ export async function updateRunningJob(db: SqlExecutor, id: string, workerId: st
             finished_at = CASE WHEN $10::boolean THEN now() ELSE finished_at END,
             heartbeat_at = now(), updated_at = now()
       WHERE id = $1 AND worker_id = $2 AND status IN ('downloading', 'rendering')`,
-    [id, workerId, update.status ?? null, update.progress ?? null, update.mapTitle ?? null, update.error ?? null,
-      update.videoKey ?? null, update.thumbnailKey ?? null, update.logKey ?? null, terminal],
+    [
+      id,
+      workerId,
+      update.status ?? null,
+      update.progress ?? null,
+      update.mapTitle ?? null,
+      update.error ?? null,
+      update.videoKey ?? null,
+      update.thumbnailKey ?? null,
+      update.logKey ?? null,
+      terminal,
+    ],
   );
   return rowCount > 0;
 }

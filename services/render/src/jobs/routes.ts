@@ -54,7 +54,11 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
       schema: {
         summary: 'One job: status, progress, replay stats, links to its artifacts',
         tags: ['jobs'],
-        params: { type: 'object', properties: { job_id: { type: 'string' } }, required: ['job_id'] },
+        params: {
+          type: 'object',
+          properties: { job_id: { type: 'string' } },
+          required: ['job_id'],
+        },
         response: { 200: { $ref: 'RenderJob#' }, 404: { $ref: 'ErrorDetail#' } },
       },
     },

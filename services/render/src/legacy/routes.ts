@@ -32,7 +32,11 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
         response: {
           200: {
             type: 'object',
-            properties: { job_id: { type: 'string' }, view_url: { type: 'string' }, video_url: { type: 'string' } },
+            properties: {
+              job_id: { type: 'string' },
+              view_url: { type: 'string' },
+              video_url: { type: 'string' },
+            },
           },
           '4xx': { $ref: 'ErrorDetail#' },
           '5xx': { $ref: 'ErrorDetail#' },
@@ -42,7 +46,9 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
     async (request, reply) => {
       const { jobId, headers } = await submitFromRequest(ctx, request, true);
       const hex = legacyJobId(jobId);
-      return reply.headers(headers).send({ job_id: hex, view_url: `/view/${hex}`, video_url: `/video/${hex}.mp4` });
+      return reply
+        .headers(headers)
+        .send({ job_id: hex, view_url: `/view/${hex}`, video_url: `/video/${hex}.mp4` });
     },
   );
 
@@ -69,25 +75,53 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
         response: { 200: { type: 'array', items: { $ref: 'LegacyJobStatus#' } } },
       },
     },
-    async () => (await listJobs(ctx.db, { limit: LEGACY_LIST_SIZE, offset: 0 })).rows.map(toLegacyStatus),
+    async () =>
+      (await listJobs(ctx.db, { limit: LEGACY_LIST_SIZE, offset: 0 })).rows.map(toLegacyStatus),
   );
 
   const redirects: [string, string, (id: string) => string][] = [
-    ['/video/:file', 'Deprecated: redirects to the video artifact', (id) => `/v1/artifacts/videos/${id}.mp4`],
-    ['/thumbnail/:file', 'Deprecated: redirects to the thumbnail artifact', (id) => `/v1/artifacts/thumbnails/${id}.jpg`],
-    ['/logs/:file', 'Deprecated: redirects to the log artifact', (id) => `/v1/artifacts/logs/${id}.log`],
+    [
+      '/video/:file',
+      'Deprecated: redirects to the video artifact',
+      (id) => `/v1/artifacts/videos/${id}.mp4`,
+    ],
+    [
+      '/thumbnail/:file',
+      'Deprecated: redirects to the thumbnail artifact',
+      (id) => `/v1/artifacts/thumbnails/${id}.jpg`,
+    ],
+    [
+      '/logs/:file',
+      'Deprecated: redirects to the log artifact',
+      (id) => `/v1/artifacts/logs/${id}.log`,
+    ],
   ];
   for (const [path, summary, target] of redirects) {
-    app.get<{ Params: { file: string } }>(path, { schema: { summary, tags, deprecated } }, async (request, reply) => {
-      const raw = request.params.file.replace(/\.(mp4|jpg)$/i, '');
-      return reply.redirect(target(encodeURIComponent(redirectId(raw))), 302);
-    });
+    app.get<{ Params: { file: string } }>(
+      path,
+      { schema: { summary, tags, deprecated } },
+      async (request, reply) => {
+        const raw = request.params.file.replace(/\.(mp4|jpg)$/i, '');
+        return reply.redirect(target(encodeURIComponent(redirectId(raw))), 302);
+      },
+    );
   }
 
-  app.get('/skins', { schema: { summary: 'Deprecated: same as GET /v1/skins', tags, deprecated } }, listSkinsHandler(ctx));
+  app.get(
+    '/skins',
+    { schema: { summary: 'Deprecated: same as GET /v1/skins', tags, deprecated } },
+    listSkinsHandler(ctx),
+  );
   app.post(
     '/skins/upload',
-    { schema: { summary: 'Deprecated: same as POST /v1/skins/upload, 5 per minute', tags, deprecated, consumes: ['multipart/form-data'] } },
+    {
+      schema: {
+        summary: 'Deprecated: same as POST /v1/skins/upload, 5 per minute',
+        tags,
+        deprecated,
+        consumes: ['multipart/form-data'],
+      },
+    },
     uploadSkinHandler(ctx, () => ctx.limiters.legacySkinUpload),
   );
 }

@@ -13,13 +13,18 @@ const FLAGS: [string, string, boolean][] = [
 ];
 
 export function renderHomePage(skins: string[], jobs: JobRow[]): string {
-  const skinOptions = skins.map((s) => `<option value="${escapeHtml(s)}">${escapeHtml(s)}</option>`).join('');
+  const skinOptions = skins
+    .map((s) => `<option value="${escapeHtml(s)}">${escapeHtml(s)}</option>`)
+    .join('');
   const flags = FLAGS.map(
-    ([name, label, on]) => `<label><input type="checkbox" name="${name}"${on ? ' checked' : ''}> ${label}</label>`,
+    ([name, label, on]) =>
+      `<label><input type="checkbox" name="${name}"${on ? ' checked' : ''}> ${label}</label>`,
   ).join('');
   const rows = jobs
     .map(
-      (j) => `<tr><td><a href="/view/${j.id}">${escapeHtml(j.map_title ?? j.replay_info.playerName)}</a></td>
+      (
+        j,
+      ) => `<tr><td><a href="/view/${j.id}">${escapeHtml(j.map_title ?? j.replay_info.playerName)}</a></td>
 <td>${escapeHtml(j.replay_info.playerName)}</td><td>${escapeHtml(j.status)}</td><td>${Number(j.progress).toFixed(0)}%</td>
 <td class="muted">${new Date(j.created_at).toISOString().replace('T', ' ').slice(0, 19)}</td></tr>`,
     )

@@ -10,26 +10,52 @@ import { renderPlayerPage } from './player-page.js';
 
 function baseUrl(ctx: RenderContext, request: FastifyRequest): string {
   if (ctx.settings.publicBaseUrl) return ctx.settings.publicBaseUrl.replace(/\/+$/, '');
-  const host = /^[A-Za-z0-9.:[\]-]+$/.test(request.headers.host ?? '') ? request.headers.host : 'localhost';
+  const host = /^[A-Za-z0-9.:[\]-]+$/.test(request.headers.host ?? '')
+    ? request.headers.host
+    : 'localhost';
   return `${request.protocol}://${host}`;
 }
 
 export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): void {
-  app.get('/', { schema: { summary: 'Home page: render form, skin upload, recent jobs', tags: ['pages'], produces: ['text/html'] } }, async (_request, reply) => {
-    const [skins, jobs] = await Promise.all([listSkins(ctx.store), listJobs(ctx.db, { limit: 20, offset: 0 })]);
-    return reply.type('text/html; charset=utf-8').send(renderHomePage(skins, jobs.rows));
-  });
+  app.get(
+    '/',
+    {
+      schema: {
+        summary: 'Home page: render form, skin upload, recent jobs',
+        tags: ['pages'],
+        produces: ['text/html'],
+      },
+    },
+    async (_request, reply) => {
+      const [skins, jobs] = await Promise.all([
+        listSkins(ctx.store),
+        listJobs(ctx.db, { limit: 20, offset: 0 }),
+      ]);
+      return reply.type('text/html; charset=utf-8').send(renderHomePage(skins, jobs.rows));
+    },
+  );
 
   app.get<{ Params: { job_id: string } }>(
     '/view/:job_id',
-    { schema: { summary: 'Player page of a job: live progress, the video when done, OpenGraph video tags', tags: ['pages'], produces: ['text/html'] } },
+    {
+      schema: {
+        summary: 'Player page of a job: live progress, the video when done, OpenGraph video tags',
+        tags: ['pages'],
+        produces: ['text/html'],
+      },
+    },
     async (request, reply) => {
       const id = parseJobId(request.params.job_id);
       const job = id ? await getJob(ctx.db, id) : undefined;
       if (!job) {
-        return reply.code(404).type('text/html; charset=utf-8').send(layout('Job not found', '<h1>Job not found</h1><p><a href="/">Home</a></p>'));
+        return reply
+          .code(404)
+          .type('text/html; charset=utf-8')
+          .send(layout('Job not found', '<h1>Job not found</h1><p><a href="/">Home</a></p>'));
       }
-      return reply.type('text/html; charset=utf-8').send(renderPlayerPage(job, baseUrl(ctx, request)));
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(renderPlayerPage(job, baseUrl(ctx, request)));
     },
   );
 }

@@ -14,6 +14,10 @@ export interface TaskQueueOptions {
 
 export function createTaskQueue(options: TaskQueueOptions = {}): TaskQueue {
   return options.redisUrl
-    ? new BullmqTaskQueue({ redisUrl: options.redisUrl, prefix: options.prefix ?? 'render', logger: options.logger })
+    ? new BullmqTaskQueue({
+        redisUrl: options.redisUrl,
+        prefix: options.prefix ?? 'render',
+        logger: options.logger,
+      })
     : new MemoryTaskQueue(options.logger);
 }

@@ -58,12 +58,17 @@ export async function reapOnce(db: SqlDatabase, options: ReaperOptions): Promise
   return { failedStuck: stuck.rowCount, redispatched, failedUndispatchable: givenUp.rowCount };
 }
 
-export function startReaper(db: SqlDatabase, logger: Logger, options: ReaperOptions): { stop(): Promise<void> } {
+export function startReaper(
+  db: SqlDatabase,
+  logger: Logger,
+  options: ReaperOptions,
+): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = reapOnce(db, options)
       .then((result) => {
-        if (result.failedStuck || result.redispatched || result.failedUndispatchable) logger.warn(result, 'reaper acted');
+        if (result.failedStuck || result.redispatched || result.failedUndispatchable)
+          logger.warn(result, 'reaper acted');
       })
       .catch((error) => logger.error({ err: error }, 'reaper pass failed'));
   }, options.intervalMs ?? 30_000);

@@ -38,7 +38,8 @@ export type Renderer = (input: RenderInput) => Promise<RenderResult>;
 export async function loadOsuRenderer(): Promise<Renderer> {
   const osu = (await import('@platform/osu')) as Record<string, unknown>;
   const render = osu.renderReplay;
-  if (typeof render !== 'function') throw new Error('@platform/osu does not export renderReplay in this build');
+  if (typeof render !== 'function')
+    throw new Error('@platform/osu does not export renderReplay in this build');
   return render as Renderer;
 }
 
@@ -48,9 +49,12 @@ export function lazyOsuRenderer(): Renderer {
   return async (input) => {
     loaded ??= loadOsuRenderer();
     try {
-      return await (await loaded)(input);
+      return await (
+        await loaded
+      )(input);
     } catch (error) {
-      if (error instanceof Error && error.message.includes('does not export renderReplay')) loaded = undefined;
+      if (error instanceof Error && error.message.includes('does not export renderReplay'))
+        loaded = undefined;
       throw error;
     }
   };

@@ -23,7 +23,10 @@ export function listSkinsHandler(ctx: RenderContext) {
 }
 
 export function skinNameFromFilename(filename: string): string {
-  return filename.replace(/^.*[\\/]/, '').replace(/\.osk$/i, '').trim();
+  return filename
+    .replace(/^.*[\\/]/, '')
+    .replace(/\.osk$/i, '')
+    .trim();
 }
 
 export function uploadSkinHandler(ctx: RenderContext, limiter: () => RateLimiter) {
@@ -33,21 +36,30 @@ export function uploadSkinHandler(ctx: RenderContext, limiter: () => RateLimiter
     const temp = await mkdtemp(join(tmpdir(), 'render-skin-upload-'));
     try {
       const upload = await receiveSkin(ctx, request, join(temp, 'upload.osk'));
-      const limits = { ...DEFAULT_SKIN_LIMITS, maxUncompressedBytes: ctx.settings.maxSkinUncompressedMb * 1024 * 1024 };
+      const limits = {
+        ...DEFAULT_SKIN_LIMITS,
+        maxUncompressedBytes: ctx.settings.maxSkinUncompressedMb * 1024 * 1024,
+      };
       try {
         await inspectSkinArchive(upload.path, upload.bytes, limits);
       } catch (error) {
-        if (error instanceof SkinArchiveError) throw renderErrors.SKIN_INVALID({ detail: `Skin archive was refused: ${error.message}.` });
+        if (error instanceof SkinArchiveError)
+          throw renderErrors.SKIN_INVALID({
+            detail: `Skin archive was refused: ${error.message}.`,
+          });
         throw error;
       }
       const name = skinNameFromFilename(upload.filename);
       if (!SKIN_NAME_PATTERN.test(name) || name.length > 64) {
         throw renderErrors.SKIN_INVALID({
-          detail: 'Skin name must contain only letters, digits, spaces, hyphens and underscores (at most 64 characters).',
+          detail:
+            'Skin name must contain only letters, digits, spaces, hyphens and underscores (at most 64 characters).',
         });
       }
       if (!(await saveSkin(ctx.db, ctx.store, name, upload.path))) {
-        throw renderErrors.SKIN_EXISTS({ detail: `A skin named "${name}" already exists. Rename the file and upload it again.` });
+        throw renderErrors.SKIN_EXISTS({
+          detail: `A skin named "${name}" already exists. Rename the file and upload it again.`,
+        });
       }
       return { success: true, skin_name: name, message: `Skin "${name}" uploaded successfully.` };
     } finally {
@@ -62,7 +74,9 @@ async function receiveSkin(ctx: RenderContext, request: FastifyRequest, path: st
   let tooLarge = false;
   let received = false;
   if (request.isMultipart()) {
-    for await (const part of request.parts({ limits: { fileSize: maxBytes, files: 2, fields: 10, parts: 12 } })) {
+    for await (const part of request.parts({
+      limits: { fileSize: maxBytes, files: 2, fields: 10, parts: 12 },
+    })) {
       if (part.type !== 'file') continue;
       if (part.fieldname !== 'skin' || filename !== undefined) {
         part.file.resume();
@@ -79,7 +93,10 @@ async function receiveSkin(ctx: RenderContext, request: FastifyRequest, path: st
     }
   }
   if (!filename || !/\.osk$/i.test(filename)) throw renderErrors.SKIN_EXTENSION();
-  if (tooLarge) throw renderErrors.SKIN_TOO_LARGE({ detail: `Skin file exceeds maximum size of ${ctx.settings.maxSkinSizeMb}MB.` });
+  if (tooLarge)
+    throw renderErrors.SKIN_TOO_LARGE({
+      detail: `Skin file exceeds maximum size of ${ctx.settings.maxSkinSizeMb}MB.`,
+    });
   const bytes = received ? (await stat(path)).size : 0;
   const head = Buffer.alloc(2);
   if (bytes >= 2) {
@@ -97,7 +114,12 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
       schema: {
         summary: 'Names of the available skins',
         tags: ['skins'],
-        response: { 200: { type: 'object', properties: { skins: { type: 'array', items: { type: 'string' } } } } },
+        response: {
+          200: {
+            type: 'object',
+            properties: { skins: { type: 'array', items: { type: 'string' } } },
+          },
+        },
       },
     },
     listSkinsHandler(ctx),
@@ -112,7 +134,11 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
         response: {
           200: {
             type: 'object',
-            properties: { success: { type: 'boolean' }, skin_name: { type: 'string' }, message: { type: 'string' } },
+            properties: {
+              success: { type: 'boolean' },
+              skin_name: { type: 'string' },
+              message: { type: 'string' },
+            },
           },
           '4xx': { $ref: 'ErrorDetail#' },
         },

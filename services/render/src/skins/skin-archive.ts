@@ -12,7 +12,7 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
-import { Transform } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
@@ -35,7 +35,8 @@ export const DEFAULT_SKIN_LIMITS: Readonly<SkinArchiveLimits> = Object.freeze({
   maxDepth: 3,
 });
 
-export type SkinArchiveProblem = 'entries' | 'ratio' | 'size' | 'depth' | 'nested' | 'name' | 'integrity';
+export type SkinArchiveProblem =
+  'entries' | 'ratio' | 'size' | 'depth' | 'nested' | 'name' | 'integrity';
 
 export class SkinArchiveError extends Error {
   override readonly name = 'SkinArchiveError';
@@ -69,14 +70,17 @@ export function unsafeEntryName(name: string): string | undefined {
   if (/[\u0000-\u001f]/.test(name)) return 'control character in entry name';
   if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) return 'absolute entry path';
   const segments = name.replace(/\/$/, '').split('/');
-  if (segments.some((s) => s === '..' || s === '.' || s === '')) return 'relative traversal in entry path';
+  if (segments.some((s) => s === '..' || s === '.' || s === ''))
+    return 'relative traversal in entry path';
   return undefined;
 }
 
 function open(path: string): Promise<ZipFile> {
   return new Promise((resolvePromise, reject) => {
-    yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (err, zip) =>
-      err ? reject(err) : resolvePromise(zip),
+    yauzl.open(
+      path,
+      { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true },
+      (err, zip) => (err ? reject(err) : resolvePromise(zip)),
     );
   });
 }
@@ -104,17 +108,26 @@ export async function inspectSkinArchive(
   try {
     zip = await open(path);
   } catch (error) {
-    throw new SkinArchiveError('integrity', `archive is not a readable ZIP file (${(error as Error).message})`);
+    throw new SkinArchiveError(
+      'integrity',
+      `archive is not a readable ZIP file (${(error as Error).message})`,
+    );
   }
   try {
     if (zip.entryCount > limits.maxEntries) {
-      throw new SkinArchiveError('entries', `archive has ${zip.entryCount} entries; at most ${limits.maxEntries} are allowed`);
+      throw new SkinArchiveError(
+        'entries',
+        `archive has ${zip.entryCount} entries; at most ${limits.maxEntries} are allowed`,
+      );
     }
     let entries: Entry[];
     try {
       entries = await readDirectory(zip);
     } catch (error) {
-      throw new SkinArchiveError('integrity', `archive directory is damaged (${(error as Error).message})`);
+      throw new SkinArchiveError(
+        'integrity',
+        `archive directory is damaged (${(error as Error).message})`,
+      );
     }
     checkDirectory(entries, archiveBytes, limits);
     const target = extractTo ? resolve(extractTo) : undefined;
@@ -127,7 +140,11 @@ export async function inspectSkinArchive(
       }
       uncompressed += await testEntry(zip, entry, name, target);
     }
-    return { entries: entries.length, files: entries.filter((e) => !entryName(e).endsWith('/')).length, uncompressedBytes: uncompressed };
+    return {
+      entries: entries.length,
+      files: entries.filter((e) => !entryName(e).endsWith('/')).length,
+      uncompressedBytes: uncompressed,
+    };
   } finally {
     zip.close();
   }
@@ -136,7 +153,10 @@ export async function inspectSkinArchive(
 function checkDirectory(entries: Entry[], archiveBytes: number, limits: SkinArchiveLimits): void {
   const total = entries.reduce((sum, e) => sum + e.uncompressedSize, 0);
   if (total > limits.maxUncompressedBytes) {
-    throw new SkinArchiveError('size', `archive expands to ${total} bytes; at most ${limits.maxUncompressedBytes} are allowed`);
+    throw new SkinArchiveError(
+      'size',
+      `archive expands to ${total} bytes; at most ${limits.maxUncompressedBytes} are allowed`,
+    );
   }
   if (total / Math.max(1, archiveBytes) > limits.maxRatio) {
     throw new SkinArchiveError('ratio', `compression ratio above ${limits.maxRatio}x`);
@@ -145,11 +165,15 @@ function checkDirectory(entries: Entry[], archiveBytes: number, limits: SkinArch
   for (const name of names) {
     const folders = name.replace(/\/$/, '').split('/').length - (name.endsWith('/') ? 0 : 1);
     if (folders > limits.maxDepth) {
-      throw new SkinArchiveError('depth', `entry "${name}" is nested deeper than ${limits.maxDepth} folders`);
+      throw new SkinArchiveError(
+        'depth',
+        `entry "${name}" is nested deeper than ${limits.maxDepth} folders`,
+      );
     }
   }
   for (const name of names) {
-    if (/\.(zip|osk)$/i.test(name)) throw new SkinArchiveError('nested', `nested archive "${name}" is not allowed`);
+    if (/\.(zip|osk)$/i.test(name))
+      throw new SkinArchiveError('nested', `nested archive "${name}" is not allowed`);
   }
   entries.forEach((entry, i) => {
     const problem = unsafeEntryName(names[i]!);
@@ -162,12 +186,18 @@ function checkDirectory(entries: Entry[], archiveBytes: number, limits: SkinArch
 
 function safeJoin(target: string, name: string): string {
   const path = resolve(target, name);
-  if (path !== target && !path.startsWith(target + sep)) throw new SkinArchiveError('name', `entry "${name}" escapes the folder`);
+  if (path !== target && !path.startsWith(target + sep))
+    throw new SkinArchiveError('name', `entry "${name}" escapes the folder`);
   return path;
 }
 
 /** Streams one entry through a CRC-32 (and to disk when extracting); returns its size. */
-async function testEntry(zip: ZipFile, entry: Entry, name: string, target: string | undefined): Promise<number> {
+async function testEntry(
+  zip: ZipFile,
+  entry: Entry,
+  name: string,
+  target: string | undefined,
+): Promise<number> {
   let crc = 0;
   let size = 0;
   const meter = new Transform({
@@ -184,15 +214,16 @@ async function testEntry(zip: ZipFile, entry: Entry, name: string, target: strin
       await mkdir(dirname(path), { recursive: true });
       await pipeline(source, meter, createWriteStream(path, { flags: 'wx' }));
     } else {
-      await pipeline(source, meter, async function* (input) {
-        for await (const _ of input) void _;
-      });
+      await pipeline(source, meter, new Writable({ write: (_chunk, _enc, done) => done() }));
     }
   } catch (error) {
     if (error instanceof SkinArchiveError) throw error;
-    throw new SkinArchiveError('integrity', `entry "${name}" failed the ZIP test (${(error as Error).message})`);
+    throw new SkinArchiveError(
+      'integrity',
+      `entry "${name}" failed the ZIP test (${(error as Error).message})`,
+    );
   }
-  if ((crc >>> 0) !== (entry.crc32 >>> 0)) {
+  if (crc >>> 0 !== entry.crc32 >>> 0) {
     throw new SkinArchiveError('integrity', `entry "${name}" failed the ZIP test (CRC mismatch)`);
   }
   return size;

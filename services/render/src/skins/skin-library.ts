@@ -22,13 +22,20 @@ export async function listSkins(store: ObjectStore): Promise<string[]> {
 }
 
 /** Stores a checked archive unless the name is taken; false when it already exists. */
-export async function saveSkin(db: SqlDatabase, store: ObjectStore, name: string, archivePath: string): Promise<boolean> {
+export async function saveSkin(
+  db: SqlDatabase,
+  store: ObjectStore,
+  name: string,
+  archivePath: string,
+): Promise<boolean> {
   if (name.toLowerCase() === DEFAULT_SKIN.toLowerCase()) return false;
   // Two uploads of one name at once: the lock makes the exists-then-put a single step.
   return db.withAdvisoryLock(`render-skin:${name.toLowerCase()}`, async () => {
     const existing = await listSkins(store);
     if (existing.some((s) => s.toLowerCase() === name.toLowerCase())) return false;
-    await store.put(skinKey(name), createReadStream(archivePath), { contentType: 'application/octet-stream' });
+    await store.put(skinKey(name), createReadStream(archivePath), {
+      contentType: 'application/octet-stream',
+    });
     return true;
   });
 }
@@ -37,7 +44,12 @@ export async function saveSkin(db: SqlDatabase, store: ObjectStore, name: string
  * Downloads a stored skin and extracts it (with every archive check) into `dir`;
  * false when no such skin is stored.
  */
-export async function extractStoredSkin(store: ObjectStore, name: string, dir: string, limits: SkinArchiveLimits): Promise<boolean> {
+export async function extractStoredSkin(
+  store: ObjectStore,
+  name: string,
+  dir: string,
+  limits: SkinArchiveLimits,
+): Promise<boolean> {
   if (!(await store.exists(skinKey(name)))) return false;
   const temp = await mkdtemp(join(tmpdir(), 'render-skin-'));
   try {

@@ -12,7 +12,12 @@ export interface JobLog {
   close(): Promise<void>;
 }
 
-export function createJobLog(store: ObjectStore, key: string, uploadEveryMs: number, logger?: Logger): JobLog {
+export function createJobLog(
+  store: ObjectStore,
+  key: string,
+  uploadEveryMs: number,
+  logger?: Logger,
+): JobLog {
   const lines: string[] = [];
   let dirty = false;
   let uploading: Promise<void> = Promise.resolve();

@@ -9,14 +9,18 @@ export interface RenderWorker {
 export function startRenderWorker(
   deps: WorkerDeps,
   queue: TaskQueue,
-  options: { concurrency: number; onOutcome?: (jobId: string, outcome: TaskOutcome, seconds: number) => void },
+  options: {
+    concurrency: number;
+    onOutcome?: (jobId: string, outcome: TaskOutcome, seconds: number) => void;
+  },
 ): RenderWorker {
   const shutdown = new AbortController();
   const consumer: TaskConsumer = queue.consume(
     async (task) => {
       const started = performance.now();
       const outcome = await runRenderJob({ ...deps, shutdown: shutdown.signal }, task.jobId);
-      if (outcome === 'skipped') deps.logger.info({ task }, 'task skipped: the job is no longer queued');
+      if (outcome === 'skipped')
+        deps.logger.info({ task }, 'task skipped: the job is no longer queued');
       options.onOutcome?.(task.jobId, outcome, (performance.now() - started) / 1000);
     },
     { concurrency: options.concurrency },

@@ -65,13 +65,19 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   const heartbeat = setInterval(() => {
     updateRunningJob(db, job.id, settings.workerId, {})
       .then((mine) => {
-        if (!mine) abort.abort(new Error('The job was taken away from this worker (reaped or cancelled).'));
+        if (!mine)
+          abort.abort(new Error('The job was taken away from this worker (reaped or cancelled).'));
       })
       .catch((error) => deps.logger.warn({ err: error, jobId }, 'heartbeat failed'));
   }, settings.heartbeatMs);
   heartbeat.unref();
   const timeout = setTimeout(
-    () => abort.abort(new Error(`Render timed out after ${Number((settings.renderTimeoutMs / 1000).toFixed(2))} seconds.`)),
+    () =>
+      abort.abort(
+        new Error(
+          `Render timed out after ${Number((settings.renderTimeoutMs / 1000).toFixed(2))} seconds.`,
+        ),
+      ),
     settings.renderTimeoutMs,
   );
   timeout.unref();
@@ -115,7 +121,9 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   const reason = failureReason(failure.error, abort.signal, dir);
   log.line(`failed: ${reason}`);
   await log.close();
-  await updateRunningJob(db, job.id, settings.workerId, { status: 'failed', error: reason }).catch(() => undefined);
+  await updateRunningJob(db, job.id, settings.workerId, { status: 'failed', error: reason }).catch(
+    () => undefined,
+  );
   deps.logger.warn({ err: failure.error, jobId }, 'render failed');
   return 'failed';
 }
@@ -144,7 +152,11 @@ async function render(
     else line(`skin "${job.skin}" is not stored; rendering with the default skin`);
   }
   signal.throwIfAborted();
-  await updateRunningJob(db, job.id, settings.workerId, { status: 'rendering', progress: 0, mapTitle });
+  await updateRunningJob(db, job.id, settings.workerId, {
+    status: 'rendering',
+    progress: 0,
+    mapTitle,
+  });
   line(`rendering ${mapTitle} with skin ${skinDir ? job.skin : DEFAULT_SKIN}`);
 
   let lastWrite = 0;
@@ -156,7 +168,9 @@ async function render(
     if (now - lastWrite < 500 || value === lastPercent) return;
     lastWrite = now;
     lastPercent = value;
-    writing = writing.then(() => updateRunningJob(db, job.id, settings.workerId, { progress: value })).catch(() => undefined);
+    writing = writing
+      .then(() => updateRunningJob(db, job.id, settings.workerId, { progress: value }))
+      .catch(() => undefined);
   };
   const videoPath = join(dir, 'video.mp4');
   const thumbnailPath = join(dir, 'thumbnail.jpg');
@@ -179,7 +193,9 @@ async function render(
   });
   await writing;
   signal.throwIfAborted();
-  line(`rendered ${result.frames} frames, ${result.durationSeconds.toFixed(2)} s at ${result.width}x${result.height}`);
+  line(
+    `rendered ${result.frames} frames, ${result.durationSeconds.toFixed(2)} s at ${result.width}x${result.height}`,
+  );
   await store.put(keys.video, await readFile(videoPath), { contentType: 'video/mp4' });
   await store.put(keys.thumbnail, await readFile(thumbnailPath), { contentType: 'image/jpeg' });
 }

@@ -28,13 +28,17 @@ for (const { kind, skip } of await engineSets()) {
 
     async function race(address: string) {
       const replay = readFixture('tool.osr');
-      const responses = await Promise.all(Array.from({ length: 50 }, () => submit(app, { address, replay })));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => submit(app, { address, replay })),
+      );
       const active = await engines.ctx.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM render_jobs WHERE client_ip = $1 AND status = 'queued'`,
         [address],
       );
       // Refused submissions leave no replay behind: one stored replay per job.
-      const jobs = await engines.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_jobs');
+      const jobs = await engines.ctx.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM render_jobs',
+      );
       assert.equal((await engines.ctx.store.list('replays/')).length, Number(jobs.rows[0]!.n));
       return { responses, stored: Number(active.rows[0]!.n) };
     }
@@ -50,12 +54,17 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('with the default 5/min limit: 2 accepted, 3 refused for active jobs, 45 rate limited', async () => {
-      engines.ctx.limiters.render = (await import('../../src/context.js')).createLimiters(engines.ctx.counters, {
-        ...engines.ctx.settings,
-        renderRateLimit: 5,
-      }).render;
+      engines.ctx.limiters.render = (await import('../../src/context.js')).createLimiters(
+        engines.ctx.counters,
+        {
+          ...engines.ctx.settings,
+          renderRateLimit: 5,
+        },
+      ).render;
       const { responses, stored } = await race(freshAddress());
-      const details = responses.map((r) => `${r.statusCode} ${r.statusCode === 202 ? '' : r.json().detail}`);
+      const details = responses.map(
+        (r) => `${r.statusCode} ${r.statusCode === 202 ? '' : r.json().detail}`,
+      );
       const count = (text: string) => details.filter((d) => d === text).length;
       assert.equal(count('202 '), 2);
       assert.equal(count('429 You already have 2 active render jobs.'), 3);

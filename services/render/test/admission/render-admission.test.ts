@@ -13,8 +13,12 @@ import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../
 const skipFixtures = fixturesSkip();
 
 async function countRows(engines: TestEngines) {
-  const jobs = await engines.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_jobs');
-  const events = await engines.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_outbox');
+  const jobs = await engines.ctx.db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM render_jobs',
+  );
+  const events = await engines.ctx.db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM render_outbox',
+  );
   return { jobs: Number(jobs.rows[0]!.n), events: Number(events.rows[0]!.n) };
 }
 
@@ -45,7 +49,9 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(body.links.status, `/v1/jobs/${body.job_id}`);
       assert.equal(res.headers['x-ratelimit-limit'], '5');
       assert.equal(res.headers['x-ratelimit-remaining'], '4');
-      const events = await engines.ctx.db.query('SELECT * FROM render_outbox WHERE job_id = $1', [body.job_id]);
+      const events = await engines.ctx.db.query('SELECT * FROM render_outbox WHERE job_id = $1', [
+        body.job_id,
+      ]);
       assert.equal(events.rows.length, 1);
       assert.deepEqual(await engines.ctx.store.get(`replays/${body.job_id}.osr`), tool);
       const job = (await app.inject(`/v1/jobs/${body.job_id}`)).json();
@@ -70,7 +76,14 @@ for (const { kind, skip } of await engineSets()) {
       const res = await submit(app, {
         address: freshAddress(),
         replay: tool,
-        fields: { skin: 'My Skin_2-x', resolution: '4k', bg_dim: '95', motion_blur: 'false', video: 'true', key_overlay: '0' },
+        fields: {
+          skin: 'My Skin_2-x',
+          resolution: '4k',
+          bg_dim: '95',
+          motion_blur: 'false',
+          video: 'true',
+          key_overlay: '0',
+        },
       });
       assert.equal(res.statusCode, 202, res.body);
       const job = (await app.inject(`/v1/jobs/${res.json().job_id}`)).json();
@@ -84,24 +97,114 @@ for (const { kind, skip } of await engineSets()) {
 
     const badRequests: [string, () => Parameters<typeof submit>[1], number, string][] = [
       ['no replay file', () => ({ address: freshAddress() }), 400, EXTENSION],
-      ['wrong extension', () => ({ address: freshAddress(), replay: tool, filename: 'play.txt' }), 400, EXTENSION],
-      ['empty file', () => ({ address: freshAddress(), replay: Buffer.alloc(0) }), 400, 'Uploaded replay file is empty.'],
-      ['truncated replay', () => ({ address: freshAddress(), replay: tool.subarray(0, 60) }), 415, INVALID],
-      ['truncated frames', () => ({ address: freshAddress(), replay: tool.subarray(0, tool.length - 200) }), 415, INVALID],
-      ['bad LZMA stream', () => ({ address: freshAddress(), replay: corruptLzma(tool) }), 415, INVALID],
-      ['random bytes', () => ({ address: freshAddress(), replay: Buffer.from('not a replay at all, just text') }), 415, INVALID],
-      ['taiko replay', () => ({ address: freshAddress(), replay: readFixture('kszlim-taiko.osr') }), 415, INVALID],
-      ['catch replay', () => ({ address: freshAddress(), replay: readFixture('kszlim-ctb.osr') }), 415, INVALID],
-      ['mania replay', () => ({ address: freshAddress(), replay: readFixture('kszlim-mania.osr') }), 415, INVALID],
-      ['bad skin name', () => ({ address: freshAddress(), replay: tool, fields: { skin: '../etc' } }), 422, 'validation error'],
-      ['bad resolution', () => ({ address: freshAddress(), replay: tool, fields: { resolution: '720p' } }), 422, 'validation error'],
-      ['bg_dim out of range', () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: '950' } }), 422, 'validation error'],
-      ['bg_dim negative', () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: '-0.1' } }), 422, 'validation error'],
-      ['bg_dim not a number', () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: 'dark' } }), 422, 'validation error'],
-      ['bad boolean', () => ({ address: freshAddress(), replay: tool, fields: { storyboard: 'maybe' } }), 422, 'validation error'],
+      [
+        'wrong extension',
+        () => ({ address: freshAddress(), replay: tool, filename: 'play.txt' }),
+        400,
+        EXTENSION,
+      ],
+      [
+        'empty file',
+        () => ({ address: freshAddress(), replay: Buffer.alloc(0) }),
+        400,
+        'Uploaded replay file is empty.',
+      ],
+      [
+        'truncated replay',
+        () => ({ address: freshAddress(), replay: tool.subarray(0, 60) }),
+        415,
+        INVALID,
+      ],
+      [
+        'truncated frames',
+        () => ({ address: freshAddress(), replay: tool.subarray(0, tool.length - 200) }),
+        415,
+        INVALID,
+      ],
+      [
+        'bad LZMA stream',
+        () => ({ address: freshAddress(), replay: corruptLzma(tool) }),
+        415,
+        INVALID,
+      ],
+      [
+        'random bytes',
+        () => ({ address: freshAddress(), replay: Buffer.from('not a replay at all, just text') }),
+        415,
+        INVALID,
+      ],
+      [
+        'taiko replay',
+        () => ({ address: freshAddress(), replay: readFixture('kszlim-taiko.osr') }),
+        415,
+        INVALID,
+      ],
+      [
+        'catch replay',
+        () => ({ address: freshAddress(), replay: readFixture('kszlim-ctb.osr') }),
+        415,
+        INVALID,
+      ],
+      [
+        'mania replay',
+        () => ({ address: freshAddress(), replay: readFixture('kszlim-mania.osr') }),
+        415,
+        INVALID,
+      ],
+      [
+        'bad skin name',
+        () => ({ address: freshAddress(), replay: tool, fields: { skin: '../etc' } }),
+        422,
+        'validation error',
+      ],
+      [
+        'bad resolution',
+        () => ({ address: freshAddress(), replay: tool, fields: { resolution: '720p' } }),
+        422,
+        'validation error',
+      ],
+      [
+        'bg_dim out of range',
+        () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: '950' } }),
+        422,
+        'validation error',
+      ],
+      [
+        'bg_dim negative',
+        () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: '-0.1' } }),
+        422,
+        'validation error',
+      ],
+      [
+        'bg_dim not a number',
+        () => ({ address: freshAddress(), replay: tool, fields: { bg_dim: 'dark' } }),
+        422,
+        'validation error',
+      ],
+      [
+        'bad boolean',
+        () => ({ address: freshAddress(), replay: tool, fields: { storyboard: 'maybe' } }),
+        422,
+        'validation error',
+      ],
       // The first failing check wins.
-      ['extension before skin', () => ({ address: freshAddress(), replay: tool, filename: 'x.osz', fields: { skin: '!!' } }), 400, EXTENSION],
-      ['structure before skin', () => ({ address: freshAddress(), replay: tool.subarray(0, 10), fields: { skin: '!!' } }), 415, INVALID],
+      [
+        'extension before skin',
+        () => ({
+          address: freshAddress(),
+          replay: tool,
+          filename: 'x.osz',
+          fields: { skin: '!!' },
+        }),
+        400,
+        EXTENSION,
+      ],
+      [
+        'structure before skin',
+        () => ({ address: freshAddress(), replay: tool.subarray(0, 10), fields: { skin: '!!' } }),
+        415,
+        INVALID,
+      ],
     ];
     for (const [name, make, status, detail] of badRequests) {
       test(`${name} → ${status}`, async () => {
@@ -114,7 +217,11 @@ for (const { kind, skip } of await engineSets()) {
     }
 
     test('422 names the offending fields', async () => {
-      const res = await submit(app, { address: freshAddress(), replay: tool, fields: { skin: 'a/b', resolution: '8k' } });
+      const res = await submit(app, {
+        address: freshAddress(),
+        replay: tool,
+        fields: { skin: 'a/b', resolution: '8k' },
+      });
       assert.equal(res.statusCode, 422);
       assert.deepEqual(
         res.json().errors.map((e: { field: string }) => e.field),
@@ -124,9 +231,14 @@ for (const { kind, skip } of await engineSets()) {
 
     test('validation failures do not spend the budget; the 6th request in a minute is 429 with headers', async () => {
       const address = freshAddress();
-      for (let i = 0; i < 3; i += 1) assert.equal((await submit(app, { address, replay: tool, fields: { skin: '%' } })).statusCode, 422);
+      for (let i = 0; i < 3; i += 1)
+        assert.equal(
+          (await submit(app, { address, replay: tool, fields: { skin: '%' } })).statusCode,
+          422,
+        );
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i += 1) statuses.push((await submit(app, { address, replay: tool })).statusCode);
+      for (let i = 0; i < 5; i += 1)
+        statuses.push((await submit(app, { address, replay: tool })).statusCode);
       assert.deepEqual(statuses, [202, 202, 429, 429, 429]);
       const limited = await submit(app, { address, replay: tool });
       assert.equal(limited.statusCode, 429);
@@ -167,23 +279,27 @@ for (const { kind, skip } of await engineSets()) {
     let app: FastifyInstance;
     let failPuts = false;
     before(async () => {
-      engines = await openTestEngines(kind, { maxQueued: 3, maxRendering: 1 }, {
-        store: (inner): ObjectStore => ({
-          driver: inner.driver,
-          put: async (...args) => {
-            if (failPuts) throw new Error('storage is down');
-            return inner.put(...args);
-          },
-          get: (...a) => inner.get(...a),
-          stream: (...a) => inner.stream(...a),
-          exists: (...a) => inner.exists(...a),
-          delete: (...a) => inner.delete(...a),
-          list: (...a) => inner.list(...a),
-          signedUrl: (...a) => inner.signedUrl(...a),
-          ping: () => inner.ping(),
-          close: () => inner.close(),
-        }),
-      });
+      engines = await openTestEngines(
+        kind,
+        { maxQueued: 3, maxRendering: 1 },
+        {
+          store: (inner): ObjectStore => ({
+            driver: inner.driver,
+            put: async (...args) => {
+              if (failPuts) throw new Error('storage is down');
+              return inner.put(...args);
+            },
+            get: (...a) => inner.get(...a),
+            stream: (...a) => inner.stream(...a),
+            exists: (...a) => inner.exists(...a),
+            delete: (...a) => inner.delete(...a),
+            list: (...a) => inner.list(...a),
+            signedUrl: (...a) => inner.signedUrl(...a),
+            ping: () => inner.ping(),
+            close: () => inner.close(),
+          }),
+        },
+      );
       app = await buildTestApp(engines);
     });
     after(async () => {
@@ -205,15 +321,27 @@ for (const { kind, skip } of await engineSets()) {
 
     test('MAX_QUEUED queued jobs → 503 queue full; MAX_RENDERING busy → 503 capacity', async () => {
       const tool = readFixture('tool.osr');
-      for (let i = 0; i < 3; i += 1) assert.equal((await submit(app, { address: freshAddress(), replay: tool })).statusCode, 202);
+      for (let i = 0; i < 3; i += 1)
+        assert.equal(
+          (await submit(app, { address: freshAddress(), replay: tool })).statusCode,
+          202,
+        );
       const full = await submit(app, { address: freshAddress(), replay: tool });
       assert.equal(full.statusCode, 503);
-      assert.equal(full.json().detail, 'The render queue is currently full. Please try again later.');
-      await engines.ctx.db.query(`UPDATE render_jobs SET status = 'rendering' WHERE id = (SELECT id FROM render_jobs LIMIT 1)`);
+      assert.equal(
+        full.json().detail,
+        'The render queue is currently full. Please try again later.',
+      );
+      await engines.ctx.db.query(
+        `UPDATE render_jobs SET status = 'rendering' WHERE id = (SELECT id FROM render_jobs LIMIT 1)`,
+      );
       const busy = await submit(app, { address: freshAddress(), replay: tool });
       assert.equal(busy.statusCode, 503);
       assert.equal(busy.json().detail, 'The render infrastructure is at maximum capacity.');
-      assert.equal((await submit(app, { address: freshAddress(), replay: Buffer.alloc(0) })).statusCode, 400);
+      assert.equal(
+        (await submit(app, { address: freshAddress(), replay: Buffer.alloc(0) })).statusCode,
+        400,
+      );
     });
 
     test('a replay above MAX_REPLAY_SIZE_MB → 413 with the spec detail', async () => {

@@ -14,11 +14,21 @@ for (const { kind, skip } of await engineSets()) {
       engines = await openTestEngines(kind);
       app = await buildTestApp(engines);
       const { store } = engines.ctx;
-      await store.put('logs/job1.log', 'line one\nline two\n', { contentType: 'text/plain; charset=utf-8' });
-      await store.put('videos/job1.mp4', Buffer.from('fake-mp4-bytes'), { contentType: 'video/mp4' });
-      await store.put('thumbnails/job1.jpg', Buffer.from('fake-jpeg'), { contentType: 'image/jpeg' });
-      await store.put('replays/job1.osr', Buffer.from('replay'), { contentType: 'application/octet-stream' });
-      await store.put('skins/Some Skin.osk', Buffer.from('PKskin'), { contentType: 'application/octet-stream' });
+      await store.put('logs/job1.log', 'line one\nline two\n', {
+        contentType: 'text/plain; charset=utf-8',
+      });
+      await store.put('videos/job1.mp4', Buffer.from('fake-mp4-bytes'), {
+        contentType: 'video/mp4',
+      });
+      await store.put('thumbnails/job1.jpg', Buffer.from('fake-jpeg'), {
+        contentType: 'image/jpeg',
+      });
+      await store.put('replays/job1.osr', Buffer.from('replay'), {
+        contentType: 'application/octet-stream',
+      });
+      await store.put('skins/Some Skin.osk', Buffer.from('PKskin'), {
+        contentType: 'application/octet-stream',
+      });
       await store.put('beatmaps/secret.osu', 'not an artifact');
     });
     after(async () => {
@@ -29,10 +39,18 @@ for (const { kind, skip } of await engineSets()) {
     async function follow(location: string) {
       if (location.startsWith('/')) {
         const res = await app.inject(location);
-        return { status: res.statusCode, type: String(res.headers['content-type']), body: res.rawPayload };
+        return {
+          status: res.statusCode,
+          type: String(res.headers['content-type']),
+          body: res.rawPayload,
+        };
       }
       const res = await fetch(location);
-      return { status: res.status, type: String(res.headers.get('content-type')), body: Buffer.from(await res.arrayBuffer()) };
+      return {
+        status: res.status,
+        type: String(res.headers.get('content-type')),
+        body: Buffer.from(await res.arrayBuffer()),
+      };
     }
 
     test('logs are returned inline as text/plain', async () => {
@@ -105,7 +123,13 @@ for (const { kind, skip } of await engineSets()) {
       }
     });
 
-    for (const key of ['logs/missing.log', 'videos/missing.mp4', 'thumbnails/missing.jpg', 'replays/missing.osr', 'skins/missing.osk']) {
+    for (const key of [
+      'logs/missing.log',
+      'videos/missing.mp4',
+      'thumbnails/missing.jpg',
+      'replays/missing.osr',
+      'skins/missing.osk',
+    ]) {
       test(`404 for ${key}`, async () => {
         const res = await app.inject(`/v1/artifacts/${key}`);
         assert.equal(res.statusCode, 404);

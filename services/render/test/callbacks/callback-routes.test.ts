@@ -4,7 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { signCallback } from '../../src/callbacks/signature.js';
 import { buildTestApp } from '../helpers/app.js';
-import { engineSets, openTestEngines, type TestEngines } from '../helpers/harness.js';
+import { buildRenderApp } from '../../src/app.js';
+import { engineSets, openTestEngines, quietLogger, type TestEngines } from '../helpers/harness.js';
 import { seedJobs } from '../helpers/outbox.js';
 
 const SECRET = 'callback-secret-for-tests-0123456789';
@@ -24,27 +25,42 @@ for (const { kind, skip } of await engineSets()) {
       await engines?.close();
     });
 
-    function send(id: string, report: unknown, options: { secret?: string; timestamp?: number; signature?: string; raw?: string } = {}) {
+    function send(
+      id: string,
+      report: unknown,
+      options: { secret?: string; timestamp?: number; signature?: string; raw?: string } = {},
+    ) {
       const body = options.raw ?? JSON.stringify(report);
       const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
-      const signature = options.signature ?? signCallback(options.secret ?? SECRET, timestamp, body);
+      const signature =
+        options.signature ?? signCallback(options.secret ?? SECRET, timestamp, body);
       return app.inject({
         method: 'POST',
         url: `/v1/jobs/${id}/callback`,
         payload: body,
-        headers: { 'content-type': 'application/json', 'x-render-timestamp': String(timestamp), 'x-render-signature': signature },
+        headers: {
+          'content-type': 'application/json',
+          'x-render-timestamp': String(timestamp),
+          'x-render-signature': signature,
+        },
       });
     }
 
     test('progress, then completion with the artifacts in storage', async () => {
       const id = ids[0]!;
-      const rendering = await send(id, { worker_id: 'remote-1', status: 'rendering', progress: 40, map_title: 'A - B [C]' });
+      const rendering = await send(id, {
+        worker_id: 'remote-1',
+        status: 'rendering',
+        progress: 40,
+        map_title: 'A - B [C]',
+      });
       assert.equal(rendering.statusCode, 200, rendering.body);
       assert.equal(rendering.json().status, 'rendering');
       assert.equal(rendering.json().progress, 40);
       const early = await send(id, { worker_id: 'remote-1', status: 'completed' });
       assert.equal(early.statusCode, 409, 'artifacts missing');
-      for (const key of [`videos/${id}.mp4`, `thumbnails/${id}.jpg`, `logs/${id}.log`]) await engines.ctx.store.put(key, 'x');
+      for (const key of [`videos/${id}.mp4`, `thumbnails/${id}.jpg`, `logs/${id}.log`])
+        await engines.ctx.store.put(key, 'x');
       const done = await send(id, { worker_id: 'remote-1', status: 'completed' });
       assert.equal(done.statusCode, 200, done.body);
       assert.equal(done.json().status, 'completed');
@@ -55,7 +71,11 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('a failure report carries its reason', async () => {
-      const res = await send(ids[1]!, { worker_id: 'remote-2', status: 'failed', error: 'GPU fell over' });
+      const res = await send(ids[1]!, {
+        worker_id: 'remote-2',
+        status: 'failed',
+        error: 'GPU fell over',
+      });
       assert.equal(res.statusCode, 200);
       assert.equal(res.json().status, 'failed');
       assert.equal(res.json().error, 'GPU fell over');
@@ -69,7 +89,12 @@ for (const { kind, skip } of await engineSets()) {
         await send(id, report, { secret: 'another-secret-another-secret' }),
         await send(id, report, { timestamp: Math.floor(Date.now() / 1000) - 301 }),
         await send(id, report, { timestamp: Math.floor(Date.now() / 1000) + 301 }),
-        await app.inject({ method: 'POST', url: `/v1/jobs/${id}/callback`, payload: JSON.stringify(report), headers: { 'content-type': 'application/json' } }),
+        await app.inject({
+          method: 'POST',
+          url: `/v1/jobs/${id}/callback`,
+          payload: JSON.stringify(report),
+          headers: { 'content-type': 'application/json' },
+        }),
       ];
       for (const res of bad) assert.equal(res.statusCode, 401, res.body);
       assert.equal(bad[2]!.json().detail, 'Stale callback signature.');
@@ -79,32 +104,49 @@ for (const { kind, skip } of await engineSets()) {
         method: 'POST',
         url: `/v1/jobs/${id}/callback`,
         payload: JSON.stringify({ ...report, progress: 99 }),
-        headers: { 'content-type': 'application/json', 'x-render-timestamp': String(ts), 'x-render-signature': signCallback(SECRET, ts, JSON.stringify(report)) },
+        headers: {
+          'content-type': 'application/json',
+          'x-render-timestamp': String(ts),
+          'x-render-signature': signCallback(SECRET, ts, JSON.stringify(report)),
+        },
       });
       assert.equal(tampered.statusCode, 401);
       assert.equal((await app.inject(`/v1/jobs/${id}`)).json().status, 'queued');
     });
 
+    test('answers 403 while CALLBACK_SECRET is unset', async () => {
+      const settings = { ...engines.ctx.settings, callbackSecret: undefined };
+      const bare = await buildRenderApp({ ...engines.ctx, settings }, { logger: quietLogger });
+      try {
+        const res = await bare.inject({
+          method: 'POST',
+          url: `/v1/jobs/${ids[2]}/callback`,
+          payload: '{}',
+          headers: { 'content-type': 'application/json' },
+        });
+        assert.equal(res.statusCode, 403);
+        assert.equal(res.json().detail, 'Worker callbacks are not enabled on this server.');
+      } finally {
+        await bare.close();
+      }
+    });
+
     test('bodies that do not match the report schema → 422; unknown job → 404', async () => {
       assert.equal((await send(ids[2]!, { worker_id: 'x', status: 'exploded' })).statusCode, 422);
-      assert.equal((await send(ids[2]!, { worker_id: 'x', status: 'rendering', progress: 140 })).statusCode, 422);
+      assert.equal(
+        (await send(ids[2]!, { worker_id: 'x', status: 'rendering', progress: 140 })).statusCode,
+        422,
+      );
       assert.equal((await send(ids[2]!, undefined, { raw: '{not json' })).statusCode, 422);
-      assert.equal((await send('00000000-0000-4000-8000-000000000000', { worker_id: 'x', status: 'rendering' })).statusCode, 404);
+      assert.equal(
+        (
+          await send('00000000-0000-4000-8000-000000000000', {
+            worker_id: 'x',
+            status: 'rendering',
+          })
+        ).statusCode,
+        404,
+      );
     });
   });
 }
-
-describe('worker callback without a secret', () => {
-  test('answers 403 while CALLBACK_SECRET is unset', async () => {
-    const engines = await openTestEngines('embedded');
-    const app = await buildTestApp(engines);
-    try {
-      const res = await app.inject({ method: 'POST', url: '/v1/jobs/00000000-0000-4000-8000-000000000000/callback', payload: '{}', headers: { 'content-type': 'application/json' } });
-      assert.equal(res.statusCode, 403);
-      assert.equal(res.json().detail, 'Worker callbacks are not enabled on this server.');
-    } finally {
-      await app.close();
-      await engines.close();
-    }
-  });
-});

@@ -20,10 +20,20 @@ test('defaults match the spec and leave optional sizes unset', () => {
 });
 
 test('values are read and bad ones are named', () => {
-  const env = loadConfig(renderEnvSchema, { MAX_QUEUED: '7', RENDER_WIDTH: '320', BEATMAPS_DIR: '/a, /b' });
+  const env = loadConfig(renderEnvSchema, {
+    MAX_QUEUED: '7',
+    RENDER_WIDTH: '320',
+    BEATMAPS_DIR: '/a, /b',
+  });
   assert.equal(env.MAX_QUEUED, 7);
   assert.equal(env.RENDER_WIDTH, 320);
   assert.deepEqual(env.BEATMAPS_DIR, ['/a', '/b']);
-  assert.throws(() => loadConfig(renderEnvSchema, { MAX_RENDERING: 'lots' }), (e: unknown) => e instanceof ConfigError && e.variable === 'MAX_RENDERING');
-  assert.throws(() => loadConfig(renderEnvSchema, { CALLBACK_SECRET: 'short' }), (e: unknown) => e instanceof ConfigError && e.variable === 'CALLBACK_SECRET');
+  assert.throws(
+    () => loadConfig(renderEnvSchema, { MAX_RENDERING: 'lots' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'MAX_RENDERING',
+  );
+  assert.throws(
+    () => loadConfig(renderEnvSchema, { CALLBACK_SECRET: 'short' }),
+    (e: unknown) => e instanceof ConfigError && e.variable === 'CALLBACK_SECRET',
+  );
 });

@@ -18,7 +18,10 @@ export interface SubmitOptions {
 }
 
 export function submit(app: FastifyInstance, options: SubmitOptions) {
-  const files = options.replay === undefined ? [] : [{ field: 'replay', filename: options.filename ?? 'play.osr', data: options.replay }];
+  const files =
+    options.replay === undefined
+      ? []
+      : [{ field: 'replay', filename: options.filename ?? 'play.osr', data: options.replay }];
   const { body, contentType } = multipart(options.fields ?? {}, files);
   return app.inject({
     method: 'POST',

@@ -2,10 +2,19 @@
 import { readFileSync } from 'node:fs';
 import { osuFixture, skipReason } from '@platform/testing';
 
-export const REPLAY_NAMES = ['tool.osr', 'yomi.osr', 'kszlim-taiko.osr', 'kszlim-ctb.osr', 'kszlim-mania.osr'];
+export const REPLAY_NAMES = [
+  'tool.osr',
+  'yomi.osr',
+  'kszlim-taiko.osr',
+  'kszlim-ctb.osr',
+  'kszlim-mania.osr',
+];
 
 export function fixturesSkip(): string | undefined {
-  return skipReason('osu! fixtures (../shared/fixtures/osu)', REPLAY_NAMES.every((name) => osuFixture(name) !== undefined));
+  return skipReason(
+    'osu! fixtures (../shared/fixtures/osu)',
+    REPLAY_NAMES.every((name) => osuFixture(name) !== undefined),
+  );
 }
 
 export function readFixture(name: string): Buffer {

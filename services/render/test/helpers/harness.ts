@@ -36,7 +36,8 @@ export interface TestEngines {
   databaseUrl?: string | undefined;
   keyPrefix: string;
   /** The S3-protocol server of the real engine set. */
-  s3?: { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string } | undefined;
+  s3?:
+    { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -54,11 +55,20 @@ export async function engineSets(): Promise<{ kind: EngineSet; skip: string | un
   const real = await probeReal();
   return [
     { kind: 'embedded', skip: undefined },
-    { kind: 'real', skip: skipReason('PostgreSQL + Redis (render real-engine tests)', Boolean(real.pg && real.redis)) },
+    {
+      kind: 'real',
+      skip: skipReason(
+        'PostgreSQL + Redis (render real-engine tests)',
+        Boolean(real.pg && real.redis),
+      ),
+    },
   ];
 }
 
-export const quietLogger = createLogger({ service: 'render-test', level: (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent' });
+export const quietLogger = createLogger({
+  service: 'render-test',
+  level: (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent',
+});
 
 export async function openTestEngines(
   kind: EngineSet,
@@ -134,11 +144,18 @@ export interface FilePart {
 }
 
 /** A multipart/form-data body for `app.inject` or fetch. */
-export function multipart(fields: Record<string, string>, files: FilePart[]): { body: Buffer; contentType: string } {
+export function multipart(
+  fields: Record<string, string>,
+  files: FilePart[],
+): { body: Buffer; contentType: string } {
   const boundary = `----render-test-${randomBytes(8).toString('hex')}`;
   const chunks: Buffer[] = [];
   for (const [name, value] of Object.entries(fields)) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+      ),
+    );
   }
   for (const file of files) {
     chunks.push(

@@ -11,10 +11,35 @@ export async function seedJobs(engines: TestEngines, n: number): Promise<string[
       await insertJobWithEvent(tx, {
         id,
         skin: 'Default',
-        options: { resolution: '1080p', bgDim: 0.95, motionBlur: true, storyboard: true, video: false, snakingIn: true, snakingOut: true, hitErrorMeter: true, keyOverlay: true },
+        options: {
+          resolution: '1080p',
+          bgDim: 0.95,
+          motionBlur: true,
+          storyboard: true,
+          video: false,
+          snakingIn: true,
+          snakingOut: true,
+          hitErrorMeter: true,
+          keyOverlay: true,
+        },
         clientIp: '192.0.2.1',
         replayKey: `replays/${id}.osr`,
-        replayInfo: { playerName: 'p', beatmapMd5: 'e55b0e62414075cfe484bc0c82ea983e', mods: 'NM', score: 1, maxCombo: 1, perfect: true, n300: 1, n100: 0, n50: 0, gekis: 0, katus: 0, misses: 0, accuracy: 100, playedAt: '' },
+        replayInfo: {
+          playerName: 'p',
+          beatmapMd5: 'e55b0e62414075cfe484bc0c82ea983e',
+          mods: 'NM',
+          score: 1,
+          maxCombo: 1,
+          perfect: true,
+          n300: 1,
+          n100: 0,
+          n50: 0,
+          gekis: 0,
+          katus: 0,
+          misses: 0,
+          accuracy: 100,
+          playedAt: '',
+        },
       });
     }
   });
@@ -22,15 +47,22 @@ export async function seedJobs(engines: TestEngines, n: number): Promise<string[
 }
 
 /** Drains the queue, returning every task taken. */
-export async function drain(queue: TaskQueue, expected: number, settleMs = 300): Promise<RenderTask[]> {
+export async function drain(
+  queue: TaskQueue,
+  expected: number,
+  settleMs = 300,
+): Promise<RenderTask[]> {
   const taken: RenderTask[] = [];
-  const consumer = queue.consume(async (task) => {
-    taken.push(task);
-  }, { concurrency: 4 });
+  const consumer = queue.consume(
+    async (task) => {
+      taken.push(task);
+    },
+    { concurrency: 4 },
+  );
   const deadline = Date.now() + 15_000;
-  while (taken.length < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (taken.length < expected && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   await new Promise((r) => setTimeout(r, settleMs)); // a duplicate would show up here
   await consumer.close();
   return taken;
 }
-

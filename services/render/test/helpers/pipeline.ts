@@ -31,10 +31,17 @@ export interface TestPipelineOptions {
 }
 
 export function testQueue(engines: TestEngines): TaskQueue {
-  return createTaskQueue({ redisUrl: engines.redisUrl, prefix: engines.keyPrefix.replace(/:$/, ''), logger: quietLogger });
+  return createTaskQueue({
+    redisUrl: engines.redisUrl,
+    prefix: engines.keyPrefix.replace(/:$/, ''),
+    logger: quietLogger,
+  });
 }
 
-export async function startTestPipeline(engines: TestEngines, options: TestPipelineOptions = {}): Promise<TestPipeline> {
+export async function startTestPipeline(
+  engines: TestEngines,
+  options: TestPipelineOptions = {},
+): Promise<TestPipeline> {
   const { ctx } = engines;
   const queue = testQueue(engines);
   const tempRoot = await mkdtemp(join(tmpdir(), 'render-worker-test-'));
@@ -49,7 +56,11 @@ export async function startTestPipeline(engines: TestEngines, options: TestPipel
             store: ctx.store,
             logger: quietLogger,
             renderer: options.renderer ?? lazyOsuRenderer(),
-            beatmaps: createBeatmapResolver({ dirs: options.beatmapDirs, mirrorUrl: options.mirrorUrl, store: ctx.store }),
+            beatmaps: createBeatmapResolver({
+              dirs: options.beatmapDirs,
+              mirrorUrl: options.mirrorUrl,
+              store: ctx.store,
+            }),
             settings: {
               workerId: 'test-worker',
               renderTimeoutMs: 60_000,
@@ -82,12 +93,17 @@ export async function startTestPipeline(engines: TestEngines, options: TestPipel
 }
 
 /** Polls a job until `done` says so or the time runs out. */
-export async function waitForJob<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+export async function waitForJob<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting; last value: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting; last value: ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

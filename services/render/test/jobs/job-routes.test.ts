@@ -24,7 +24,10 @@ for (const { kind, skip } of await engineSets()) {
       }
       // Distinct creation times, oldest first, and a spread of statuses.
       for (const [i, id] of ids.entries()) {
-        await engines.ctx.db.query(`UPDATE render_jobs SET created_at = now() - make_interval(secs => $2) WHERE id = $1`, [id, 100 - i]);
+        await engines.ctx.db.query(
+          `UPDATE render_jobs SET created_at = now() - make_interval(secs => $2) WHERE id = $1`,
+          [id, 100 - i],
+        );
       }
       await engines.ctx.db.query(
         `UPDATE render_jobs SET status = 'completed', progress = 100, map_title = 'Artist - Song [Hard]',
@@ -32,8 +35,14 @@ for (const { kind, skip } of await engineSets()) {
           WHERE id = $1`,
         [ids[0]],
       );
-      await engines.ctx.db.query(`UPDATE render_jobs SET status = 'rendering', progress = 42.5 WHERE id = $1`, [ids[1]]);
-      await engines.ctx.db.query(`UPDATE render_jobs SET status = 'failed', error = 'Beatmap not found.' WHERE id = $1`, [ids[2]]);
+      await engines.ctx.db.query(
+        `UPDATE render_jobs SET status = 'rendering', progress = 42.5 WHERE id = $1`,
+        [ids[1]],
+      );
+      await engines.ctx.db.query(
+        `UPDATE render_jobs SET status = 'failed', error = 'Beatmap not found.' WHERE id = $1`,
+        [ids[2]],
+      );
     });
     after(async () => {
       await app?.close();
@@ -43,9 +52,15 @@ for (const { kind, skip } of await engineSets()) {
     test('list: newest first, total, limit/offset pagination', async () => {
       const page1 = (await app.inject('/v1/jobs?limit=3')).json();
       assert.equal(page1.total, 7);
-      assert.deepEqual(page1.jobs.map((j: { job_id: string }) => j.job_id), [ids[6], ids[5], ids[4]]);
+      assert.deepEqual(
+        page1.jobs.map((j: { job_id: string }) => j.job_id),
+        [ids[6], ids[5], ids[4]],
+      );
       const page3 = (await app.inject('/v1/jobs?limit=3&offset=6')).json();
-      assert.deepEqual(page3.jobs.map((j: { job_id: string }) => j.job_id), [ids[0]]);
+      assert.deepEqual(
+        page3.jobs.map((j: { job_id: string }) => j.job_id),
+        [ids[0]],
+      );
       assert.equal(page3.limit, 3);
       assert.equal(page3.offset, 6);
     });
@@ -55,7 +70,10 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(res.total, 4);
       assert.ok(res.jobs.every((j: { status: string }) => j.status === 'queued'));
       const done = (await app.inject('/v1/jobs?status=completed')).json();
-      assert.deepEqual(done.jobs.map((j: { job_id: string }) => j.job_id), [ids[0]]);
+      assert.deepEqual(
+        done.jobs.map((j: { job_id: string }) => j.job_id),
+        [ids[0]],
+      );
     });
 
     test('list: bad parameters → 422', async () => {
@@ -80,7 +98,12 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('unknown or malformed id → 404', async () => {
-      for (const id of ['00000000-0000-4000-8000-000000000000', 'nope', "1' OR '1'='1", ids[0]!.replaceAll('-', '').slice(1)]) {
+      for (const id of [
+        '00000000-0000-4000-8000-000000000000',
+        'nope',
+        "1' OR '1'='1",
+        ids[0]!.replaceAll('-', '').slice(1),
+      ]) {
         const res = await app.inject(`/v1/jobs/${encodeURIComponent(id)}`);
         assert.equal(res.statusCode, 404, id);
         assert.equal(res.json().detail, 'Job not found.');
@@ -92,7 +115,16 @@ for (const { kind, skip } of await engineSets()) {
       const res = await app.inject(`/status/${hex}`);
       assert.equal(res.statusCode, 200);
       const body = res.json();
-      assert.deepEqual(Object.keys(body).sort(), ['created_at', 'error', 'job_id', 'last_updated', 'map_title', 'percent', 'skin', 'status']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'created_at',
+        'error',
+        'job_id',
+        'last_updated',
+        'map_title',
+        'percent',
+        'skin',
+        'status',
+      ]);
       assert.equal(body.job_id, hex);
       assert.equal(body.status, 'complete');
       assert.equal(body.percent, 100);
@@ -116,7 +148,12 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('legacy POST /render answers job_id (32 hex), view_url, video_url', async () => {
-      const res = await submit(app, { address: freshAddress(), replay: readFixture('yomi.osr'), path: '/render', fields: { quality: 'ultra' } });
+      const res = await submit(app, {
+        address: freshAddress(),
+        replay: readFixture('yomi.osr'),
+        path: '/render',
+        fields: { quality: 'ultra' },
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
       assert.match(body.job_id, /^[0-9a-f]{32}$/);
@@ -124,8 +161,16 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(body.video_url, `/video/${body.job_id}.mp4`);
       const v1 = (await app.inject(`/v1/jobs/${body.job_id}`)).json();
       assert.equal(v1.options.resolution, '4k');
-      const other = await submit(app, { address: freshAddress(), replay: readFixture('yomi.osr'), path: '/render', fields: { quality: 'high' } });
-      assert.equal((await app.inject(`/v1/jobs/${other.json().job_id}`)).json().options.resolution, '1080p');
+      const other = await submit(app, {
+        address: freshAddress(),
+        replay: readFixture('yomi.osr'),
+        path: '/render',
+        fields: { quality: 'high' },
+      });
+      assert.equal(
+        (await app.inject(`/v1/jobs/${other.json().job_id}`)).json().options.resolution,
+        '1080p',
+      );
     });
 
     test('legacy redirects point at the artifacts', async () => {

@@ -14,9 +14,14 @@ import { openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { startTestPipeline, type TestPipeline } from '../helpers/pipeline.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const rendererAvailable = await loadOsuRenderer().then(() => true, () => false);
+const rendererAvailable = await loadOsuRenderer().then(
+  () => true,
+  () => false,
+);
 const skip =
-  skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM)) ?? fixturesSkip() ?? skipReason('renderReplay of @platform/osu', rendererAvailable);
+  skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM)) ??
+  fixturesSkip() ??
+  skipReason('renderReplay of @platform/osu', rendererAvailable);
 
 describe('pages in a browser', { skip }, () => {
   let engines: TestEngines;
@@ -27,7 +32,10 @@ describe('pages in a browser', { skip }, () => {
     engines = await openTestEngines('embedded');
     app = await buildTestApp(engines);
     base = await app.listen({ port: 0, host: '127.0.0.1' });
-    pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { width: 640, height: 360, fps: 30 } });
+    pipeline = await startTestPipeline(engines, {
+      beatmapDirs: [osuFixturesDir()!],
+      worker: { width: 640, height: 360, fps: 30 },
+    });
   });
   after(async () => {
     await pipeline?.stop();
@@ -39,7 +47,17 @@ describe('pages in a browser', { skip }, () => {
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--autoplay-policy=no-user-gesture-required'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--autoplay-policy=no-user-gesture-required',
+      ],
     });
     try {
       const page = await browser.newPage();
@@ -60,8 +78,15 @@ describe('pages in a browser', { skip }, () => {
         if (await page.$('video')) break;
         await page.waitForTimeout(100);
       }
-      assert.equal(await page.textContent('#status'), 'completed', `statuses seen: ${[...statuses]}`);
-      assert.ok(['queued', 'downloading', 'rendering'].some((s) => statuses.has(s)), `live progress seen: ${[...statuses]}`);
+      assert.equal(
+        await page.textContent('#status'),
+        'completed',
+        `statuses seen: ${[...statuses]}`,
+      );
+      assert.ok(
+        ['queued', 'downloading', 'rendering'].some((s) => statuses.has(s)),
+        `live progress seen: ${[...statuses]}`,
+      );
       assert.equal(await page.getAttribute('#progress', 'value'), '100');
       const job = (await app.inject(`/v1/jobs/${jobId}`)).json();
       assert.equal(job.options.motion_blur, false, 'the unchecked box was sent as false');
@@ -77,13 +102,19 @@ describe('pages in a browser', { skip }, () => {
           play(): Promise<void>;
           addEventListener(type: string, listener: () => void, options?: { once: boolean }): void;
         }
-        const doc = (globalThis as unknown as { document: { querySelector(selector: string): VideoLike } }).document;
+        const doc = (
+          globalThis as unknown as { document: { querySelector(selector: string): VideoLike } }
+        ).document;
         const video = doc.querySelector('video');
         video.muted = true;
         await new Promise<void>((resolve, reject) => {
           if (video.readyState >= 2) return resolve();
           video.addEventListener('loadeddata', () => resolve(), { once: true });
-          video.addEventListener('error', () => reject(new Error(`video error ${video.error?.code} ${video.error?.message}`)), { once: true });
+          video.addEventListener(
+            'error',
+            () => reject(new Error(`video error ${video.error?.code} ${video.error?.message}`)),
+            { once: true },
+          );
         });
         const readyState = video.readyState;
         await video.play();
@@ -92,7 +123,10 @@ describe('pages in a browser', { skip }, () => {
         return { readyState, start, after: video.currentTime, duration: video.duration };
       });
       assert.ok(played.readyState >= 2, `readyState ${played.readyState}`);
-      assert.ok(played.after > played.start, `currentTime advanced ${played.start} → ${played.after}`);
+      assert.ok(
+        played.after > played.start,
+        `currentTime advanced ${played.start} → ${played.after}`,
+      );
       assert.ok(played.duration > 1, `duration ${played.duration}`);
     } finally {
       await browser.close();

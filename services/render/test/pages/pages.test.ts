@@ -29,7 +29,19 @@ describe('pages', () => {
     const res = await app.inject('/');
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/html/);
-    for (const name of ['replay', 'skin', 'resolution', 'bg_dim', 'motion_blur', 'storyboard', 'video', 'snaking_in', 'snaking_out', 'hit_error_meter', 'key_overlay']) {
+    for (const name of [
+      'replay',
+      'skin',
+      'resolution',
+      'bg_dim',
+      'motion_blur',
+      'storyboard',
+      'video',
+      'snaking_in',
+      'snaking_out',
+      'hit_error_meter',
+      'key_overlay',
+    ]) {
       assert.ok(res.body.includes(`name="${name}"`), `field ${name}`);
     }
     assert.ok(res.body.includes('<option value="Fancy Skin">Fancy Skin</option>'));
@@ -39,11 +51,22 @@ describe('pages', () => {
   });
 
   test('player page: status, progress, OpenGraph video tags, escaped title', async () => {
-    const res = await app.inject({ url: `/view/${ids[0]!.replaceAll('-', '')}`, headers: { host: 'render.example:8727' } });
+    const res = await app.inject({
+      url: `/view/${ids[0]!.replaceAll('-', '')}`,
+      headers: { host: 'render.example:8727' },
+    });
     assert.equal(res.statusCode, 200);
-    assert.ok(res.body.includes(`<meta property="og:video" content="http://render.example:8727/v1/artifacts/videos/${ids[0]}.mp4">`));
+    assert.ok(
+      res.body.includes(
+        `<meta property="og:video" content="http://render.example:8727/v1/artifacts/videos/${ids[0]}.mp4">`,
+      ),
+    );
     assert.ok(res.body.includes('<meta property="og:video:type" content="video/mp4">'));
-    assert.ok(res.body.includes(`<meta property="og:image" content="http://render.example:8727/v1/artifacts/thumbnails/${ids[0]}.jpg">`));
+    assert.ok(
+      res.body.includes(
+        `<meta property="og:image" content="http://render.example:8727/v1/artifacts/thumbnails/${ids[0]}.jpg">`,
+      ),
+    );
     assert.ok(res.body.includes('<meta property="og:type" content="video.other">'));
     assert.ok(!res.body.includes('<script>alert(1)</script>'));
     assert.ok(res.body.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
@@ -59,10 +82,23 @@ describe('pages', () => {
 
   test('OpenAPI document lists every route with a summary', async () => {
     const doc = (await app.inject('/openapi.json')).json();
-    for (const path of ['/v1/render', '/v1/jobs', '/v1/jobs/{job_id}', '/v1/skins', '/v1/skins/upload', '/v1/artifacts/{*}', '/v1/jobs/{job_id}/callback', '/render', '/status/{job_id}', '/jobs', '/view/{job_id}']) {
+    for (const path of [
+      '/v1/render',
+      '/v1/jobs',
+      '/v1/jobs/{job_id}',
+      '/v1/skins',
+      '/v1/skins/upload',
+      '/v1/artifacts/{*}',
+      '/v1/jobs/{job_id}/callback',
+      '/render',
+      '/status/{job_id}',
+      '/jobs',
+      '/view/{job_id}',
+    ]) {
       const item = doc.paths[path];
       assert.ok(item, `path ${path} in ${Object.keys(doc.paths).join(', ')}`);
-      for (const op of Object.values(item) as { summary?: string }[]) assert.ok(op.summary, `${path} has a summary`);
+      for (const op of Object.values(item) as { summary?: string }[])
+        assert.ok(op.summary, `${path} has a summary`);
     }
   });
 
@@ -72,11 +108,19 @@ describe('pages', () => {
     const deps = health.json().dependencies;
     assert.deepEqual(Object.keys(deps).sort(), ['counters', 'db', 'storage']);
     assert.equal(deps.db.info, 'pglite');
-    await app.inject({ method: 'POST', url: '/v1/render', payload: 'x', headers: { 'content-type': 'text/plain' } });
+    await app.inject({
+      method: 'POST',
+      url: '/v1/render',
+      payload: 'x',
+      headers: { 'content-type': 'text/plain' },
+    });
     const metrics = (await app.inject('/metrics')).body;
     assert.match(metrics, /render_jobs\{status="completed",service="render"\} 1/);
     assert.match(metrics, /render_jobs\{status="queued",service="render"\} 1/);
-    assert.match(metrics, /render_submissions_total\{route="\/v1\/render",status_code="400",service="render"\} 1/);
+    assert.match(
+      metrics,
+      /render_submissions_total\{route="\/v1\/render",status_code="400",service="render"\} 1/,
+    );
     assert.match(metrics, /render_outbox_pending\{service="render"\} 2/);
   });
 });

@@ -44,9 +44,14 @@ for (const { kind, skip } of await engineSets()) {
 
     test('three dispatchers at once: each event queued exactly once', async () => {
       const ids = await seedJobs(engines, 60);
-      const dispatchers = [1, 2, 3].map((i) => createDispatcher(engines.ctx.db, queue, quietLogger, { id: `d${i}`, batchSize: 7 }));
+      const dispatchers = [1, 2, 3].map((i) =>
+        createDispatcher(engines.ctx.db, queue, quietLogger, { id: `d${i}`, batchSize: 7 }),
+      );
       const counts = await Promise.all(dispatchers.map((d) => d.runOnce()));
-      assert.equal(counts.reduce((a, b) => a + b, 0), 60);
+      assert.equal(
+        counts.reduce((a, b) => a + b, 0),
+        60,
+      );
       assert.equal(await pendingEventCount(engines.ctx.db), 0);
       assertOncePerJob(await drain(queue, 60), ids);
     });
@@ -65,9 +70,15 @@ for (const { kind, skip } of await engineSets()) {
         });
         await assert.rejects(crashing.runOnce(), Crash);
         // Its claimed batch is stuck until the claim expires; then another dispatcher finishes.
-        const survivor = createDispatcher(engines.ctx.db, queue, quietLogger, { id: 'survivor', batchSize: 5 });
+        const survivor = createDispatcher(engines.ctx.db, queue, quietLogger, {
+          id: 'survivor',
+          batchSize: 5,
+        });
         await survivor.runOnce();
-        assert.ok((await pendingEventCount(engines.ctx.db)) > 0, 'the crashed batch waits for its claim to expire');
+        assert.ok(
+          (await pendingEventCount(engines.ctx.db)) > 0,
+          'the crashed batch waits for its claim to expire',
+        );
         await new Promise((r) => setTimeout(r, 1100));
         await survivor.runOnce();
         assert.equal(await pendingEventCount(engines.ctx.db), 0);
@@ -91,7 +102,9 @@ for (const { kind, skip } of await engineSets()) {
       };
       const d = createDispatcher(engines.ctx.db, flaky, quietLogger, { retryDelaySeconds: 0.2 });
       assert.equal(await d.runOnce(), 0);
-      const { rows } = await engines.ctx.db.query<{ last_error: string }>('SELECT last_error FROM render_outbox');
+      const { rows } = await engines.ctx.db.query<{ last_error: string }>(
+        'SELECT last_error FROM render_outbox',
+      );
       assert.ok(rows.every((r) => r.last_error === 'queue down'));
       refuse = false;
       assert.equal(await d.runOnce(), 0, 'not before the retry delay');
@@ -107,7 +120,8 @@ for (const { kind, skip } of await engineSets()) {
         await new Promise((r) => setTimeout(r, 100));
         const ids = await seedJobs(engines, 2);
         const started = Date.now();
-        while ((await pendingEventCount(engines.ctx.db)) > 0 && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
+        while ((await pendingEventCount(engines.ctx.db)) > 0 && Date.now() - started < 5000)
+          await new Promise((r) => setTimeout(r, 20));
         assert.equal(await pendingEventCount(engines.ctx.db), 0);
         assertOncePerJob(await drain(queue, 2), ids);
       } finally {

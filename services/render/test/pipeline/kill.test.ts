@@ -13,11 +13,17 @@ import type { FastifyInstance } from 'fastify';
 import { osuFixturesDir } from '@platform/testing';
 import { createDispatcher } from '../../src/dispatcher/dispatcher.js';
 import { pendingEventCount } from '../../src/dispatcher/outbox-store.js';
-import { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
+import type { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
 import { reapOnce } from '../../src/reaper/reaper.js';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
-import { engineSets, freshAddress, openTestEngines, quietLogger, type TestEngines } from '../helpers/harness.js';
+import {
+  engineSets,
+  freshAddress,
+  openTestEngines,
+  quietLogger,
+  type TestEngines,
+} from '../helpers/harness.js';
 import { startTestPipeline, testQueue, waitForJob } from '../helpers/pipeline.js';
 import { drain, seedJobs } from '../helpers/outbox.js';
 
@@ -110,11 +116,23 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
     const pipeline = await startTestPipeline(engines, { startWorker: false });
     try {
       app = await buildTestApp(engines);
-      const { child, lines } = startChild('worker-child.ts', engines, { BEATMAPS_DIR: osuFixturesDir()!, TEMP_ROOT: tempRoot });
+      const { child, lines } = startChild('worker-child.ts', engines, {
+        BEATMAPS_DIR: osuFixturesDir()!,
+        TEMP_ROOT: tempRoot,
+      });
       await until(() => lines.includes('ready'));
-      const first = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id as string;
-      const second = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id as string;
-      const job = (id: string) => async () => (await app!.inject(`/v1/jobs/${id}`)).json() as { status: string; error: string | null; progress: number };
+      const first = (
+        await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+      ).json().job_id as string;
+      const second = (
+        await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+      ).json().job_id as string;
+      const job = (id: string) => async () =>
+        (await app!.inject(`/v1/jobs/${id}`)).json() as {
+          status: string;
+          error: string | null;
+          progress: number;
+        };
       try {
         await waitForJob(job(first), (j) => j.status === 'rendering');
       } finally {
@@ -125,7 +143,11 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
 
       // The reaper fails the orphaned job once its heartbeat is stale.
       await new Promise((r) => setTimeout(r, 1200));
-      const reaped = await reapOnce(engines.ctx.db, { stuckSeconds: 1, redispatchAfterSeconds: 600, maxDispatches: 3 });
+      const reaped = await reapOnce(engines.ctx.db, {
+        stuckSeconds: 1,
+        redispatchAfterSeconds: 600,
+        maxDispatches: 3,
+      });
       assert.equal(reaped.failedStuck, 1);
       const dead = await job(first)();
       assert.equal(dead.status, 'failed');
@@ -135,7 +157,11 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
       await pipeline.dispatcher.stop();
       const fresh = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!] });
       try {
-        const done = await waitForJob(job(second), (j) => j.status === 'completed' || j.status === 'failed', 60_000);
+        const done = await waitForJob(
+          job(second),
+          (j) => j.status === 'completed' || j.status === 'failed',
+          60_000,
+        );
         assert.equal(done.status, 'completed', done.error ?? '');
         const log = (await engines.ctx.store.get(`logs/${second}.log`)).toString();
         assert.equal(log.match(/ taken by /g)?.length, 1, 'rendered once');
@@ -143,7 +169,11 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
         const events = await engines.ctx.db.query<{ job_id: string; n: number }>(
           'SELECT job_id::text, count(*)::int AS n FROM render_outbox GROUP BY job_id',
         );
-        assert.deepEqual(events.rows.map((r) => Number(r.n)), [1, 1], 'one outbox event per job');
+        assert.deepEqual(
+          events.rows.map((r) => Number(r.n)),
+          [1, 1],
+          'one outbox event per job',
+        );
       } finally {
         await fresh.stop();
       }

@@ -20,15 +20,37 @@ for (const { kind, skip } of await engineSets()) {
       await engines?.close();
     });
     const status = async (id: string) =>
-      (await engines.ctx.db.query<{ status: string; error: string | null; dispatch_count: number }>('SELECT status, error, dispatch_count FROM render_jobs WHERE id = $1', [id])).rows[0]!;
+      (
+        await engines.ctx.db.query<{
+          status: string;
+          error: string | null;
+          dispatch_count: number;
+        }>('SELECT status, error, dispatch_count FROM render_jobs WHERE id = $1', [id])
+      ).rows[0]!;
     const events = async (id: string) =>
-      Number((await engines.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_outbox WHERE job_id = $1', [id])).rows[0]!.n);
+      Number(
+        (
+          await engines.ctx.db.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM render_outbox WHERE job_id = $1',
+            [id],
+          )
+        ).rows[0]!.n,
+      );
 
     test('downloading/rendering jobs without a heartbeat past the timeout fail; live ones stay', async () => {
       const [stuckRender, stuckDownload, alive] = await seedJobs(engines, 3);
-      await engines.ctx.db.query(`UPDATE render_jobs SET status = 'rendering', heartbeat_at = now() - interval '2 minutes' WHERE id = $1`, [stuckRender]);
-      await engines.ctx.db.query(`UPDATE render_jobs SET status = 'downloading', heartbeat_at = now() - interval '61 seconds' WHERE id = $1`, [stuckDownload]);
-      await engines.ctx.db.query(`UPDATE render_jobs SET status = 'rendering', heartbeat_at = now() - interval '5 seconds' WHERE id = $1`, [alive]);
+      await engines.ctx.db.query(
+        `UPDATE render_jobs SET status = 'rendering', heartbeat_at = now() - interval '2 minutes' WHERE id = $1`,
+        [stuckRender],
+      );
+      await engines.ctx.db.query(
+        `UPDATE render_jobs SET status = 'downloading', heartbeat_at = now() - interval '61 seconds' WHERE id = $1`,
+        [stuckDownload],
+      );
+      await engines.ctx.db.query(
+        `UPDATE render_jobs SET status = 'rendering', heartbeat_at = now() - interval '5 seconds' WHERE id = $1`,
+        [alive],
+      );
       const result = await reapOnce(engines.ctx.db, options);
       assert.equal(result.failedStuck, 2);
       assert.equal((await status(stuckRender!)).status, 'failed');
@@ -39,8 +61,14 @@ for (const { kind, skip } of await engineSets()) {
     test('a queued job whose dispatch was lost is dispatched again, then failed after the limit', async () => {
       const [lost, pending, fresh] = await seedJobs(engines, 3);
       // lost: dispatched long ago, never taken. fresh: dispatched just now. pending: not dispatched yet.
-      await engines.ctx.db.query(`UPDATE render_outbox SET dispatched_at = now() - interval '10 minutes' WHERE job_id = $1`, [lost]);
-      await engines.ctx.db.query(`UPDATE render_outbox SET dispatched_at = now() WHERE job_id = $1`, [fresh]);
+      await engines.ctx.db.query(
+        `UPDATE render_outbox SET dispatched_at = now() - interval '10 minutes' WHERE job_id = $1`,
+        [lost],
+      );
+      await engines.ctx.db.query(
+        `UPDATE render_outbox SET dispatched_at = now() WHERE job_id = $1`,
+        [fresh],
+      );
       await engines.ctx.db.query(`UPDATE render_jobs SET created_at = now() - interval '1 hour'`);
       const first = await reapOnce(engines.ctx.db, options);
       assert.deepEqual(first, { failedStuck: 0, redispatched: 1, failedUndispatchable: 0 });
@@ -49,9 +77,16 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(await events(pending!), 1);
       assert.equal(await events(fresh!), 1);
       // Nothing more while the new event is pending.
-      assert.deepEqual(await reapOnce(engines.ctx.db, options), { failedStuck: 0, redispatched: 0, failedUndispatchable: 0 });
+      assert.deepEqual(await reapOnce(engines.ctx.db, options), {
+        failedStuck: 0,
+        redispatched: 0,
+        failedUndispatchable: 0,
+      });
       // The second dispatch is lost too: the limit (2) is reached, the job fails.
-      await engines.ctx.db.query(`UPDATE render_outbox SET dispatched_at = now() - interval '10 minutes' WHERE job_id = $1`, [lost]);
+      await engines.ctx.db.query(
+        `UPDATE render_outbox SET dispatched_at = now() - interval '10 minutes' WHERE job_id = $1`,
+        [lost],
+      );
       const last = await reapOnce(engines.ctx.db, options);
       assert.equal(last.failedUndispatchable, 1);
       const job = await status(lost!);

@@ -18,11 +18,20 @@ import { osuFixturesDir, skipReason } from '@platform/testing';
 import { loadOsuRenderer } from '../../src/renderer/renderer.js';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
-import { engineSets, freshAddress, multipart, openTestEngines, type TestEngines } from '../helpers/harness.js';
+import {
+  engineSets,
+  freshAddress,
+  multipart,
+  openTestEngines,
+  type TestEngines,
+} from '../helpers/harness.js';
 import { startTestPipeline, waitForJob, type TestPipeline } from '../helpers/pipeline.js';
 import { makeZip, goodSkinEntries } from '../helpers/zips.js';
 
-const rendererAvailable = await loadOsuRenderer().then(() => true, () => false);
+const rendererAvailable = await loadOsuRenderer().then(
+  () => true,
+  () => false,
+);
 const skipAll = fixturesSkip() ?? skipReason('renderReplay of @platform/osu', rendererAvailable);
 
 interface Mirror {
@@ -59,7 +68,13 @@ async function startMirror(): Promise<Mirror> {
   };
 }
 
-type Job = { status: string; progress: number; error: string | null; map_title: string | null; links: Record<string, string> };
+type Job = {
+  status: string;
+  progress: number;
+  error: string | null;
+  map_title: string | null;
+  links: Record<string, string>;
+};
 
 for (const { kind, skip } of await engineSets()) {
   describe(`render pipeline (${kind})`, { skip: skip ?? skipAll }, () => {
@@ -74,7 +89,10 @@ for (const { kind, skip } of await engineSets()) {
       engines = await openTestEngines(kind, { maxQueued: 1000, maxRendering: 1000 });
       app = await buildTestApp(engines);
       mirror = await startMirror();
-      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], mirrorUrl: mirror.url });
+      pipeline = await startTestPipeline(engines, {
+        beatmapDirs: [osuFixturesDir()!],
+        mirrorUrl: mirror.url,
+      });
     });
     after(async () => {
       await pipeline?.stop();
@@ -89,18 +107,18 @@ for (const { kind, skip } of await engineSets()) {
       const id = res.json().job_id as string;
       const seen = new Set<string>();
       let logWhileRunning: string | undefined;
-      const job = await waitForJob(
-        async () => {
-          const j = await getJob(id)();
-          seen.add(j.status);
-          if ((j.status === 'rendering' || j.status === 'downloading') && logWhileRunning === undefined) {
-            const log = await app.inject(`/v1/artifacts/logs/${id}.log`);
-            if (log.statusCode === 200) logWhileRunning = log.body;
-          }
-          return j;
-        },
-        finished,
-      );
+      const job = await waitForJob(async () => {
+        const j = await getJob(id)();
+        seen.add(j.status);
+        if (
+          (j.status === 'rendering' || j.status === 'downloading') &&
+          logWhileRunning === undefined
+        ) {
+          const log = await app.inject(`/v1/artifacts/logs/${id}.log`);
+          if (log.statusCode === 200) logWhileRunning = log.body;
+        }
+        return j;
+      }, finished);
       assert.equal(job.status, 'completed', job.error ?? '');
       assert.equal(job.progress, 100);
       assert.match(job.map_title ?? '', /Tool-Assisted Speedcore/);
@@ -156,7 +174,10 @@ for (const { kind, skip } of await engineSets()) {
 
     test('a mirror answer with the wrong content is refused', async () => {
       const replay = Buffer.from(readFixture('tool.osr'));
-      Buffer.from('f'.repeat(32)).copy(replay, replay.indexOf(Buffer.from(beatmapMd5(readFixture('tool.osu')))));
+      Buffer.from('f'.repeat(32)).copy(
+        replay,
+        replay.indexOf(Buffer.from(beatmapMd5(readFixture('tool.osu')))),
+      );
       const id = (await submit(app, { address: freshAddress(), replay })).json().job_id;
       const job = await waitForJob(getJob(id), finished);
       assert.equal(job.status, 'failed');
@@ -164,26 +185,53 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('an uploaded skin is used for the render', async () => {
-      const { body, contentType } = multipart({}, [{ field: 'skin', filename: 'Pipeline Skin.osk', data: await makeZip(goodSkinEntries()) }]);
-      const up = await app.inject({ method: 'POST', url: '/v1/skins/upload', payload: body, headers: { 'content-type': contentType, 'edge-connecting-ip': freshAddress() } });
+      const { body, contentType } = multipart({}, [
+        { field: 'skin', filename: 'Pipeline Skin.osk', data: await makeZip(goodSkinEntries()) },
+      ]);
+      const up = await app.inject({
+        method: 'POST',
+        url: '/v1/skins/upload',
+        payload: body,
+        headers: { 'content-type': contentType, 'edge-connecting-ip': freshAddress() },
+      });
       assert.equal(up.statusCode, 200, up.body);
-      const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr'), fields: { skin: 'Pipeline Skin' } })).json().job_id;
+      const id = (
+        await submit(app, {
+          address: freshAddress(),
+          replay: readFixture('tool.osr'),
+          fields: { skin: 'Pipeline Skin' },
+        })
+      ).json().job_id;
       const job = await waitForJob(getJob(id), finished);
       assert.equal(job.status, 'completed', job.error ?? '');
-      assert.match((await engines.ctx.store.get(`logs/${id}.log`)).toString(), /with skin Pipeline Skin/);
+      assert.match(
+        (await engines.ctx.store.get(`logs/${id}.log`)).toString(),
+        /with skin Pipeline Skin/,
+      );
       assert.deepEqual(await pipeline.leftovers(), []);
     });
 
     test('a beatmap inside an .osz archive in the library is found by MD5', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'render-osz-'));
       try {
-        await writeFile(join(dir, 'pack.osz'), await makeZip([{ name: 'Some Map [test].osu', data: readFixture('tool.osu') }, { name: 'bg.jpg', data: Buffer.from('x') }]));
+        await writeFile(
+          join(dir, 'pack.osz'),
+          await makeZip([
+            { name: 'Some Map [test].osu', data: readFixture('tool.osu') },
+            { name: 'bg.jpg', data: Buffer.from('x') },
+          ]),
+        );
         await pipeline.stop();
         pipeline = await startTestPipeline(engines, { beatmapDirs: [dir] });
-        const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id;
+        const id = (
+          await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+        ).json().job_id;
         const job = await waitForJob(getJob(id), finished);
         assert.equal(job.status, 'completed', job.error ?? '');
-        assert.match((await engines.ctx.store.get(`logs/${id}.log`)).toString(), /found \(library\)/);
+        assert.match(
+          (await engines.ctx.store.get(`logs/${id}.log`)).toString(),
+          /found \(library\)/,
+        );
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
@@ -192,11 +240,19 @@ for (const { kind, skip } of await engineSets()) {
     test('two workers with their dispatchers (one BullMQ queue on Redis): every job rendered exactly once', async () => {
       await pipeline.stop();
       pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!] });
-      const second = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { workerId: 'second-worker' } });
+      const second = await startTestPipeline(engines, {
+        beatmapDirs: [osuFixturesDir()!],
+        worker: { workerId: 'second-worker' },
+      });
       try {
         const ids = [];
-        for (let i = 0; i < 4; i += 1) ids.push((await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id as string);
-        for (const id of ids) assert.equal((await waitForJob(getJob(id), finished, 60_000)).status, 'completed');
+        for (let i = 0; i < 4; i += 1)
+          ids.push(
+            (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json()
+              .job_id as string,
+          );
+        for (const id of ids)
+          assert.equal((await waitForJob(getJob(id), finished, 60_000)).status, 'completed');
         for (const id of ids) {
           const log = (await engines.ctx.store.get(`logs/${id}.log`)).toString();
           assert.equal(log.match(/ taken by /g)?.length, 1, `job ${id} rendered once`);
@@ -208,19 +264,32 @@ for (const { kind, skip } of await engineSets()) {
 
     test('a worker shut down mid-render gives the job back to the queue, and it completes later', async () => {
       await pipeline.stop();
-      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { width: 1280, height: 720, fps: 60 } });
-      const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id as string;
+      pipeline = await startTestPipeline(engines, {
+        beatmapDirs: [osuFixturesDir()!],
+        worker: { width: 1280, height: 720, fps: 60 },
+      });
+      const id = (
+        await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+      ).json().job_id as string;
       // Progress is reported while rendering (between 0 and 100).
-      await waitForJob(getJob(id), (j) => j.status === 'rendering' && j.progress > 0 && j.progress < 100);
+      await waitForJob(
+        getJob(id),
+        (j) => j.status === 'rendering' && j.progress > 0 && j.progress < 100,
+      );
       // As main.ts shuts down: the dispatcher first, then the worker.
       await pipeline.dispatcher.stop();
       await pipeline.worker!.stop();
       const back = await getJob(id)();
       assert.equal(back.status, 'queued');
       assert.equal(back.progress, 0);
-      const events = await engines.ctx.db.query('SELECT id FROM render_outbox WHERE job_id = $1', [id]);
+      const events = await engines.ctx.db.query('SELECT id FROM render_outbox WHERE job_id = $1', [
+        id,
+      ]);
       assert.equal(events.rows.length, 2, 'a new outbox event for the new dispatch');
-      const pending = await engines.ctx.db.query('SELECT id FROM render_outbox WHERE job_id = $1 AND dispatched_at IS NULL', [id]);
+      const pending = await engines.ctx.db.query(
+        'SELECT id FROM render_outbox WHERE job_id = $1 AND dispatched_at IS NULL',
+        [id],
+      );
       assert.equal(pending.rows.length, 1, 'waiting for the next dispatcher');
       assert.deepEqual(await pipeline.leftovers(), []);
       await pipeline.stop();
@@ -232,8 +301,13 @@ for (const { kind, skip } of await engineSets()) {
 
     test('a render past its timeout fails and its temp folder is removed', async () => {
       await pipeline.stop();
-      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!], worker: { renderTimeoutMs: 150, width: 640, height: 360, fps: 60 } });
-      const id = (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json().job_id;
+      pipeline = await startTestPipeline(engines, {
+        beatmapDirs: [osuFixturesDir()!],
+        worker: { renderTimeoutMs: 150, width: 640, height: 360, fps: 60 },
+      });
+      const id = (
+        await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+      ).json().job_id;
       const job = await waitForJob(getJob(id), finished);
       assert.equal(job.status, 'failed');
       assert.equal(job.error, 'Render timed out after 0.15 seconds.');

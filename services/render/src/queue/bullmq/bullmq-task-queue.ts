@@ -25,7 +25,10 @@ export class BullmqTaskQueue implements TaskQueue {
   private readonly workers = new Set<Worker<RenderTask>>();
 
   constructor(private readonly options: BullmqQueueOptions) {
-    this.queue = new Queue<RenderTask>(QUEUE_NAME, { connection: this.connection(), prefix: options.prefix });
+    this.queue = new Queue<RenderTask>(QUEUE_NAME, {
+      connection: this.connection(),
+      prefix: options.prefix,
+    });
     this.queue.on('error', (error) => options.logger?.error({ err: error }, 'render queue error'));
   }
 
@@ -34,12 +37,16 @@ export class BullmqTaskQueue implements TaskQueue {
   }
 
   async enqueue(task: RenderTask): Promise<void> {
-    await this.queue.add('render', { jobId: task.jobId, eventId: task.eventId }, {
-      jobId: `evt-${task.eventId}`,
-      attempts: 1,
-      removeOnComplete: { age: KEEP_SECONDS },
-      removeOnFail: { age: KEEP_SECONDS },
-    });
+    await this.queue.add(
+      'render',
+      { jobId: task.jobId, eventId: task.eventId },
+      {
+        jobId: `evt-${task.eventId}`,
+        attempts: 1,
+        removeOnComplete: { age: KEEP_SECONDS },
+        removeOnFail: { age: KEEP_SECONDS },
+      },
+    );
   }
 
   consume(handler: TaskHandler, { concurrency }: { concurrency: number }): TaskConsumer {
@@ -50,8 +57,12 @@ export class BullmqTaskQueue implements TaskQueue {
       lockDuration: 60_000,
       stalledInterval: 30_000,
     });
-    worker.on('error', (error) => this.options.logger?.error({ err: error }, 'render queue worker error'));
-    worker.on('failed', (job, error) => this.options.logger?.error({ err: error, task: job?.data }, 'render task handler failed'));
+    worker.on('error', (error) =>
+      this.options.logger?.error({ err: error }, 'render queue worker error'),
+    );
+    worker.on('failed', (job, error) =>
+      this.options.logger?.error({ err: error, task: job?.data }, 'render task handler failed'),
+    );
     this.workers.add(worker);
     return {
       close: async () => {
@@ -67,7 +78,14 @@ export class BullmqTaskQueue implements TaskQueue {
 
   /** Every BullMQ job ever added for the given event ids still kept (tests, diagnostics). */
   async countTasks(): Promise<number> {
-    const counts = await this.queue.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized');
+    const counts = await this.queue.getJobCounts(
+      'waiting',
+      'active',
+      'completed',
+      'failed',
+      'delayed',
+      'prioritized',
+    );
     return Object.values(counts).reduce((a, b) => a + b, 0);
   }
 

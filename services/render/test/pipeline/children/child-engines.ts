@@ -13,7 +13,10 @@ export async function childEngines() {
       bucket: env.S3_BUCKET!,
       endpoint: env.S3_ENDPOINT!,
       region: 'us-east-1',
-      credentials: { accessKeyId: env.S3_ACCESS_KEY_ID!, secretAccessKey: env.S3_SECRET_ACCESS_KEY! },
+      credentials: {
+        accessKeyId: env.S3_ACCESS_KEY_ID!,
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY!,
+      },
       forcePathStyle: true,
     },
   });
