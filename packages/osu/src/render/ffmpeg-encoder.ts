@@ -70,10 +70,8 @@ export class FfmpegEncoder {
     } else {
       args.push('-f', 'lavfi', '-i', 'anullsrc=r=44100:cl=stereo');
     }
-    const videoFilters = [
-      o.motionBlur ? 'tmix=frames=3:weights=1 2 1' : '',
-      'format=yuv420p',
-    ].filter(Boolean);
+    // blend after the conversion to yuv420p: 1.5 bytes a pixel instead of 4
+    const videoFilters = ['format=yuv420p', o.motionBlur ? 'tmix=frames=3:weights=1 2 1' : ''].filter(Boolean);
     args.push('-map', '0:v', '-map', '1:a', '-vf', videoFilters.join(','));
     if (audioFilters.length) args.push('-af', audioFilters.join(','));
     args.push(
