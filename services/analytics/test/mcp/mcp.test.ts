@@ -133,6 +133,29 @@ describe('MCP', () => {
     assert.ok(count('run_sql', 'error') >= 2);
   });
 
+  it('refuses browser requests from another origin (DNS rebinding), not same-origin ones', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const evil = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, origin: 'http://evil.example' },
+      body,
+    });
+    assert.equal(evil.status, 403);
+    const sse = await fetch(`${base}/sse`, { headers: { origin: 'http://attacker.test:8000' } });
+    assert.equal(sse.status, 403);
+    const same = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, origin: base },
+      body,
+    });
+    assert.equal(same.status, 200);
+    assert.equal(((await same.json()) as { result: { tools: unknown[] } }).result.tools.length, 6);
+  });
+
   it('GET /mcp is 405 (stateless server), and a message for an unknown SSE session is 404', async () => {
     const get = await fetch(`${base}/mcp`, { headers: { accept: 'text/event-stream' } });
     assert.equal(get.status, 405);
