@@ -4,7 +4,7 @@
  * decoded replay and the normalised options; throws the coded error of the first
  * failing check.
  */
-import { decodeReplay, modsToString, type Replay } from '@platform/osu';
+import { decodeReplay, defaultRenderOptions, modsToString, type Replay } from '@platform/osu';
 import type { RenderSettings } from '../config.js';
 import { renderErrors } from '../errors.js';
 import type { RenderJobOptions, ReplayInfo } from '../jobs/job-store.js';
@@ -12,6 +12,22 @@ import { hasReplayExtension, type RenderForm } from './render-form.js';
 
 export const SKIN_NAME_PATTERN = /^[a-zA-Z0-9_ -]+$/;
 export const DEFAULT_SKIN = 'Default';
+
+/**
+ * The spec's defaults of the render parameters (section 2), which are the renderer's own
+ * (the admission test pins every value).
+ */
+export const DEFAULT_RENDER_OPTIONS: Readonly<RenderJobOptions> = Object.freeze({
+  resolution: defaultRenderOptions.resolution,
+  bgDim: defaultRenderOptions.bgDim,
+  motionBlur: defaultRenderOptions.motionBlur,
+  storyboard: defaultRenderOptions.storyboard,
+  video: defaultRenderOptions.video,
+  snakingIn: defaultRenderOptions.snakingIn,
+  snakingOut: defaultRenderOptions.snakingOut,
+  hitErrorMeter: defaultRenderOptions.hitErrorMeter,
+  keyOverlay: defaultRenderOptions.keyOverlay,
+});
 
 export interface ValidatedRender {
   replay: Replay;
@@ -77,14 +93,14 @@ export function validateRenderForm(
   };
   const options: RenderJobOptions = {
     resolution: resolution as RenderJobOptions['resolution'],
-    bgDim: bgDim ?? 0.95,
-    motionBlur: flag('motion_blur', true),
-    storyboard: flag('storyboard', true),
-    video: flag('video', false),
-    snakingIn: flag('snaking_in', true),
-    snakingOut: flag('snaking_out', true),
-    hitErrorMeter: flag('hit_error_meter', true),
-    keyOverlay: flag('key_overlay', true),
+    bgDim: bgDim ?? DEFAULT_RENDER_OPTIONS.bgDim,
+    motionBlur: flag('motion_blur', DEFAULT_RENDER_OPTIONS.motionBlur),
+    storyboard: flag('storyboard', DEFAULT_RENDER_OPTIONS.storyboard),
+    video: flag('video', DEFAULT_RENDER_OPTIONS.video),
+    snakingIn: flag('snaking_in', DEFAULT_RENDER_OPTIONS.snakingIn),
+    snakingOut: flag('snaking_out', DEFAULT_RENDER_OPTIONS.snakingOut),
+    hitErrorMeter: flag('hit_error_meter', DEFAULT_RENDER_OPTIONS.hitErrorMeter),
+    keyOverlay: flag('key_overlay', DEFAULT_RENDER_OPTIONS.keyOverlay),
   };
   if (errors.length > 0) throw renderErrors.RENDER_VALIDATION({ body: { errors } });
   return { replay, data, skin, options };
@@ -99,7 +115,7 @@ function resolveResolution(fields: Record<string, string>, legacy: boolean): str
 
 /** 0.0–1.0; a value above 1 is a percentage (95 → 0.95). Undefined when out of range or not a number. */
 export function parseBgDim(raw: string | undefined): number | undefined {
-  if (raw === undefined || raw.trim() === '') return 0.95;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_RENDER_OPTIONS.bgDim;
   if (!/^\s*[+-]?(\d+(\.\d*)?|\.\d+)\s*$/.test(raw)) return undefined;
   let value = Number(raw);
   if (value > 1) value /= 100;

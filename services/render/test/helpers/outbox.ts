@@ -1,5 +1,6 @@
 /** Seeds jobs with their outbox events, and drains a queue, for the dispatcher tests. */
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_RENDER_OPTIONS } from '../../src/admission/validate-render-form.js';
 import { insertJobWithEvent } from '../../src/jobs/job-store.js';
 import type { RenderTask, TaskQueue } from '../../src/queue/task-queue.js';
 import type { TestEngines } from './harness.js';
@@ -11,17 +12,7 @@ export async function seedJobs(engines: TestEngines, n: number): Promise<string[
       await insertJobWithEvent(tx, {
         id,
         skin: 'Default',
-        options: {
-          resolution: '1080p',
-          bgDim: 0.95,
-          motionBlur: true,
-          storyboard: true,
-          video: false,
-          snakingIn: true,
-          snakingOut: true,
-          hitErrorMeter: true,
-          keyOverlay: true,
-        },
+        options: { ...DEFAULT_RENDER_OPTIONS },
         clientIp: '192.0.2.1',
         replayKey: `replays/${id}.osr`,
         replayInfo: {
