@@ -24,6 +24,8 @@ export const integrationEnvSchema = coreEnvSchema.extend({
     .default([...ROLES]),
   /** Control plane for adapters. @defaultValue the control plane of this process, else http://127.0.0.1:8083 */
   CONTROL_PLANE_URL: urlVar(['http', 'https']).optional(),
+  /** Submission service the console (on the control plane) reads records from. @defaultValue this process's, else http://127.0.0.1:PORT */
+  SUBMISSION_URL: urlVar(['http', 'https']).optional(),
   /** Browser origins allowed on /interns (`*` for any). @defaultValue none */
   CORS_ORIGINS: listVar().default([]),
   /** How often adapters re-read attachments and re-register (heartbeat). @defaultValue 5000 */

@@ -23,5 +23,6 @@ export const errors = defineErrors({
   CONSUMER_GROUP_TAKEN: { status: 409, detail: 'consumer group already used by another adapter type' },
   DEAD_LETTER_NOT_REPLAYABLE: { status: 422, detail: 'the dead-lettered message is not an envelope of a registered contract; it cannot be replayed' },
   ENVELOPE_INVALID: { status: 500, detail: 'the built envelope failed schema validation; nothing was published' },
+  UPSTREAM_UNREACHABLE: { status: 502, detail: 'upstream service unreachable' },
   BROKER_UNAVAILABLE: { status: 503, detail: 'broker unavailable; nothing was published' },
 });

@@ -22,6 +22,7 @@ import { seedInternsContract } from './control-plane/seed-interns.js';
 import { startDeadLetterConsumer } from './dead-letters/dead-letter-consumer.js';
 import { migrateIntegration } from './migrations.js';
 import { buildSubmissionApp } from './submission/app.js';
+import { concretePort } from './free-port.js';
 
 export const SERVICE = 'integration';
 
@@ -84,6 +85,7 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
         logger: logger.child({ part: 'control-plane' }),
         livenessSeconds: env.ADAPTER_LIVENESS_SECONDS,
         seedInternsAttachments: env.SEED_INTERNS,
+        submissionUrl: () => env.SUBMISSION_URL ?? urls.submission ?? `http://127.0.0.1:${env.PORT}`,
       });
       await serve('control-plane', app, env.CONTROL_PLANE_PORT);
     }
@@ -104,14 +106,15 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
       retry: { maxAttempts: env[`${prefix}_RETRY_ATTEMPTS`], initialBackoffMs: env[`${prefix}_RETRY_BACKOFF_MS`] },
     });
     const dataDir = serviceDataDir(env, SERVICE);
-    const plans: Array<[Role, number, () => Promise<Adapter>]> = [
-      ['relational', env.RELATIONAL_ADAPTER_PORT, () => buildRelationalAdapter({ ...adapterDeps('RELATIONAL', env.RELATIONAL_ADAPTER_PORT), db })],
-      ['csv', env.CSV_ADAPTER_PORT, () => buildCsvAdapter({ ...adapterDeps('CSV', env.CSV_ADAPTER_PORT), baseDir: join(dataDir, 'csv') })],
-      ['webhook', env.WEBHOOK_ADAPTER_PORT, () => buildWebhookAdapter({ ...adapterDeps('WEBHOOK', env.WEBHOOK_ADAPTER_PORT), stateDir: join(dataDir, 'webhook') })],
+    const plans: Array<[Role, number, (port: number) => Promise<Adapter>]> = [
+      ['relational', env.RELATIONAL_ADAPTER_PORT, (port) => buildRelationalAdapter({ ...adapterDeps('RELATIONAL', port), db })],
+      ['csv', env.CSV_ADAPTER_PORT, (port) => buildCsvAdapter({ ...adapterDeps('CSV', port), baseDir: join(dataDir, 'csv') })],
+      ['webhook', env.WEBHOOK_ADAPTER_PORT, (port) => buildWebhookAdapter({ ...adapterDeps('WEBHOOK', port), stateDir: join(dataDir, 'webhook') })],
     ];
-    for (const [role, port, build] of plans) {
+    for (const [role, configuredPort, build] of plans) {
       if (!roles.has(role)) continue;
-      const adapter = await build();
+      const port = await concretePort(configuredPort, host);
+      const adapter = await build(port);
       adapters.push(adapter);
       urls[role] = await listen(adapter.app, { port, host });
       await adapter.start();

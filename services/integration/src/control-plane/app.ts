@@ -1,7 +1,7 @@
 /**
  * The control plane (port 8083): contract registry with versioned, compatibility-checked
  * edits, adapter type registry, attachments and their feed for adapters, dead-letter read
- * API and replay. Built with injected dependencies so tests drive it with `app.inject()`.
+ * API and replay, and the operator console (`/console`). Built with injected dependencies so tests drive it with `app.inject()`.
  */
 import { createHttpApp, type Logger, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
 import { registerAdapterTypeRoutes } from './adapter-types/adapter-types-routes.js';
 import { registerAttachmentRoutes } from './attachments/attachments-routes.js';
+import { registerConsoleRoutes } from './console/console-routes.js';
 import { registerContractRoutes } from './contracts-routes.js';
 import { registerDeadLetterRoutes } from './dead-letters-routes.js';
 import { seedInternsAttachment } from './seed-interns.js';
@@ -22,6 +23,8 @@ export interface ControlPlaneOptions {
   livenessSeconds?: number;
   /** Attach the interns contract to the relational and csv types when they first register. @defaultValue true */
   seedInternsAttachments?: boolean;
+  /** Submission service the console reads records from. @defaultValue `() => 'http://127.0.0.1:8080'` */
+  submissionUrl?: () => string;
 }
 
 export async function buildControlPlaneApp(options: ControlPlaneOptions): Promise<FastifyInstance> {
@@ -45,5 +48,6 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
   });
   registerAttachmentRoutes(app, { db });
   registerDeadLetterRoutes(app, { db, broker });
+  registerConsoleRoutes(app, { db, submissionUrl: options.submissionUrl ?? (() => 'http://127.0.0.1:8080') });
   return app;
 }

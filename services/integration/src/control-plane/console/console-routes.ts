@@ -1,0 +1,91 @@
+/**
+ * The operator's console (issue 7): one page served by the control plane at `/console`,
+ * plus a narrow same-origin proxy so the page never talks to other origins: the
+ * submission service's read model and record intake, and each adapter's admin API
+ * (status, pause, resume only) at the `adminUrl` its type registered.
+ */
+import { readFileSync } from 'node:fs';
+import type { SqlDatabase } from '@platform/core';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../../errors.js';
+import { findAdapterType } from '../adapter-types/adapter-type-store.js';
+
+const PAGE = readFileSync(new URL('./console.html', import.meta.url), 'utf8');
+const SCRIPT = readFileSync(new URL('./console.js', import.meta.url), 'utf8');
+const tags = ['console'];
+
+export interface ConsoleOptions {
+  db: SqlDatabase;
+  /** Base URL of the submission service (resolved when a request needs it). */
+  submissionUrl: () => string;
+  /** Per proxied request. @defaultValue 5000 */
+  timeoutMs?: number;
+}
+
+async function forward(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    throw errors.UPSTREAM_UNREACHABLE({ detail: `${new URL(url).origin} is unreachable`, cause: error });
+  }
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { detail: text.slice(0, 500) };
+  }
+  return { status: response.status, body };
+}
+
+export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOptions): void {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const idParams = { type: 'object', properties: { contractId: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' } }, required: ['contractId'] };
+
+  app.get('/console', { schema: { summary: 'The operator console (web page)', tags } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'").send(PAGE),
+  );
+  app.get('/console/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(SCRIPT));
+
+  app.get<{ Params: { contractId: string }; Querystring: { limit?: number } }>(
+    '/console/api/contracts/:contractId/records',
+    { schema: { summary: "Records of a contract from the submission service's read model", tags, params: idParams, querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } } } } },
+    async (request, reply) => {
+      const { status, body } = await forward(`${options.submissionUrl()}/contracts/${request.params.contractId}/records?limit=${request.query.limit ?? 200}`, {}, timeoutMs);
+      return reply.code(status).send(body);
+    },
+  );
+
+  app.post<{ Params: { contractId: string } }>(
+    '/console/api/contracts/:contractId/records',
+    { schema: { summary: 'Submit a record through the submission service', tags, params: idParams, body: { type: 'object' } } },
+    async (request, reply) => {
+      const { status, body } = await forward(
+        `${options.submissionUrl()}/contracts/${request.params.contractId}/records`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': request.id }, body: JSON.stringify(request.body) },
+        timeoutMs,
+      );
+      return reply.code(status).send(body);
+    },
+  );
+
+  app.route<{ Params: { type: string; action: string } }>({
+    method: ['GET', 'POST'],
+    url: '/console/api/adapter-types/:type/:action',
+    schema: {
+      summary: "An adapter's admin API through the control plane: GET status, POST pause or resume",
+      tags,
+      params: { type: 'object', properties: { type: { type: 'string' }, action: { type: 'string', enum: ['status', 'pause', 'resume'] } }, required: ['type', 'action'] },
+    },
+    handler: async (request, reply) => {
+      const { type, action } = request.params;
+      if ((action === 'status') !== (request.method === 'GET')) return reply.code(405).send({ detail: 'GET status, POST pause or resume' });
+      const adapterType = await findAdapterType(options.db, type);
+      if (!adapterType) throw errors.ADAPTER_TYPE_NOT_FOUND();
+      if (!adapterType.adminUrl) throw errors.UPSTREAM_UNREACHABLE({ detail: `adapter type ${type} registered no admin URL` });
+      const { status, body } = await forward(`${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`, { method: request.method }, timeoutMs);
+      return reply.code(status).send(body);
+    },
+  });
+}

@@ -1,0 +1,212 @@
+// The operator console: plain browser JavaScript over the control plane's API (and its
+// same-origin proxy to the submission service and the adapters' admin APIs).
+'use strict';
+const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else if (value !== undefined && value !== null) node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
+  return node;
+};
+async function api(path, init = {}) {
+  const response = await fetch(path, { ...init, headers: init.body ? { 'content-type': 'application/json' } : {} });
+  const text = await response.text();
+  let body;
+  try { body = text ? JSON.parse(text) : {}; } catch { body = { detail: text }; }
+  return { ok: response.ok, status: response.status, body };
+}
+const say = (node, result, okText) => {
+  node.className = result.ok ? 'ok' : 'error';
+  node.textContent = result.ok ? okText : `${result.status}: ${result.body.detail ?? ''}`;
+};
+
+let contracts = [];
+let adapterTypes = [];
+let selected;
+let selectedDeadLetter;
+
+// Tabs
+for (const button of document.querySelectorAll('nav button')) {
+  button.addEventListener('click', () => {
+    for (const b of document.querySelectorAll('nav button')) b.classList.toggle('active', b === button);
+    for (const s of document.querySelectorAll('main section')) s.classList.toggle('active', s.id === button.dataset.tab);
+    ({ contracts: loadContracts, adapters: loadAdapters, records: loadRecords, 'dead-letters': loadDeadLetters })[button.dataset.tab]();
+  });
+}
+
+// Contracts
+async function loadContracts() {
+  contracts = (await api('/contracts')).body.contracts ?? [];
+  adapterTypes = (await api('/adapter-types')).body.adapterTypes ?? [];
+  $('contract-list').replaceChildren(...contracts.map((c) =>
+    el('tr', { class: 'clickable', 'data-contract': c.contractId, onclick: () => selectContract(c.contractId) },
+      el('td', {}, c.contractId), el('td', {}, c.title), el('td', {}, c.schemaVersion), el('td', {}, c.fields.length),
+      el('td', {}, c.recordTypes.map((t) => `${t} (${c.lifecycle[t]})`).join(', ')))));
+  const options = contracts.map((c) => el('option', { value: c.contractId }, c.contractId));
+  const current = $('records-contract').value;
+  $('records-contract').replaceChildren(...options);
+  if (current) $('records-contract').value = current;
+  if (selected) await selectContract(selected);
+}
+
+async function selectContract(contractId) {
+  selected = contractId;
+  const contract = contracts.find((c) => c.contractId === contractId);
+  if (!contract) return;
+  document.getElementById('contract-detail').hidden = false;
+  $('contract-title').textContent = `${contract.title} (${contract.contractId}, version ${contract.schemaVersion})`;
+  $('contract-fields').replaceChildren(...contract.fields.map((f) =>
+    el('tr', {}, el('td', {}, f.name + (contract.naturalKey.fields.includes(f.name) ? ' 🔑' : '')), el('td', {}, f.type), el('td', {}, f.required ? 'yes' : 'no'),
+      el('td', {}, f.queryable ? 'yes' : ''), el('td', {}, [f.values?.join(' | '), f.default !== undefined ? `default ${f.default}` : ''].filter(Boolean).join('; ')))));
+  const versions = (await api(`/contracts/${contractId}/versions`)).body.versions ?? [];
+  $('contract-versions').textContent = versions.map((v) => `v${v.schemaVersion} (${v.createdAt})`).join(', ');
+  const { schemaVersion, createdAt, updatedAt, ...definition } = contract;
+  $('compat-input').value = JSON.stringify({ ...definition, schemaVersion: schemaVersion + 1 }, null, 2);
+  await loadAttachments();
+  $('attach-type').replaceChildren(...adapterTypes.map((t) => el('option', { value: t.type }, `${t.type}${t.live ? '' : ' (not live)'}`)));
+  renderConfigForm();
+}
+
+async function loadAttachments() {
+  const attachments = (await api(`/contracts/${selected}/adapters`)).body.attachments ?? [];
+  $('attachment-list').replaceChildren(...attachments.map((a) =>
+    el('tr', { 'data-attachment': a.attachmentId }, el('td', {}, a.adapterType), el('td', {}, el('code', {}, JSON.stringify(a.config))),
+      el('td', {}, a.enabled ? 'enabled' : 'disabled'),
+      el('td', {}, el('button', { 'data-testid': `toggle-${a.attachmentId}`, onclick: async () => {
+        await api(`/contracts/${selected}/adapters/${a.attachmentId}`, { method: 'PATCH', body: JSON.stringify({ enabled: !a.enabled }) });
+        await loadAttachments();
+      } }, a.enabled ? 'Disable' : 'Enable')))));
+}
+
+// The config form is generated from the adapter type's published JSON schema.
+function renderConfigForm() {
+  const type = adapterTypes.find((t) => t.type === $('attach-type').value);
+  const form = $('attach-form');
+  form.replaceChildren();
+  if (!type) return;
+  const required = new Set(type.configSchema.required ?? []);
+  for (const [name, schema] of Object.entries(type.configSchema.properties ?? {})) {
+    let input;
+    if (Array.isArray(schema.enum)) input = el('select', { name }, el('option', { value: '' }, '(default)'), ...schema.enum.map((v) => el('option', { value: v }, v)));
+    else if (schema.type === 'boolean') input = el('input', { name, type: 'checkbox' });
+    else input = el('input', { name, type: schema.type === 'integer' || schema.type === 'number' ? 'number' : 'text', size: 60,
+      placeholder: schema.type === 'array' ? 'comma-separated' : schema.default !== undefined ? `default ${schema.default}` : '' });
+    input.dataset.kind = schema.type ?? 'string';
+    form.append(el('label', {}, `${name}${required.has(name) ? ' *' : ''}`, el('small', {}, schema.description ?? '')), input);
+  }
+}
+$('attach-type').addEventListener('change', renderConfigForm);
+
+function readConfigForm() {
+  const config = {};
+  for (const input of $('attach-form').querySelectorAll('input, select')) {
+    const kind = input.dataset.kind;
+    if (kind === 'boolean') { if (input.checked) config[input.name] = true; continue; }
+    const value = input.value.trim();
+    if (value === '') continue;
+    if (kind === 'array') config[input.name] = value.split(',').map((v) => v.trim()).filter(Boolean);
+    else if (kind === 'integer' || kind === 'number') config[input.name] = Number(value);
+    else config[input.name] = value;
+  }
+  return config;
+}
+$('attach-submit').addEventListener('click', async () => {
+  const result = await api(`/contracts/${selected}/adapters`, { method: 'POST', body: JSON.stringify({ adapterType: $('attach-type').value, config: readConfigForm() }) });
+  say($('attach-result'), result, 'attached');
+  await loadAttachments();
+});
+
+async function compat(apply) {
+  let body;
+  try { body = JSON.parse($('compat-input').value); } catch (error) { $('compat-result').textContent = `not JSON: ${error.message}`; return; }
+  const result = await api(`/contracts/${selected}/${apply ? 'versions' : 'compatibility'}`, { method: 'POST', body: JSON.stringify(body) });
+  $('compat-result').textContent = JSON.stringify(result.body, null, 2);
+  if (apply && result.ok) await loadContracts();
+}
+$('compat-check').addEventListener('click', () => compat(false));
+$('compat-apply').addEventListener('click', () => compat(true));
+
+$('register-submit').addEventListener('click', async () => {
+  let body;
+  try { body = JSON.parse($('register-input').value); } catch (error) { $('register-result').textContent = `not JSON: ${error.message}`; return; }
+  const result = await api('/contracts', { method: 'POST', body: JSON.stringify(body) });
+  say($('register-result'), result, `registered ${body.contractId}`);
+  if (!result.ok && result.body.errors) $('register-result').textContent += ' — ' + result.body.errors.map((e) => `${e.path} ${e.message}`).join('; ');
+  await loadContracts();
+});
+
+// Adapters
+async function loadAdapters() {
+  adapterTypes = (await api('/adapter-types')).body.adapterTypes ?? [];
+  const rows = await Promise.all(adapterTypes.map(async (t) => {
+    const status = t.adminUrl ? await api(`/console/api/adapter-types/${t.type}/status`) : { ok: false, body: {} };
+    const lag = (status.body.assignments ?? []).reduce((sum, a) => sum + Math.max(0, a.endOffset - a.committedOffset), 0);
+    const act = (action) => el('button', { 'data-testid': `${action}-${t.type}`, onclick: async () => { await api(`/console/api/adapter-types/${t.type}/${action}`, { method: 'POST' }); await loadAdapters(); } }, action);
+    return el('tr', { 'data-adapter': t.type }, el('td', {}, t.type), el('td', {}, t.live ? 'live' : 'not seen'), el('td', {}, t.consumerGroup), el('td', {}, t.lastSeenAt),
+      el('td', { 'data-testid': `state-${t.type}` }, status.ok ? (status.body.paused ? 'paused' : status.body.state ?? 'running') : 'unreachable'),
+      el('td', { 'data-testid': `lag-${t.type}` }, status.ok ? lag : ''), el('td', {}, act('pause'), ' ', act('resume')));
+  }));
+  $('adapter-list').replaceChildren(...rows);
+}
+
+// Records
+async function loadRecords() {
+  if (contracts.length === 0) await loadContracts();
+  const contractId = $('records-contract').value;
+  if (!contractId) return;
+  const contract = contracts.find((c) => c.contractId === contractId);
+  const result = await api(`/console/api/contracts/${contractId}/records?limit=200`);
+  const names = contract.fields.map((f) => f.name);
+  $('records-head').replaceChildren(el('tr', {}, el('th', {}, 'recordId'), ...names.map((n) => el('th', {}, n)), el('th', {}, 'version')));
+  $('records-list').replaceChildren(...(result.body.records ?? []).map((r) =>
+    el('tr', { 'data-record': r.naturalKey }, el('td', {}, r.recordId), ...names.map((n) => el('td', {}, r.payload[n] ?? '')), el('td', {}, r.schemaVersion))));
+}
+$('records-contract').addEventListener('change', loadRecords);
+$('records-refresh').addEventListener('click', loadRecords);
+$('submit-record').addEventListener('click', async () => {
+  let body;
+  try { body = JSON.parse($('submit-input').value); } catch (error) { $('submit-result').textContent = `not JSON: ${error.message}`; return; }
+  const result = await api(`/console/api/contracts/${$('records-contract').value}/records`, { method: 'POST', body: JSON.stringify(body) });
+  say($('submit-result'), result, `accepted ${result.body.recordId}`);
+  if (!result.ok && result.body.errors) $('submit-result').textContent += ' — ' + result.body.errors.map((e) => `${e.field} ${e.message}`).join('; ');
+  await loadRecords();
+});
+
+// Dead letters
+async function loadDeadLetters() {
+  const query = new URLSearchParams();
+  if ($('dl-contract').value.trim()) query.set('contractId', $('dl-contract').value.trim());
+  if ($('dl-error').value) query.set('errorType', $('dl-error').value);
+  if ($('dl-adapter').value.trim()) query.set('failedAdapter', $('dl-adapter').value.trim());
+  const group = $('dl-group').value;
+  if (group) query.set('groupBy', group);
+  const result = await api(`/dead-letters?${query}`);
+  if (group) {
+    $('dl-head').replaceChildren(el('tr', {}, el('th', {}, group), el('th', {}, 'count'), el('th', {}, 'latest')));
+    $('dl-list').replaceChildren(...(result.body.groups ?? []).map((g) => el('tr', {}, el('td', {}, g[group] ?? '(none)'), el('td', {}, g.count), el('td', {}, g.latestQuarantinedAt))));
+    return;
+  }
+  $('dl-head').replaceChildren(el('tr', {}, ...['quarantined', 'contract', 'error', 'adapter', 'attempts', 'message', 'replayed'].map((h) => el('th', {}, h))));
+  $('dl-list').replaceChildren(...(result.body.deadLetters ?? []).map((d) =>
+    el('tr', { class: 'clickable', 'data-dead-letter': d.id, onclick: () => showDeadLetter(d) },
+      el('td', {}, d.quarantinedAt), el('td', {}, d.contractId ?? ''), el('td', {}, d.errorType), el('td', {}, d.failedAdapter), el('td', {}, d.attemptCount),
+      el('td', {}, d.errorMessage), el('td', {}, d.replayed ? `yes (${d.replayedAt})` : 'no'))));
+}
+function showDeadLetter(deadLetter) {
+  selectedDeadLetter = deadLetter;
+  document.getElementById('dl-detail').hidden = false;
+  $('dl-id').textContent = deadLetter.id;
+  $('dl-original').textContent = typeof deadLetter.originalPayload === 'string' ? deadLetter.originalPayload : JSON.stringify(deadLetter.originalPayload, null, 2);
+  $('dl-replay-result').textContent = '';
+}
+$('dl-refresh').addEventListener('click', loadDeadLetters);
+$('dl-replay').addEventListener('click', async () => {
+  const result = await api(`/dead-letters/${selectedDeadLetter.id}/replay`, { method: 'POST' });
+  say($('dl-replay-result'), result, `replayed to ${result.body.published?.topic}`);
+  await loadDeadLetters();
+});
+
+loadContracts();

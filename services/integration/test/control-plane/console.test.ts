@@ -1,0 +1,180 @@
+/**
+ * The operator console in headless Chromium (Debian's chromium driven by playwright-core):
+ * register a contract, attach a CSV adapter through the form generated from the type's
+ * schema, submit a record and see it in the file and in the records view; a poison
+ * message shows up in the dead letters with its original text; a record the CSV target
+ * could not take (its folder blocked) is dead-lettered, and after the fix a replay from
+ * the console writes it.
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createSqlDatabase, type SqlDatabase } from '@platform/core';
+import { skipReason } from '@platform/testing';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startPlatform, type RunningPlatform } from '../../src/platform.js';
+import { silentLogger, waitFor } from '../helpers/broker-drivers.js';
+import { uniqueContractId } from '../support/contracts.js';
+import { platformEnv } from '../support/platform-env.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+describe('operator console (headless Chromium)', { skip: skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM)) }, () => {
+  let platform: RunningPlatform;
+  let db: SqlDatabase;
+  let browser: Browser;
+  let page: Page;
+  let dataDir: string;
+  const contractId = uniqueContractId('badges');
+  const contract = {
+    contractId,
+    title: 'Badges',
+    naturalKey: { strategy: 'field', fields: ['badgeId'] },
+    recordTypes: ['badge.issued'],
+    lifecycle: { 'badge.issued': 'create' },
+    fields: [
+      { name: 'badgeId', type: 'string', required: true },
+      { name: 'holder', type: 'string', required: true },
+      { name: 'level', type: 'enum', required: true, values: ['BRONZE', 'SILVER', 'GOLD'], default: 'BRONZE' },
+    ],
+  };
+  const csvDir = () => join(dataDir, 'integration', 'csv');
+  const csvHolds = async (file: string, text: string) => (await readFile(join(csvDir(), file), 'utf8').catch(() => '')).includes(text);
+  const csvAttached = async (path: string) => {
+    const status = (await (await fetch(`${platform.urls.csv}/admin/status`)).json()) as { attachments: Array<{ contractId: string; attachmentId: string }> };
+    const attachments = (await (await fetch(`${platform.urls['control-plane']}/contracts/${contractId}/adapters`)).json()) as { attachments: Array<{ attachmentId: string; config: { path: string } }> };
+    const wanted = attachments.attachments.find((a) => a.config.path === path);
+    return Boolean(wanted && status.attachments.some((a) => a.attachmentId === wanted.attachmentId));
+  };
+
+  before(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'integration-console-'));
+    db = await createSqlDatabase({ dataDir: 'memory://' });
+    platform = await startPlatform({ env: platformEnv({ DATA_DIR: dataDir, CSV_RETRY_BACKOFF_MS: '20' }), logger: silentLogger(), db });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+    page = await browser.newPage();
+    await page.goto(`${platform.urls['control-plane']}/console`);
+  });
+  after(async () => {
+    await browser?.close();
+    await platform?.close();
+    await db?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const byTestId = (id: string) => page.locator(`[data-testid="${id}"]`);
+  /** Waits until the element's text matches (the function runs in the page; DOM types are not loaded here). */
+  const waitText = (id: string, pattern: RegExp) =>
+    page.waitForFunction(
+      ({ selector, source }) => {
+        const doc = (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document;
+        return new RegExp(source).test(doc.querySelector(selector)?.textContent ?? '');
+      },
+      { selector: `[data-testid="${id}"]`, source: pattern.source },
+      { timeout: 20_000 },
+    );
+
+  it('registers a contract and attaches a CSV adapter through the generated config form', async () => {
+    await byTestId('register-input').fill(JSON.stringify(contract));
+    await byTestId('register-submit').click();
+    await page.waitForSelector(`[data-contract="${contractId}"]`);
+    assert.equal(await byTestId('register-result').textContent(), `registered ${contractId}`);
+    await page.click(`[data-contract="${contractId}"]`);
+    await page.waitForSelector('[data-testid="attach-type"] option[value="csv"]', { state: 'attached' });
+    await byTestId('attach-type').selectOption('csv');
+    // The form is generated from the csv type's schema, with its field descriptions.
+    assert.match(await byTestId('attach-form').textContent() ?? '', /File path ending in \.csv/);
+    await page.fill('[data-testid="attach-form"] input[name="path"]', '../escape.csv');
+    await byTestId('attach-submit').click();
+    await waitText('attach-result', /^400/);
+    await page.fill('[data-testid="attach-form"] input[name="path"]', 'badges.csv');
+    await byTestId('attach-submit').click();
+    await waitText('attach-result', /^attached$/);
+    assert.equal(await page.locator('[data-testid="attachment-list"] tr').count(), 1);
+    await waitFor('the csv adapter to pick up the attachment', () => csvAttached('badges.csv'), 20_000);
+  });
+
+  it('submits a record from the console and sees it in the file and in the records view', async () => {
+    await page.click('nav button[data-tab="records"]');
+    await byTestId('records-contract').selectOption(contractId);
+    await byTestId('submit-input').fill(JSON.stringify({ badgeId: 'B-1', holder: 'Ada Lovelace, Countess' }));
+    await byTestId('submit-record').click();
+    await waitText('submit-result', /^accepted/);
+    await page.waitForSelector('[data-record="B-1"]');
+    assert.match(await page.locator('[data-record="B-1"]').textContent() ?? '', /BRONZE/);
+    await waitFor('the record in badges.csv', () => csvHolds('badges.csv', '"Ada Lovelace, Countess"'), 20_000);
+  });
+
+  it('shows a poison message in the dead letters with its original text', async () => {
+    await platform.broker.publish(`${contractId}.created`, 'B-poison', 'not json at all');
+    await page.click('nav button[data-tab="dead-letters"]');
+    await byTestId('dl-contract').fill(contractId);
+    await waitFor('the poison dead letter', async () => {
+      await byTestId('dl-refresh').click();
+      return (await page.locator('[data-testid="dl-list"] tr', { hasText: 'SCHEMA_VIOLATION' }).count()) === 1;
+    }, 20_000);
+    await page.locator('[data-testid="dl-list"] tr', { hasText: 'SCHEMA_VIOLATION' }).click();
+    assert.equal(await byTestId('dl-original').textContent(), 'not json at all');
+    await byTestId('dl-group').selectOption('errorType');
+    await byTestId('dl-refresh').click();
+    await page.waitForSelector('[data-testid="dl-list"] tr >> text=SCHEMA_VIOLATION');
+    await byTestId('dl-group').selectOption('');
+  });
+
+  it('replays a dead-lettered record once its target is fixed', async () => {
+    // A second file whose folder is blocked by a plain file: the write fails until it is removed.
+    await mkdir(csvDir(), { recursive: true });
+    await writeFile(join(csvDir(), 'blocked'), 'in the way');
+    await page.click('nav button[data-tab="contracts"]');
+    await page.click(`[data-contract="${contractId}"]`);
+    await byTestId('attach-type').selectOption('csv');
+    await page.fill('[data-testid="attach-form"] input[name="path"]', 'blocked/badges.csv');
+    await byTestId('attach-submit').click();
+    await waitText('attach-result', /^attached$/);
+    await waitFor('the csv adapter to pick up the second attachment', () => csvAttached('blocked/badges.csv'), 20_000);
+
+    await page.click('nav button[data-tab="records"]');
+    await byTestId('submit-input').fill(JSON.stringify({ badgeId: 'B-2', holder: 'Grace Hopper', level: 'GOLD' }));
+    await byTestId('submit-record').click();
+    await waitFor('B-2 in the working file', () => csvHolds('badges.csv', 'B-2'), 20_000);
+
+    await page.click('nav button[data-tab="dead-letters"]');
+    const row = page.locator('[data-testid="dl-list"] tr', { hasText: 'adapter.csv' }).filter({ hasNotText: 'SCHEMA_VIOLATION' });
+    await waitFor('the failed write in the dead letters', async () => {
+      await byTestId('dl-refresh').click();
+      return (await row.count()) === 1;
+    }, 30_000);
+    await row.click();
+    assert.match(await byTestId('dl-original').textContent() ?? '', /"badgeId": "B-2"/);
+
+    await rm(join(csvDir(), 'blocked'));
+    await byTestId('dl-replay').click();
+    await waitText('dl-replay-result', /^replayed to/);
+    await waitFor('B-2 in the fixed file', () => csvHolds('blocked/badges.csv', 'B-2'), 20_000);
+    const lines = (await readFile(join(csvDir(), 'badges.csv'), 'utf8')).split('\r\n').filter((l) => l.includes('B-2'));
+    assert.equal(lines.length, 1, 'the working file holds B-2 once (the replay is a duplicate there)');
+    await waitFor('the entry marked replayed', async () => {
+      await byTestId('dl-refresh').click();
+      return (await page.locator('[data-testid="dl-list"] tr', { hasText: 'yes (' }).count()) === 1;
+    });
+  });
+
+  it('shows adapter types with liveness and state, and pauses and resumes one through the control plane', async () => {
+    await page.click('nav button[data-tab="adapters"]');
+    await waitText('state-csv', /^running$/);
+    assert.match(await page.locator('[data-adapter="csv"]').textContent() ?? '', /live.*adapter\.csv/);
+    await byTestId('pause-csv').click();
+    await waitText('state-csv', /^paused$/);
+    const status = (await (await fetch(`${platform.urls.csv}/admin/status`)).json()) as { paused: boolean };
+    assert.equal(status.paused, true);
+    await byTestId('resume-csv').click();
+    await waitText('state-csv', /^running$/);
+    const unknown = await fetch(`${platform.urls['control-plane']}/console/api/adapter-types/ftp/status`);
+    assert.equal(unknown.status, 404);
+    const notAnAction = await fetch(`${platform.urls['control-plane']}/console/api/adapter-types/csv/restart`, { method: 'POST' });
+    assert.equal(notAnAction.status, 400);
+  });
+});
