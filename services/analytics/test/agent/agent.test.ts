@@ -41,7 +41,7 @@ describe('agent with an LLM', () => {
           baseUrl: fake.url,
           apiKey: 'secret-key',
           model: 'test-model',
-          timeoutMs: 1500,
+          timeoutMs: 3000,
         });
         app = await buildApp({
           warehouse: fixture.warehouse,
@@ -198,7 +198,7 @@ describe('agent with an LLM', () => {
         const malformed = await chat('Anything');
         assert.equal(malformed.status, 502);
         assert.match(malformed.body.detail, /malformed/);
-        fake.script([{ delayMs: 3000, body: textReply(provider, 'late').body }]);
+        fake.script([{ delayMs: 8000, body: textReply(provider, 'late').body }]);
         const slow = await chat('Anything');
         assert.equal(slow.status, 504);
       });
