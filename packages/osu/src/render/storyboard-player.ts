@@ -2,9 +2,9 @@
  * Evaluates storyboard sprites and animations at a time: loops expanded, each property
  * (fade, move, scale, vector scale, rotate, colour, flips, additive) interpolated with
  * its easing, and draws them in storyboard space (640x480, widescreen-centred).
- * Colour commands are not applied as a tint (too costly per frame); all else is.
+ * Colour commands tint the image (tinted copies cached, colours quantised to 32 levels).
  */
-import { loadImage, type Image, type SKRSContext2D } from '@napi-rs/canvas';
+import { createCanvas, loadImage, type Canvas, type Image, type SKRSContext2D } from '@napi-rs/canvas';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StoryboardCommand, StoryboardElement } from '../beatmap/types.js';
@@ -119,7 +119,31 @@ function value(list: Flat[] | undefined, t: number, index: number, def: number):
 }
 
 export class StoryboardPlayer {
+  private readonly tints = new Map<Image, Map<number, Canvas>>();
+
   private constructor(private readonly items: Prepared[]) {}
+
+  /** The image multiplied by a colour, cached per image and quantised colour. */
+  private tinted(img: Image, r: number, g: number, b: number): Canvas {
+    const q = (v: number): number => Math.max(0, Math.min(31, Math.round(v / 8.2)));
+    const key = (q(r) << 10) | (q(g) << 5) | q(b);
+    let perImage = this.tints.get(img);
+    if (!perImage) this.tints.set(img, (perImage = new Map()));
+    let c = perImage.get(key);
+    if (!c) {
+      if (perImage.size > 256) perImage.clear();
+      c = createCanvas(Math.max(1, img.width), Math.max(1, img.height));
+      const ctx = c.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      ctx.globalCompositeOperation = 'multiply';
+      ctx.fillStyle = `rgb(${q(r) * 8.2},${q(g) * 8.2},${q(b) * 8.2})`;
+      ctx.fillRect(0, 0, c.width, c.height);
+      ctx.globalCompositeOperation = 'destination-in';
+      ctx.drawImage(img, 0, 0);
+      perImage.set(key, c);
+    }
+    return c;
+  }
 
   get size(): number {
     return this.items.length;
@@ -205,7 +229,14 @@ export class StoryboardPlayer {
         const n = Math.floor((t - it.start) / it.el.frameDelay);
         frame = it.el.loopForever ? n % it.frames.length : Math.min(n, it.frames.length - 1);
       }
-      const img = it.frames[frame]!;
+      let img: Image | Canvas = it.frames[frame]!;
+      const c = it.byType.get('C');
+      if (c) {
+        const r = value(c, t, 0, 255);
+        const g = value(c, t, 1, 255);
+        const b = value(c, t, 2, 255);
+        if (r < 250 || g < 250 || b < 250) img = this.tinted(img as Image, r, g, b);
+      }
       const [oxf, oyf] = ORIGINS[it.el.origin] ?? [0.5, 0.5];
       ctx.save();
       ctx.globalAlpha = Math.min(1, alpha);
