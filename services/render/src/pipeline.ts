@@ -1,5 +1,7 @@
 /** Starts the pipeline parts this process runs (dispatcher, worker, reaper) from the env. */
+import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { createBeatmapResolver } from './beatmaps/beatmap-resolver.js';
 import type { RenderEnv } from './config.js';
 import type { RenderContext } from './context.js';
@@ -17,7 +19,10 @@ export async function startPipeline(
   metrics?: RenderMetrics,
 ): Promise<{ stop(): Promise<void> }> {
   const stops: (() => Promise<void>)[] = [];
+  // Without BEATMAPS_DIR, a folder under DATA_DIR is the library: drop .osu/.osz files there.
+  const beatmapDirs = env.BEATMAPS_DIR ?? [join(env.DATA_DIR, 'render', 'beatmaps')];
   if (env.RUN_WORKER) {
+    if (!env.BEATMAPS_DIR) await mkdir(beatmapDirs[0]!, { recursive: true });
     const worker = startRenderWorker(
       {
         db: ctx.db,
