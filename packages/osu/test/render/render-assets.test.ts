@@ -98,12 +98,13 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
       .replace('AudioFilename: Dear brave.mp3', 'AudioFilename: audio.wav')
       .replace(
         '0,0,"DB.jpg",0,0',
-        '0,0,"bg.png",0,0\nVideo,0,"clip.mp4"\nSprite,Foreground,TopLeft,"sb.png",0,0\n F,0,-100000,1000000,1',
+        '0,0,"bg.png",0,0\nVideo,0,"clip.mp4"\nSprite,Foreground,TopLeft,"sb.png",0,0\n F,0,-100000,1000000,1\nSprite,Foreground,TopLeft,"white.png",0,380\n F,0,-100000,1000000,1\n C,0,-100000,1000000,255,255,0',
       );
     mapPath = join(mapDir, 'map.osu');
     writeFileSync(mapPath, text);
     writeFileSync(join(mapDir, 'bg.png'), png(64, 36, 'rgb(255,0,0)'));
     writeFileSync(join(mapDir, 'sb.png'), png(100, 100, 'rgb(0,255,0)'));
+    writeFileSync(join(mapDir, 'white.png'), png(100, 100, 'rgb(255,255,255)'));
     execFileSync(ffmpeg, [
       '-v',
       'error',
@@ -164,6 +165,9 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
     // storyboard sprite: storyboard (0,0)-(100,100) -> screen x 40..77, y 0..37
     const [sr, sg, sb] = px(55, 15);
     assert.ok(sg > 180 && sr < 90 && sb < 90, `storyboard pixel ${sr},${sg},${sb}`);
+    // white sprite tinted yellow by a C command: storyboard (0,380)-(100,480) -> x 40..77, y 142..180
+    const [yr, yg, yb] = px(55, 170);
+    assert.ok(yr > 200 && yg > 200 && yb < 80, `tinted storyboard pixel ${yr},${yg},${yb}`);
     // background outside the playfield and the storyboard: red
     const [br, bgc, bb] = px(8, 120);
     assert.ok(br > 180 && bgc < 90 && bb < 90, `background pixel ${br},${bgc},${bb}`);
