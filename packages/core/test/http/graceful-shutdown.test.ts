@@ -10,7 +10,7 @@ const script = `
 import { createHttpApp, createLogger, handleShutdown, listen } from ${core};
 const logger = createLogger({ service: 'shutdown-test', level: 'silent' });
 const app = await createHttpApp({ service: 'shutdown-test', logger });
-app.get('/slow', async () => { await new Promise((r) => setTimeout(r, 700)); return { done: true }; });
+app.get('/slow', async () => { console.log('IN FLIGHT'); await new Promise((r) => setTimeout(r, 700)); return { done: true }; });
 const url = await listen(app, { port: 0, host: '127.0.0.1' });
 handleShutdown({ logger, closers: [() => app.close(), async () => console.log('pool closed')] });
 console.log('READY ' + url);
@@ -26,7 +26,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     const url = /READY (\S+)/.exec(stdout)![1]!;
 
     const inFlight = fetch(`${url}/slow`);
-    await new Promise((done) => setTimeout(done, 150));
+    while (!stdout.includes('IN FLIGHT')) await new Promise((done) => setTimeout(done, 10));
     child.kill(signal);
     const response = await inFlight;
     assert.equal(response.status, 200);
