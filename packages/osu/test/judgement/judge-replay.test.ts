@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeReplay, judgeReplay, parseBeatmap } from '../../src/index.js';
-import { fixture, skipWithoutFixtures } from '../helpers.js';
+import { beatmapMd5, decodeReplay, judgeReplay, parseBeatmap } from '../../src/index.js';
+import { fixture, fixtureNames, skipWithoutFixtures } from '../helpers.js';
 
 const skip = skipWithoutFixtures();
 
@@ -29,3 +29,31 @@ test('judgement matches the header counts and max combo', { skip }, () => {
     assert.equal(j.hitErrors.length, j.hitErrorTimes.length);
   }
 });
+
+test(
+  'judgement over every fixture replay with its beatmap: at least 58 match the header exactly',
+  { skip },
+  () => {
+    const maps = new Map<string, string>();
+    for (const name of fixtureNames('.osu')) maps.set(beatmapMd5(fixture(name)), name);
+    let total = 0;
+    let matched = 0;
+    for (const name of fixtureNames('.osr')) {
+      const replay = decodeReplay(fixture(name), { anyMode: true });
+      const map = maps.get(replay.beatmapMd5);
+      if (replay.mode !== 0 || !map) continue;
+      total++;
+      const j = judgeReplay(replay, parseBeatmap(fixture(map).toString('utf8')));
+      if (
+        j.n300 === replay.n300 &&
+        j.n100 === replay.n100 &&
+        j.n50 === replay.n50 &&
+        j.misses === replay.misses &&
+        j.maxCombo === replay.maxCombo
+      )
+        matched++;
+    }
+    assert.equal(total, 62);
+    assert.ok(matched >= 58, `${matched}/${total}`);
+  },
+);
