@@ -8,13 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger, SqlDatabase } from '@platform/core';
 import type { Broker } from '../broker/broker.js';
-import { columnName } from '../contracts/contract.js';
+import { columnName, type ContractDefinition } from '../contracts/contract.js';
 import { findContract, insertContract } from '../contracts/contract-store.js';
 import { INTERNS_CONTRACT } from '../contracts/interns-contract.js';
 import { contractTopics } from '../contracts/topics.js';
 import type { StoredAdapterType } from './adapter-types/adapter-type-store.js';
 import { insertAttachment } from './attachments/attachment-store.js';
 import { configErrors, configValidator } from './config-schema.js';
+import { evolveContract } from './contract-use-cases.js';
 
 /** Default attachment configs of the interns contract, by adapter type. */
 export const INTERNS_SEED_CONFIGS: Record<string, Record<string, unknown>> = {
@@ -34,13 +35,26 @@ async function releaseSeed(db: SqlDatabase, name: string): Promise<void> {
   await db.query('DELETE FROM platform_seeds WHERE name = $1', [name]);
 }
 
-/** Registers the interns contract (once) and provisions its topics (every start). */
-export async function seedInternsContract(db: SqlDatabase, broker: Broker, logger: Logger): Promise<void> {
-  if (!(await findContract(db, INTERNS_CONTRACT.contractId))) {
-    if (await insertContract(db, INTERNS_CONTRACT)) logger.info({ contractId: INTERNS_CONTRACT.contractId }, 'interns contract registered');
+/**
+ * Registers the interns contract (once), moves a stored older version to the one shipped
+ * in code through the same BACKWARD check as any edit (an incompatible shipped version
+ * stops the start), and provisions its topics (every start).
+ */
+export async function seedInternsContract(
+  db: SqlDatabase,
+  broker: Broker,
+  logger: Logger,
+  shipped: ContractDefinition = INTERNS_CONTRACT,
+): Promise<void> {
+  const existing = await findContract(db, shipped.contractId);
+  if (!existing) {
+    if (await insertContract(db, shipped)) logger.info({ contractId: shipped.contractId }, 'shipped contract registered');
+  } else if (existing.contract.schemaVersion < shipped.schemaVersion) {
+    await evolveContract(db, broker, shipped.contractId, shipped);
+    logger.info({ contractId: shipped.contractId, schemaVersion: shipped.schemaVersion }, 'contract moved to the shipped version');
   }
-  const stored = await findContract(db, INTERNS_CONTRACT.contractId);
-  for (const topic of contractTopics(stored?.contract ?? INTERNS_CONTRACT)) await broker.ensureTopic(topic);
+  const stored = await findContract(db, shipped.contractId);
+  for (const topic of contractTopics(stored?.contract ?? shipped)) await broker.ensureTopic(topic);
 }
 
 /** Attaches the interns contract to a freshly registered relational or csv type, once. */
