@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
 import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
+import { seedJobs } from '../helpers/outbox.js';
 
 const skipFixtures = fixturesSkip();
 
@@ -171,6 +172,16 @@ for (const { kind, skip } of await engineSets()) {
         (await app.inject(`/v1/jobs/${other.json().job_id}`)).json().options.resolution,
         '1080p',
       );
+    });
+
+    test('legacy list stops at the 50 newest; v1 still counts them all', async () => {
+      await seedJobs(engines, 52);
+      const legacy = (await app.inject('/jobs')).json();
+      assert.equal(legacy.length, 50);
+      assert.ok(legacy.every((j: { job_id: string }) => /^[0-9a-f]{32}$/.test(j.job_id)));
+      const v1 = (await app.inject('/v1/jobs?limit=1')).json();
+      assert.ok(v1.total >= 59, `total ${v1.total}`);
+      assert.equal(legacy[0].job_id, v1.jobs[0].job_id.replaceAll('-', ''));
     });
 
     test('legacy redirects point at the artifacts', async () => {

@@ -1,0 +1,114 @@
+/**
+ * `src/main.ts` as a process on the embedded defaults: it starts, renders a submitted
+ * replay end to end (dispatcher, worker and reaper in-process), serves the artifacts,
+ * and exits 0 on SIGTERM.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'node:test';
+import { osuFixturesDir, skipReason } from '@platform/testing';
+import { loadOsuRenderer } from '../../src/renderer/renderer.js';
+import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { multipart } from '../helpers/harness.js';
+
+const rendererAvailable = await loadOsuRenderer().then(
+  () => true,
+  () => false,
+);
+const skip = fixturesSkip() ?? skipReason('renderReplay of @platform/osu', rendererAvailable);
+const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+test('main.ts renders a replay end to end and shuts down cleanly', { skip }, async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'render-main-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      BEATMAPS_DIR: osuFixturesDir()!,
+      RENDER_WIDTH: '320',
+      RENDER_HEIGHT: '180',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      S3_ENDPOINT: '',
+      S3_BUCKET: '',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const ok = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      assert.ok(
+        Date.now() < deadline && child.exitCode === null,
+        `service did not start: ${stderr}`,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const { body, contentType } = multipart({ skin: 'Default' }, [
+      { field: 'replay', filename: 'tool.osr', data: readFixture('tool.osr') },
+    ]);
+    const submitted = await fetch(`${base}/v1/render`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': contentType },
+    });
+    assert.equal(submitted.status, 202);
+    const { job_id: id } = (await submitted.json()) as { job_id: string };
+    let job: { status: string; error: string | null; links: Record<string, string> };
+    for (;;) {
+      job = (await (await fetch(`${base}/v1/jobs/${id}`)).json()) as typeof job;
+      if (job.status === 'completed' || job.status === 'failed') break;
+      assert.ok(Date.now() < deadline, `job stuck in ${job.status}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(job.status, 'completed', job.error ?? '');
+    const video = await fetch(`${base}${job.links.video}`);
+    assert.equal(video.status, 200, 'redirect followed to the signed URL');
+    assert.equal(video.headers.get('content-type'), 'video/mp4');
+    const bytes = Buffer.from(await video.arrayBuffer());
+    assert.equal(bytes.subarray(4, 8).toString('latin1'), 'ftyp');
+    // The duration is observed just after the job's final state is written.
+    const counted = /render_job_duration_seconds_count\{[^}]*outcome="completed"[^}]*\} 1\n/;
+    let metrics = '';
+    for (let i = 0; i < 50 && !counted.test(metrics); i += 1) {
+      metrics = await (await fetch(`${base}/metrics`)).text();
+      if (!counted.test(metrics)) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.match(metrics, counted);
+  } finally {
+    child.kill('SIGTERM');
+    const code = await exited;
+    await rm(dataDir, { recursive: true, force: true });
+    assert.equal(code, 0, `exit code ${code}; stderr: ${stderr}`);
+  }
+});
