@@ -1,14 +1,6 @@
 /** The analytics service's environment: core's variables plus its own, validated at start-up. */
-import { booleanVar, coreEnvSchema, portVar, positiveIntVar, urlVar } from '@platform/core';
+import { booleanVar, coreEnvSchema, nonNegativeIntVar, portVar, positiveIntVar, urlVar } from '@platform/core';
 import { z } from 'zod';
-
-/** Like core's `positiveIntVar`, but 0 is allowed (it turns a feature off). */
-const nonNegativeIntVar = (defaultValue: number) =>
-  z.coerce
-    .number({ message: 'expected a whole number >= 0' })
-    .int({ message: 'expected a whole number >= 0' })
-    .min(0, { message: 'expected a whole number >= 0' })
-    .default(defaultValue);
 
 export const analyticsEnvSchema = coreEnvSchema.extend({
   /** REST, MCP (`/mcp`, `/sse`) and the chat page. @defaultValue 8000 */

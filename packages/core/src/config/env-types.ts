@@ -16,6 +16,14 @@ export const positiveIntVar = (defaultValue: number) =>
     .positive({ message: 'expected a positive integer' })
     .default(defaultValue);
 
+/** A count where 0 means "off" (e.g. a cache size or a retry count). */
+export const nonNegativeIntVar = (defaultValue: number) =>
+  z.coerce
+    .number({ message: 'expected a whole number (0 or more)' })
+    .int({ message: 'expected a whole number (0 or more)' })
+    .min(0, { message: 'expected a whole number (0 or more)' })
+    .default(defaultValue);
+
 export const booleanVar = (defaultValue: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })

@@ -134,7 +134,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (isAppError(error)) {
-      if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
+      // A 503 is the service saying "not now" (a dependency down, capacity reached): worth a
+      // warning, not an error page for the operator.
+      if (error.statusCode === 503) request.log.warn({ code: error.code }, error.detail);
+      else if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
       return reply
         .code(error.statusCode)
         .headers(error.headers)

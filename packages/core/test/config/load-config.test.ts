@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { ConfigError, booleanVar, coreEnvSchema, loadConfig, portVar, positiveIntVar } from '../../src/index.js';
+import { ConfigError, booleanVar, coreEnvSchema, loadConfig, nonNegativeIntVar, portVar, positiveIntVar } from '../../src/index.js';
 
-const schema = coreEnvSchema.extend({ PORT: portVar(8080), MAX_QUEUED: positiveIntVar(100), FEATURE: booleanVar(true) });
+const schema = coreEnvSchema.extend({ PORT: portVar(8080), MAX_QUEUED: positiveIntVar(100), FEATURE: booleanVar(true), CACHE: nonNegativeIntVar(5) });
 
 test('defaults apply and values are typed', () => {
   const config = loadConfig(schema, {});
   assert.equal(config.PORT, 8080);
   assert.equal(config.MAX_QUEUED, 100);
   assert.equal(config.FEATURE, true);
+  assert.equal(config.CACHE, 5);
+  assert.equal(loadConfig(schema, { CACHE: '0' }).CACHE, 0);
   assert.equal(config.DATA_DIR, './data');
   assert.equal(config.DATABASE_URL, undefined);
   assert.ok(Object.isFrozen(config));
@@ -24,6 +26,7 @@ test('a wrong value names the variable and what it expects', () => {
     [{ PORT: '70000' }, /^PORT: expected an integer port between 1 and 65535/],
     [{ MAX_QUEUED: '-1' }, /^MAX_QUEUED: expected a positive integer/],
     [{ FEATURE: 'maybe' }, /^FEATURE: expected true or false/],
+    [{ CACHE: '-3' }, /^CACHE: expected a whole number \(0 or more\)/],
     [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: expected a URL \(postgres:\/\/… or postgresql:\/\/…\)/],
     [{ TRUSTED_PROXIES: '10.0.0.0/99' }, /^TRUSTED_PROXIES: expected a comma-separated list/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: expected one of/],
