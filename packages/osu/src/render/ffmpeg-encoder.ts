@@ -61,7 +61,8 @@ export class FfmpegEncoder {
       args.push('-i', o.audio.path);
       if (o.audio.startSeconds < 0) {
         const ms = Math.round((-o.audio.startSeconds * 1000) / o.audio.speed);
-        audioFilters.push(`adelay=${ms}:all=1`);
+        // one delay per channel (up to 7.1): older ffmpeg builds have no `all=1`
+        audioFilters.push(`adelay=${Array(8).fill(ms).join('|')}`);
       }
       if (o.audio.resampleFrom) {
         const sr = o.audio.resampleFrom;
@@ -71,7 +72,10 @@ export class FfmpegEncoder {
       args.push('-f', 'lavfi', '-i', 'anullsrc=r=44100:cl=stereo');
     }
     // blend after the conversion to yuv420p: 1.5 bytes a pixel instead of 4
-    const videoFilters = ['format=yuv420p', o.motionBlur ? 'tmix=frames=3:weights=1 2 1' : ''].filter(Boolean);
+    const videoFilters = [
+      'format=yuv420p',
+      o.motionBlur ? 'tmix=frames=3:weights=1 2 1' : '',
+    ].filter(Boolean);
     args.push('-map', '0:v', '-map', '1:a', '-vf', videoFilters.join(','));
     if (audioFilters.length) args.push('-af', audioFilters.join(','));
     args.push(

@@ -4,7 +4,13 @@
  * its easing, and draws them in storyboard space (640x480, widescreen-centred).
  * Colour commands tint the image (tinted copies cached, colours quantised to 32 levels).
  */
-import { createCanvas, loadImage, type Canvas, type Image, type SKRSContext2D } from '@napi-rs/canvas';
+import {
+  createCanvas,
+  loadImage,
+  type Canvas,
+  type Image,
+  type SKRSContext2D,
+} from '@napi-rs/canvas';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StoryboardCommand, StoryboardElement } from '../beatmap/types.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -179,6 +179,35 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
     );
     const [cr, cg, cb] = px(Math.round(tr.x + p.x * tr.scale), Math.round(tr.y + p.y * tr.scale));
     assert.ok(cr > 170 && cb > 170 && cg < 100, `cursor pixel ${cr},${cg},${cb}`);
+  });
+
+  test('a video that starts before the song delays the audio', async () => {
+    const text = readFileSync(mapPath, 'utf8').replace(
+      /^(\d+,\d+,)(\d+)(,.*)$/gm,
+      (_m, a: string, t: string, b: string) => `${a}${Number(t) - 3000}${b}`,
+    );
+    const early = join(dir, 'map', 'early.osu');
+    writeFileSync(early, text);
+    const video = join(dir, 'c.mp4');
+    const lines: string[] = [];
+    const r = await renderReplay({
+      replay: fixture('dearbrave3.osr'),
+      beatmapPath: early,
+      outputVideoPath: video,
+      outputThumbnailPath: join(dir, 'c.jpg'),
+      options: { ...base, storyboard: false },
+      log: (l) => lines.push(l),
+    });
+    assert.ok(r.startTimeMs < 0);
+    assert.ok(
+      lines.some((l) => l.includes('adelay=')),
+      lines.join('\n'),
+    );
+    const audio = streams(video).find((x) => x.codec_type === 'audio');
+    assert.ok(
+      audio && Math.abs(Number(audio.duration) - r.durationSeconds) < 0.3,
+      `audio ${audio?.duration} vs ${r.durationSeconds}`,
+    );
   });
 
   test('beatmap video behind the playfield, NC audio, bg dim above 1 read as percent', async () => {
