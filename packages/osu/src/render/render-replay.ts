@@ -238,8 +238,13 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     if (p !== lastPercent) {
       lastPercent = p;
       input.onProgress?.(Math.min(99, p));
+      if (p % 10 === 0 && p > 0 && p < 100) {
+        const secs = (performance.now() - drawStart) / 1000;
+        log(`drawn ${p}%: ${i}/${frames} frames, ${(i / secs).toFixed(1)} fps`);
+      }
     }
   };
+  const drawStart = performance.now();
   const frameMs = (1000 / fps) * speed;
   try {
     if (workerCount > 0) {
