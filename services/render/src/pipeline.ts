@@ -8,7 +8,7 @@ import type { RenderContext } from './context.js';
 import { createDispatcher } from './dispatcher/dispatcher.js';
 import type { RenderMetrics } from './metrics.js';
 import type { TaskQueue } from './queue/task-queue.js';
-import { startReaper } from './reaper/reaper.js';
+import { redispatchAfterRestart, startReaper } from './reaper/reaper.js';
 import { lazyOsuRenderer } from './renderer/renderer.js';
 import { startRenderWorker } from './worker/render-worker.js';
 
@@ -52,6 +52,11 @@ export async function startPipeline(
       },
     );
     stops.push(() => worker.stop());
+  }
+  if (!queue.durable) {
+    const recovered = await redispatchAfterRestart(ctx.db);
+    if (recovered > 0)
+      ctx.logger.info({ recovered }, 'queued jobs from before the restart dispatched again');
   }
   if (env.RUN_DISPATCHER) {
     const dispatcher = createDispatcher(ctx.db, queue, ctx.logger);

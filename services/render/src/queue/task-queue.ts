@@ -18,6 +18,8 @@ export interface TaskConsumer {
 export interface TaskQueue {
   /** `memory` or `bullmq`: for health output and logs, never for branching. */
   readonly driver: string;
+  /** Tasks survive this process (Redis); false for the in-process queue. */
+  readonly durable: boolean;
   /** Adds a task; idempotent per `eventId`. */
   enqueue(task: RenderTask): Promise<void>;
   /** Runs `handler` for each task, `concurrency` at a time. A handler that throws does not retry the task. */

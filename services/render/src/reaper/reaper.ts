@@ -80,3 +80,21 @@ export function startReaper(
     },
   };
 }
+
+/**
+ * At the start of a process whose queue lives in its memory, every queued job already
+ * dispatched was dispatched into a queue that no longer exists: give each a new outbox
+ * event now rather than after `redispatchAfterSeconds`. Returns how many.
+ */
+export async function redispatchAfterRestart(db: SqlDatabase): Promise<number> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id::text AS id FROM render_jobs j
+        WHERE status = 'queued'
+          AND NOT EXISTS (SELECT 1 FROM render_outbox o WHERE o.job_id = j.id AND o.dispatched_at IS NULL)
+        FOR UPDATE SKIP LOCKED`,
+    );
+    for (const row of rows) await insertOutboxEvent(tx, row.id);
+    return rows.length;
+  });
+}

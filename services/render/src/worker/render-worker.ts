@@ -1,5 +1,7 @@
 /** A worker: takes tasks from the queue and runs each render job. */
+import { tmpdir } from 'node:os';
 import type { TaskConsumer, TaskQueue } from '../queue/task-queue.js';
+import { sweepStaleJobFolders } from './temp-folders.js';
 import { runRenderJob, type TaskOutcome, type WorkerDeps } from './run-render-job.js';
 
 export interface RenderWorker {
@@ -14,6 +16,14 @@ export function startRenderWorker(
     onOutcome?: (jobId: string, outcome: TaskOutcome, seconds: number) => void;
   },
 ): RenderWorker {
+  // Leftovers of workers killed mid-render: older than any render may last, plus a margin.
+  const tempRoot = deps.settings.tempRoot ?? tmpdir();
+  void sweepStaleJobFolders(tempRoot, deps.settings.renderTimeoutMs + 10 * 60_000)
+    .then(
+      (removed) =>
+        removed.length > 0 && deps.logger.info({ removed }, 'removed stale job temp folders'),
+    )
+    .catch((error) => deps.logger.warn({ err: error }, 'temp folder sweep failed'));
   const shutdown = new AbortController();
   const consumer: TaskConsumer = queue.consume(
     async (task) => {

@@ -18,6 +18,7 @@ import type { Renderer } from '../renderer/renderer.js';
 import { extractStoredSkin } from '../skins/skin-library.js';
 import { DEFAULT_SKIN_LIMITS } from '../skins/skin-archive.js';
 import { createJobLog } from './job-log.js';
+import { JOB_TEMP_PREFIX } from './temp-folders.js';
 
 export interface WorkerSettings {
   workerId: string;
@@ -60,7 +61,7 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   if (!job) return 'skipped';
   const keys = artifactKeys(job.id);
   const log = createJobLog(store, keys.log, settings.logUploadMs, deps.logger);
-  const dir = await mkdtemp(join(settings.tempRoot ?? tmpdir(), 'render-job-'));
+  const dir = await mkdtemp(join(settings.tempRoot ?? tmpdir(), JOB_TEMP_PREFIX));
   const abort = new AbortController();
   const heartbeat = setInterval(() => {
     updateRunningJob(db, job.id, settings.workerId, {})

@@ -91,6 +91,7 @@ for (const { kind, skip } of await engineSets()) {
       let refuse = true;
       const flaky: TaskQueue = {
         driver: queue.driver,
+        durable: queue.durable,
         enqueue: async (task) => {
           if (refuse) throw new Error('queue down');
           return queue.enqueue(task);

@@ -1,7 +1,7 @@
 /** Reaper: stuck jobs fail; queued jobs whose dispatch was lost are dispatched again, a bounded number of times. */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { reapOnce } from '../../src/reaper/reaper.js';
+import { reapOnce, redispatchAfterRestart } from '../../src/reaper/reaper.js';
 import { engineSets, openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { seedJobs } from '../helpers/outbox.js';
 
@@ -93,6 +93,22 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(job.status, 'failed');
       assert.equal(job.error, 'The job could not be handed to a worker after 2 attempts.');
       assert.equal((await status(pending!)).status, 'queued');
+    });
+
+    test('after a restart with an in-process queue, queued jobs already dispatched get a new event', async () => {
+      const [lost, pending, running] = await seedJobs(engines, 3);
+      await engines.ctx.db.query(
+        `UPDATE render_outbox SET dispatched_at = now() WHERE job_id <> $1`,
+        [pending],
+      );
+      await engines.ctx.db.query(`UPDATE render_jobs SET status = 'rendering' WHERE id = $1`, [
+        running,
+      ]);
+      assert.equal(await redispatchAfterRestart(engines.ctx.db), 1);
+      assert.equal(await events(lost!), 2);
+      assert.equal(await events(pending!), 1, 'its event is still pending: left alone');
+      assert.equal(await events(running!), 1);
+      assert.equal(await redispatchAfterRestart(engines.ctx.db), 0, 'nothing twice');
     });
   });
 }

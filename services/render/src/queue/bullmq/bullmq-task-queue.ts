@@ -21,6 +21,7 @@ const KEEP_SECONDS = 24 * 3600;
 
 export class BullmqTaskQueue implements TaskQueue {
   readonly driver = 'bullmq';
+  readonly durable = true;
   private readonly queue: Queue<RenderTask>;
   private readonly workers = new Set<Worker<RenderTask>>();
 

@@ -7,6 +7,7 @@ import type { RenderTask, TaskConsumer, TaskHandler, TaskQueue } from '../task-q
 
 export class MemoryTaskQueue implements TaskQueue {
   readonly driver = 'memory';
+  readonly durable = false;
   private readonly tasks: RenderTask[] = [];
   private readonly seen = new Set<string>();
   private readonly wakers = new Set<() => void>();
