@@ -313,11 +313,11 @@ export function buildSprites(opts: {
   const spinD = screenH * 0.72;
   const spc = get('spinner-circle');
   const spinnerCircle = spc
-    ? scaled(spc, spinD / 512 / (spc.scale === 0.5 ? 1 : 1))
+    ? scaled(spc, spinD / (spc.image.width * spc.scale))
     : defaultSpinner(spinD);
   const spa = get('spinner-approachcircle');
   const spinnerApproach = spa
-    ? scaled(spa, spinD / 320)
+    ? scaled(spa, spinD / (spa.image.width * spa.scale))
     : ring(spinD, screenH * 0.008, 'rgba(255,255,255,0.8)');
 
   const scoreH = Math.round(screenH * 0.05);
