@@ -73,6 +73,30 @@ describe('decodeReplay on fixtures', { skip }, () => {
     }
   });
 
+  test('online score id width follows the version (long, int, none)', () => {
+    const r = decodeReplay(fixture('tool.osr'));
+    for (const [version, id, extra] of [
+      [20140721, 123456789012n, 8],
+      [20121008, 123456n, 4],
+      [20120101, 0n, 0],
+    ] as const) {
+      const bytes = encodeReplay({ ...r, version, onlineScoreId: id });
+      const base = encodeReplay({ ...r, version: 20120101, onlineScoreId: 0n }).length;
+      assert.equal(bytes.length, base + extra, String(version));
+      const again = decodeReplay(bytes);
+      assert.equal(again.onlineScoreId, id);
+      assert.equal(again.version, version);
+    }
+  });
+
+  test('Target Practice accuracy is read when the mod is set', () => {
+    const r = decodeReplay(fixture('tool.osr'));
+    const again = decodeReplay(
+      encodeReplay({ ...r, mods: r.mods | 8388608, targetPracticeAccuracy: 0.875 }),
+    );
+    assert.equal(again.targetPracticeAccuracy, 0.875);
+  });
+
   test('lazer score-info block round trip', () => {
     const r = decodeReplay(fixture('tool.osr'));
     r.version = 30000016;
