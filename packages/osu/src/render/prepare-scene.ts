@@ -84,7 +84,9 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   const lastEnd = Math.max(...play.objects.map((o) => o.endTime));
   const speed = play.speed;
   const startTime = first.time - play.preempt - LEAD_IN_MS * speed;
-  const endTime = lastEnd + TAIL_MS * speed;
+  // a replay that stops early (a fail, a quit) ends the video there
+  const lastFrame = replay.frames.reduce((m, f) => Math.max(m, f.time), -Infinity);
+  const endTime = Math.min(lastEnd, Math.max(lastFrame, first.time)) + TAIL_MS * speed;
   const durationSeconds = (endTime - startTime) / speed / 1000;
   const frames = Math.max(1, Math.ceil(durationSeconds * args.fps));
 
