@@ -25,11 +25,11 @@ export class MemoryTaskQueue implements TaskQueue {
 
   consume(handler: TaskHandler, { concurrency }: { concurrency: number }): TaskConsumer {
     let stopped = false;
-    let wake: () => void = () => undefined;
     const loops = Array.from({ length: Math.max(1, concurrency) }, async () => {
       while (!stopped) {
         const task = this.tasks.shift();
         if (!task) {
+          let wake: () => void = () => undefined;
           await new Promise<void>((resolve) => {
             wake = resolve;
             this.wakers.add(resolve);
