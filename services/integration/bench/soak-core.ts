@@ -118,11 +118,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM audit_log WHERE attachment_id = $1', [relationalAttachment.attachmentId])).rows[0]!.n);
     const journalLines = async () => (await readFile(join(dir, 'csv', '.state', csvAttachmentId(harness), 'journal.jsonl'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
     const webhookDelivered = () => receiver.deliveries.length;
+    const progress = setInterval(() => {
+      void Promise.all([auditCount(), journalLines()]).then(([audit, journal]) =>
+        log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: relational ${audit}, csv ${journal}, webhook ${webhookDelivered()} of ${total}`),
+      );
+    }, 5000);
     await Promise.all([
       waitFor('relational', async () => (await auditCount()) >= total, timeout).then(() => (done.relational = (Date.now() - started) / 1000)),
       waitFor('csv', async () => (await journalLines()) >= total, timeout).then(() => (done.csv = (Date.now() - started) / 1000)),
       waitFor('webhook', () => webhookDelivered() >= total, timeout).then(() => (done.webhook = (Date.now() - started) / 1000)),
     ]);
+    clearInterval(progress);
     const totalSeconds = (Date.now() - started) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 500));
 

@@ -180,7 +180,7 @@ export class JetStreamConsumer implements Consumer {
       let msg: JsMsg | null;
       try {
         state.handle ??= await this.deps.js.consumers.get(state.stream, this.durable);
-        msg = await state.handle.next({ expires: FETCH_EXPIRES_MS });
+        msg = await state.handle.next({ expires: FETCH_EXPIRES_MS, bind: true });
       } catch (error) {
         if (!this.stopped) this.deps.logger.debug({ err: error, stream: state.stream }, 'fetch failed; retrying');
         state.handle = undefined;

@@ -22,6 +22,8 @@ export interface SqlLogBrokerOptions {
   pollIntervalMs?: number;
   /** Records read per partition per poll. @defaultValue 200 */
   batchSize?: number;
+  /** Pause after a poll that caught up, so a trickle is read in batches. @defaultValue 10 */
+  lingerMs?: number;
   /** Wait before a record whose handler threw is delivered again. @defaultValue 250 */
   redeliveryDelayMs?: number;
 }
@@ -111,6 +113,7 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
         handler,
         pollIntervalMs: options.pollIntervalMs ?? 500,
         batchSize: options.batchSize ?? 200,
+        lingerMs: options.lingerMs ?? 10,
         redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
         onStop: (self) => consumers.delete(self),
       });

@@ -23,6 +23,7 @@ export interface SqlLogConsumerOptions {
   handler: RecordHandler;
   pollIntervalMs: number;
   batchSize: number;
+  lingerMs: number;
   redeliveryDelayMs: number;
   onStop: (consumer: SqlLogConsumer) => void;
 }
@@ -109,17 +110,21 @@ export class SqlLogConsumer implements Consumer {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      let progressed = false;
+      let handled = 0;
       try {
         await this.refresh();
         if (!this.isPaused) {
           const results = await Promise.all([...this.partitions.values()].map((state) => this.drain(state)));
-          progressed = results.some(Boolean);
+          handled = results.reduce((sum, n) => sum + n, 0);
         }
       } catch (error) {
         this.deps.logger.warn({ err: error, groupId: this.deps.options.groupId }, 'broker poll failed');
       }
-      if (!progressed && !this.stopped) await this.sleep(this.deps.pollIntervalMs);
+      if (this.stopped) break;
+      if (handled === 0) await this.sleep(this.deps.pollIntervalMs);
+      // Caught up with a trickle: linger briefly so a stream of single appends is read in
+      // batches instead of one poll per record (PGlite has one session for everyone).
+      else if (handled < this.deps.batchSize) await new Promise((resolve) => setTimeout(resolve, this.deps.lingerMs));
     }
   }
 
@@ -172,9 +177,9 @@ export class SqlLogConsumer implements Consumer {
     }
   }
 
-  /** Processes one batch of a partition; true when at least one record was committed. */
-  private async drain(state: PartitionState): Promise<boolean> {
-    if (state.committedOffset >= state.endOffset || Date.now() < state.retryAt) return false;
+  /** Processes one batch of a partition; returns how many records were committed. */
+  private async drain(state: PartitionState): Promise<number> {
+    if (state.committedOffset >= state.endOffset || Date.now() < state.retryAt) return 0;
     const generation = state.generation;
     const { rows } = await this.deps.db.query<MessageRow>(
       `SELECT "offset", key, value, headers, created_at FROM broker_messages
@@ -208,10 +213,11 @@ export class SqlLogConsumer implements Consumer {
       if (state.generation !== generation) break;
       handled = record.offset + 1;
     }
-    if (handled === undefined || state.generation !== generation) return false;
+    if (handled === undefined || state.generation !== generation) return 0;
+    const count = handled - state.committedOffset;
     await this.commit(state.topic, state.partition, handled);
     state.committedOffset = handled;
-    return true;
+    return count;
   }
 
   private async commit(topic: string, partition: number, offset: number): Promise<void> {
