@@ -81,7 +81,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   if (play.objects.length === 0) throw new Error('the beatmap has no hit objects');
   const judgement = judgePlayable(replay, play);
   const first = play.objects[0]!;
-  const lastEnd = Math.max(...play.objects.map((o) => o.endTime));
+  const lastEnd = play.objects.reduce((m, o) => Math.max(m, o.endTime), -Infinity);
   const speed = play.speed;
   const startTime = first.time - play.preempt - LEAD_IN_MS * speed;
   // a replay that stops early (a fail, a quit) ends the video there

@@ -77,7 +77,7 @@ function flatten(commands: StoryboardCommand[]): Flat[] {
   for (const c of commands) {
     if (c.type === 'T') continue; // triggers need game events: not played
     if (c.type === 'L') {
-      const span = Math.max(0, ...c.children.map((k) => k.end));
+      const span = c.children.reduce((m, k) => Math.max(m, k.end), 0);
       const count = Math.min(c.loopCount, 10000);
       for (let i = 0; i < count; i++) {
         for (const k of c.children) {
@@ -110,10 +110,15 @@ function value(list: Flat[] | undefined, t: number, index: number, def: number):
   const arity = list[0]!.params.length / 2;
   let current = list[0]!;
   if (t < current.start) return current.params[index] ?? def;
-  for (const c of list) {
-    if (c.start > t) break;
-    current = c;
+  // the last command started at or before t (the list is sorted by start)
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (list[mid]!.start <= t) lo = mid;
+    else hi = mid - 1;
   }
+  current = list[lo]!;
   if (t >= current.end) return current.params[arity + index] ?? current.params[index] ?? def;
   const p =
     current.end > current.start
@@ -190,14 +195,15 @@ export class StoryboardPlayer {
       if (frames.length === 0) continue;
       const byType = new Map<string, Flat[]>();
       for (const c of cmds) {
-        const key = c.type === 'MX' || c.type === 'MY' ? c.type : c.type;
-        byType.set(key, [...(byType.get(key) ?? []), c]);
+        const list = byType.get(c.type);
+        if (list) list.push(c);
+        else byType.set(c.type, [c]);
       }
       items.push({
         el,
         frames,
-        start: Math.min(...cmds.map((c) => c.start)),
-        end: Math.max(...cmds.map((c) => c.end)),
+        start: cmds.reduce((m, c) => Math.min(m, c.start), Infinity),
+        end: cmds.reduce((m, c) => Math.max(m, c.end), -Infinity),
         byType,
       });
     }
