@@ -10,6 +10,7 @@ export const renderErrors = defineErrors({
     detail: 'Invalid replay file. The structure is corrupted or unsupported.',
   },
   RENDER_VALIDATION: { status: 422, detail: 'validation error' },
+  MALFORMED_FORM: { status: 400, detail: 'Malformed multipart/form-data body.' },
   RATE_LIMITED: { status: 429, detail: 'Rate limit exceeded: 5 per 1 minute' },
   RENDER_TOO_MANY_ACTIVE: { status: 429, detail: 'You already have 2 active render jobs.' },
   RENDER_STORAGE_FAILED: {

@@ -5,6 +5,7 @@
  * applies the spec's checks in order.
  */
 import type { FastifyRequest } from 'fastify';
+import { forEachPart } from './read-parts.js';
 
 export interface RenderForm {
   /** Name of the uploaded `replay` file; undefined when none was sent. */
@@ -24,34 +25,35 @@ export async function readRenderForm(
 ): Promise<RenderForm> {
   const form: RenderForm = { filename: undefined, data: undefined, tooLarge: false, fields: {} };
   if (!request.isMultipart()) return form;
-  const parts = request.parts({
-    limits: { fileSize: maxBytes, files: 4, fields: 40, fieldSize: 4096, parts: 50 },
-  });
-  for await (const part of parts) {
-    if (part.type === 'field') {
-      if (
-        typeof part.value === 'string' ||
-        typeof part.value === 'number' ||
-        typeof part.value === 'boolean'
-      ) {
-        form.fields[part.fieldname] ??= String(part.value);
+  await forEachPart(
+    request,
+    { limits: { fileSize: maxBytes, files: 4, fields: 40, fieldSize: 4096, parts: 50 } },
+    async (part) => {
+      if (part.type === 'field') {
+        if (
+          typeof part.value === 'string' ||
+          typeof part.value === 'number' ||
+          typeof part.value === 'boolean'
+        ) {
+          form.fields[part.fieldname] ??= String(part.value);
+        }
+        return;
       }
-      continue;
-    }
-    if (part.fieldname !== REPLAY_FIELD || form.filename !== undefined) {
-      part.file.resume();
-      continue;
-    }
-    form.filename = part.filename ?? '';
-    if (!hasReplayExtension(form.filename)) {
-      part.file.resume();
-      continue;
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of part.file) chunks.push(chunk as Buffer);
-    if (part.file.truncated) form.tooLarge = true;
-    else form.data = Buffer.concat(chunks);
-  }
+      if (part.fieldname !== REPLAY_FIELD || form.filename !== undefined) {
+        part.file.resume();
+        return;
+      }
+      form.filename = part.filename ?? '';
+      if (!hasReplayExtension(form.filename)) {
+        part.file.resume();
+        return;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of part.file) chunks.push(chunk as Buffer);
+      if (part.file.truncated) form.tooLarge = true;
+      else form.data = Buffer.concat(chunks);
+    },
+  );
   return form;
 }
 

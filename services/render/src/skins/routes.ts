@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { forEachPart } from '../admission/read-parts.js';
 import { checkRateLimit } from '../admission/submit-render.js';
 import { SKIN_NAME_PATTERN } from '../admission/validate-render-form.js';
 import type { RenderContext } from '../context.js';
@@ -74,23 +75,25 @@ async function receiveSkin(ctx: RenderContext, request: FastifyRequest, path: st
   let tooLarge = false;
   let received = false;
   if (request.isMultipart()) {
-    for await (const part of request.parts({
-      limits: { fileSize: maxBytes, files: 2, fields: 10, parts: 12 },
-    })) {
-      if (part.type !== 'file') continue;
-      if (part.fieldname !== 'skin' || filename !== undefined) {
-        part.file.resume();
-        continue;
-      }
-      filename = part.filename ?? '';
-      if (!/\.osk$/i.test(filename)) {
-        part.file.resume();
-        continue;
-      }
-      await pipeline(part.file, createWriteStream(path));
-      tooLarge = part.file.truncated;
-      received = true;
-    }
+    await forEachPart(
+      request,
+      { limits: { fileSize: maxBytes, files: 2, fields: 10, parts: 12 } },
+      async (part) => {
+        if (part.type !== 'file') return;
+        if (part.fieldname !== 'skin' || filename !== undefined) {
+          part.file.resume();
+          return;
+        }
+        filename = part.filename ?? '';
+        if (!/\.osk$/i.test(filename)) {
+          part.file.resume();
+          return;
+        }
+        await pipeline(part.file, createWriteStream(path));
+        tooLarge = part.file.truncated;
+        received = true;
+      },
+    );
   }
   if (!filename || !/\.osk$/i.test(filename)) throw renderErrors.SKIN_EXTENSION();
   if (tooLarge)

@@ -216,6 +216,30 @@ for (const { kind, skip } of await engineSets()) {
       });
     }
 
+    test('malformed multipart bodies → 400, never a 500', async () => {
+      const bodies: [string, string][] = [
+        ['multipart/form-data', 'garbage'],
+        ['multipart/form-data; boundary=xyz', 'garbage without the boundary'],
+        [
+          'multipart/form-data; boundary=xyz',
+          '--xyz\r\nContent-Disposition: form-data; name="replay"; filename="a.osr"\r\n\r\nabc',
+        ],
+      ];
+      for (const [contentType, payload] of bodies) {
+        const res = await app.inject({
+          method: 'POST',
+          url: '/v1/render',
+          payload,
+          headers: { 'content-type': contentType, 'edge-connecting-ip': freshAddress() },
+        });
+        assert.equal(res.statusCode, 400, `${contentType}: ${res.body}`);
+        assert.ok(
+          ['Malformed multipart/form-data body.', EXTENSION].includes(res.json().detail),
+          res.body,
+        );
+      }
+    });
+
     test('422 names the offending fields', async () => {
       const res = await submit(app, {
         address: freshAddress(),

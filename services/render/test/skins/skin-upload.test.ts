@@ -251,6 +251,20 @@ for (const { kind, skip } of await engineSets()) {
       });
     }
 
+    test('a malformed multipart body → 400', async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/v1/skins/upload',
+        payload: '--xyz\r\nContent-Disposition: form-data; name="skin"; filename="a.osk"\r\n\r\nPK',
+        headers: {
+          'content-type': 'multipart/form-data; boundary=xyz',
+          'edge-connecting-ip': freshAddress(),
+        },
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().detail, 'Malformed multipart/form-data body.');
+    });
+
     test('rate limits: v1 2 per minute, legacy 5 per minute, with headers', async () => {
       const address = freshAddress();
       const bad = Buffer.from('nope');
