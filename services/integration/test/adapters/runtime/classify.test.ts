@@ -34,7 +34,7 @@ describe('failure classification', () => {
     }
   });
 
-  it('puts the narrow data error before the broad data-access rule (first match wins)', async () => {
+  it('puts the narrow data error before the broad data-access rule (first match wins); a closed database cannot open a transaction', async () => {
     const db = await createSqlDatabase({ dataDir: 'memory://' });
     try {
       await db.query('CREATE TABLE t (d date NOT NULL)');
@@ -48,11 +48,6 @@ describe('failure classification', () => {
     } finally {
       await db.close();
     }
-  });
-
-  it('wraps a transaction that cannot open', async () => {
-    const db = await createSqlDatabase({ dataDir: 'memory://' });
-    await db.close();
     const error = await inTransaction(db, async () => 1).catch((e: unknown) => e);
     assert.ok(error instanceof TransactionOpenError);
     assert.equal(classify(error).retriable, true);
