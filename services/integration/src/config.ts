@@ -4,7 +4,7 @@
  * attachment refresh, adapter liveness, and per-adapter retry policies.
  */
 import { booleanVar, coreEnvSchema, listVar, portVar, positiveIntVar, urlVar } from '@platform/core';
-import { z } from 'zod';
+import type { z } from 'zod';
 
 export const ROLES = ['submission', 'control-plane', 'relational', 'csv', 'webhook'] as const;
 export type Role = (typeof ROLES)[number];

@@ -13,7 +13,7 @@ import { buildEnvelope, envelopeViolations, type Envelope } from '../contracts/e
 import { naturalKeyOf, tombstonePayload, validatePayload, type Payload } from '../contracts/payload.js';
 import { contractTopics, topicName } from '../contracts/topics.js';
 import { errors } from '../errors.js';
-import { KeyedMutex } from './keyed-mutex.js';
+import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
 import { activate, applyUpdate, findActive, markDeleted, releaseCreate, reserveCreate } from './read-model.js';
 

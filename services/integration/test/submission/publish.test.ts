@@ -23,7 +23,7 @@ for (const driver of selectedDrivers()) {
     const id = contract.contractId;
     let records: BrokerRecord[];
     before(async () => {
-      h = await openHarness(driver);
+      h = await openHarness(driver, { separateAppDb: true });
       await h.register(contract);
       ({ records } = await h.collect([`${id}.created`, `${id}.updated`, `${id}.deleted`]));
     });

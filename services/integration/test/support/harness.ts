@@ -1,8 +1,10 @@
 /**
  * An in-process integration platform for HTTP tests: the control plane and the submission
  * service on one migrated database, over a real broker driver from the conformance
- * helpers. The app database is PGlite for the PGlite driver and a fresh PostgreSQL
- * database for the others; `breakBroker()` takes the broker down for 503 tests.
+ * helpers. With the PGlite driver the app shares the broker's PGlite (as `npm start`
+ * does) unless `separateAppDb` asks for its own; the other drivers get a fresh
+ * PostgreSQL database. `breakBroker()` takes the broker down for 503 tests (it needs a
+ * separate app database to keep answering).
  */
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
 import { createTestDatabase } from '@platform/testing';
@@ -30,15 +32,16 @@ export const PGLITE_DRIVER = BROKER_DRIVERS.find((d) => d.name === 'sql-log-pgli
 
 export async function openHarness(
   driver: BrokerDriverCase = PGLITE_DRIVER,
-  submissionOptions: Partial<SubmissionOptions> = {},
+  options: { separateAppDb?: boolean; submission?: Partial<SubmissionOptions> } = {},
 ): Promise<Harness> {
   const open = await driver.open();
-  const testDb = driver.name === 'sql-log-pglite' ? undefined : await createTestDatabase('integration');
-  const db = await createSqlDatabase({ url: testDb?.url, dataDir: 'memory://', poolSize: 4 });
+  const pglite = driver.name === 'sql-log-pglite';
+  const testDb = pglite ? undefined : await createTestDatabase('integration');
+  const db = pglite && !options.separateAppDb ? open.db : await createSqlDatabase({ url: testDb?.url, dataDir: 'memory://', poolSize: 4 });
   await migrateIntegration(db);
   const logger = silentLogger();
   const controlPlane = await buildControlPlaneApp({ db, broker: open.broker, logger, seedInternsAttachments: false });
-  const submission = await buildSubmissionApp({ db, broker: open.broker, logger, corsOrigins: ['http://allowed.example'], ...submissionOptions });
+  const submission = await buildSubmissionApp({ db, broker: open.broker, logger, corsOrigins: ['http://allowed.example'], ...options.submission });
   const consumers: Consumer[] = [];
   let closed = false;
   return {

@@ -1,4 +1,5 @@
 // The operator console: plain browser JavaScript over the control plane's API (and its
+/* global document, Node, URLSearchParams */
 // same-origin proxy to the submission service and the adapters' admin APIs).
 'use strict';
 const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -63,7 +64,7 @@ async function selectContract(contractId) {
       el('td', {}, f.queryable ? 'yes' : ''), el('td', {}, [f.values?.join(' | '), f.default !== undefined ? `default ${f.default}` : ''].filter(Boolean).join('; ')))));
   const versions = (await api(`/contracts/${contractId}/versions`)).body.versions ?? [];
   $('contract-versions').textContent = versions.map((v) => `v${v.schemaVersion} (${v.createdAt})`).join(', ');
-  const { schemaVersion, createdAt, updatedAt, ...definition } = contract;
+  const { schemaVersion, createdAt: _createdAt, updatedAt: _updatedAt, ...definition } = contract;
   $('compat-input').value = JSON.stringify({ ...definition, schemaVersion: schemaVersion + 1 }, null, 2);
   await loadAttachments();
   $('attach-type').replaceChildren(...adapterTypes.map((t) => el('option', { value: t.type }, `${t.type}${t.live ? '' : ' (not live)'}`)));
