@@ -23,7 +23,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
           type: 'object',
           properties: {
             limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-            offset: { type: 'integer', minimum: 0, default: 0 },
+            offset: { type: 'integer', minimum: 0, maximum: 2147483647, default: 0 },
             status: { type: 'string', enum: [...JOB_STATUSES] },
           },
           additionalProperties: false,

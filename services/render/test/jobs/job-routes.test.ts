@@ -82,6 +82,8 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal((await app.inject('/v1/jobs?limit=1000')).statusCode, 422);
       assert.equal((await app.inject('/v1/jobs?status=done')).statusCode, 422);
       assert.equal((await app.inject('/v1/jobs?offset=-1')).statusCode, 422);
+      assert.equal((await app.inject('/v1/jobs?offset=99999999999999999999')).statusCode, 422);
+      assert.equal((await app.inject('/v1/jobs?limit=abc')).statusCode, 422);
     });
 
     test('one job: links to its artifacts when completed', async () => {
