@@ -93,6 +93,21 @@ describe('submission: error table and legacy paths (SQL log on PGlite)', () => {
     assert.equal((await post(interns.contractId, payload)).statusCode, 202);
   });
 
+  it('a reservation left by a publish that never finished blocks the key for 60 s, then is taken over', async () => {
+    const payload = internPayload();
+    const key = payload.internId as string;
+    await h.db.query(
+      `INSERT INTO submitted_records (contract_id, natural_key, record_id, record_type, schema_version, payload, occurred_at, trace_id, state)
+       VALUES ($1, $2, gen_random_uuid(), 'intern.created', 1, '{}'::jsonb, now(), gen_random_uuid(), 'pending')`,
+      [interns.contractId, key],
+    );
+    assert.equal((await post(interns.contractId, payload)).statusCode, 409);
+    assert.equal((await h.submission.inject({ url: `/contracts/${interns.contractId}/records/${key}` })).statusCode, 404, 'pending is never listed');
+    await h.db.query("UPDATE submitted_records SET updated_at = now() - interval '61 seconds' WHERE contract_id = $1 AND natural_key = $2", [interns.contractId, key]);
+    assert.equal((await post(interns.contractId, payload)).statusCode, 202);
+    assert.equal((await h.submission.inject({ url: `/contracts/${interns.contractId}/records/${key}` })).statusCode, 200);
+  });
+
   it('400 when a PUT payload changes the natural key', async () => {
     const payload = internPayload();
     await post(interns.contractId, payload);
