@@ -40,3 +40,4 @@ export { extractOsk } from './skin/extract-osk.js';
 export type { Skin, SkinIni } from './skin/load-skin.js';
 export { playfieldTransform } from './render/frame-drawer.js';
 export { CursorTrack } from './render/cursor-track.js';
+export { EncoderError } from './render/ffmpeg-encoder.js';
