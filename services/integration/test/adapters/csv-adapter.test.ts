@@ -141,6 +141,27 @@ for (const name of ['sql-log-pglite', 'jetstream']) {
       await adapter.runtime.refresh();
     });
 
+    it('keeps an existing file header when a later contract version adds a field', async () => {
+      const shop = createOnlyContract(uniqueName('shop'));
+      await harness.broker.ensureTopic({ name: `${shop.contractId}.created`, partitions: 1 });
+      const attachment = harness.controlPlane.attach(shop, 'csv', { path: `${shop.contractId}.csv` });
+      await adapter.runtime.refresh();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const first = envelope(shop.contractId, 'product.created', 'a', { sku: 'a', name: 'A' });
+      await harness.publish(first);
+      const shopFile = join(baseDir, `${shop.contractId}.csv`);
+      await waitFor('first line', async () => (await readFile(shopFile, 'utf8').catch(() => '')).includes(first.recordId));
+      attachment.contract = { ...shop, schemaVersion: 2, fields: [...shop.fields, { name: 'colour', type: 'string', required: false }] };
+      await adapter.runtime.refresh();
+      const second = { ...envelope(shop.contractId, 'product.created', 'b', { sku: 'b', name: 'B', colour: 'red' }), schemaVersion: 2 };
+      await harness.publish(second);
+      await waitFor('second line', async () => (await readFile(shopFile, 'utf8').catch(() => '')).includes(second.recordId));
+      const rows = parseCsv(await readFile(shopFile, 'utf8'));
+      assert.deepEqual(rows[0], ['record_id', 'sku', 'name', 'created_at']);
+      assert.equal(rows.length, 3);
+      assert.equal(harness.deadLetters.some((d) => d.contractId === shop.contractId), false);
+    });
+
     it('takes over a lock left by a dead process', async () => {
       const dir = await mkdtemp(join(tmpdir(), 'csv-lock-'));
       const { acquireFileLock } = await import('../../src/adapters/csv/file-lock.js');

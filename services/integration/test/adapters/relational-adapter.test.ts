@@ -170,6 +170,7 @@ for (const setup of SETUPS) {
       assert.equal(row.intern_id, flat.internId);
       assert.equal(row.email, flat.email);
       assert.equal(new Date(row.created_at).toISOString(), flat.createdAt);
+      await waitFor('generic row', async () => (await count('SELECT count(*) AS n FROM records WHERE record_id = $1', [flat.recordId])) === 1);
       const generic = (await db.query<{ payload: Record<string, unknown> }>('SELECT payload FROM records WHERE record_id = $1', [flat.recordId])).rows[0]!;
       assert.equal(generic.payload.firstName, flat.firstName, 'payload fields keep their names');
     });
@@ -189,6 +190,20 @@ for (const setup of SETUPS) {
       await harness.publish(afterRefresh);
       await waitFor('after-refresh row', async () => (await count('SELECT count(*) AS n FROM records WHERE record_id = $1', [afterRefresh.recordId])) === 1);
       assert.equal(await count('SELECT count(*) AS n FROM records WHERE record_id = $1', [before.recordId]), 0, 'not backfilled');
+    });
+
+    it('keeps writing to the shaped table when a later contract version adds an optional field', async () => {
+      const v2 = { ...INTERNS, schemaVersion: 2, fields: [...INTERNS.fields, { name: 'nickname', type: 'string', required: false }] };
+      for (const attachment of harness.controlPlane.attachments.filter((a) => a.contractId === 'interns')) attachment.contract = v2;
+      await adapter.runtime.refresh();
+      const newer = { ...internCreated(uniqueName('v2'), { nickname: 'Ada' }), schemaVersion: 2 };
+      const older = internCreated(uniqueName('v1'));
+      await harness.publish(newer);
+      await harness.publish(older);
+      await waitFor('both rows', async () => (await count('SELECT count(*) AS n FROM interns WHERE record_id = ANY($1::uuid[])', [[newer.recordId, older.recordId]])) === 2);
+      await waitFor('generic row', async () => (await count('SELECT count(*) AS n FROM records WHERE record_id = $1', [newer.recordId])) === 1);
+      const generic = (await db.query<{ payload: Record<string, unknown> }>('SELECT payload FROM records WHERE record_id = $1', [newer.recordId])).rows[0]!;
+      assert.equal(generic.payload.nickname, 'Ada', 'the generic table keeps the new field');
     });
 
     it('pauses and resumes through the admin API; offsets hold while paused', async () => {

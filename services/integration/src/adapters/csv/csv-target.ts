@@ -3,6 +3,7 @@
  * the attachment's order, each file opened (and locked) once and kept open while the
  * attachment lasts. See `csv-file.ts` for the file and state rules.
  */
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
@@ -10,6 +11,7 @@ import { UnmappableDataError } from '../runtime/failures.js';
 import type { LocalEnvelope } from '../runtime/local-envelope.js';
 import { CSV_CONFIG_SCHEMA, resolveCsvPath, stateDirFor } from './csv-config.js';
 import { CsvFile } from './csv-file.js';
+import { parseCsv } from './rfc4180.js';
 
 export interface CsvTargetOptions {
   /** Folder the attachment paths are relative to. */
@@ -33,6 +35,18 @@ const ENVELOPE_COLUMNS: Record<string, (e: LocalEnvelope) => unknown> = {
   natural_key: (e) => e.naturalKey,
   contract_id: (e) => e.contractId,
 };
+
+async function existingHeader(path: string): Promise<string[] | undefined> {
+  const handle = await open(path, 'r').catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(8192), 0, 8192, 0);
+    const firstLine = buffer.subarray(0, bytesRead).toString('utf8').split(/\r?\n/)[0];
+    return firstLine ? parseCsv(firstLine)[0] : undefined;
+  } finally {
+    await handle.close();
+  }
+}
 
 const text = (value: unknown) => (value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 const isoTime = (value: string) => new Date(value).toISOString();
@@ -73,9 +87,11 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
       const path = resolveCsvPath(options.baseDir, attachment.config.path);
       const fields = attachment.contract.fields;
       const configured = attachment.config.columns;
+      // Without configured columns an existing file keeps its header (a later contract
+      // version adding a field does not change the file's columns); a new file gets the default.
       const columns = Array.isArray(configured)
         ? configured.map(String)
-        : ['record_id', ...fields.map((f) => snakeCase(f.name)), 'created_at'];
+        : ((await existingHeader(path)) ?? ['record_id', ...fields.map((f) => snakeCase(f.name)), 'created_at']);
       const byColumn = new Map(fields.map((f) => [snakeCase(f.name), f.name]));
       const extractors = columns.map((column) => {
         const envelopeValue = ENVELOPE_COLUMNS[column];

@@ -137,8 +137,11 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
       }
       const actual = await tableColumns(db, config.table);
       if (actual.size === 0) throw new UnmappableDataError(`shaped table ${config.table} does not exist`);
-      const columns = attachment.contract.fields.map((field) => ({ column: snakeCase(field.name), field: field.name }));
-      const missing = ['record_id', 'created_at', ...columns.map((c) => c.column)].filter((c) => !actual.has(c));
+      // Consumer tolerant: a field added by a later contract version and not (yet) a column
+      // is left out; required fields, the key and the envelope columns must be there.
+      const fields = attachment.contract.fields.map((field) => ({ column: snakeCase(field.name), field: field.name, required: field.required }));
+      const columns = fields.filter((c) => actual.has(c.column)).map(({ column, field }) => ({ column, field }));
+      const missing = ['record_id', 'created_at', ...fields.filter((c) => c.required).map((c) => c.column)].filter((c) => !actual.has(c));
       if (config.tombstone === 'soft-delete' && !actual.has('deleted_at')) missing.push('deleted_at');
       if (missing.length > 0) throw new UnmappableDataError(`shaped table ${config.table} lacks columns: ${missing.join(', ')}`);
       const keyFields = attachment.contract.naturalKey.fields;
