@@ -16,6 +16,8 @@ export interface BeatmapLibraryOptions {
   cacheDir?: string;
   /** Largest total uncompressed size of an archive extracted. @defaultValue 1 GiB */
   maxExtractBytes?: number;
+  /** A lookup that misses rescans the folders at most this often. @defaultValue 30000 */
+  rescanIntervalMs?: number;
 }
 
 interface Entry {
@@ -28,6 +30,8 @@ export class BeatmapLibrary {
   private index: Map<string, Entry> | undefined;
   private readonly cacheDir: string;
   private readonly maxExtractBytes: number;
+  private readonly rescanIntervalMs: number;
+  private indexedAt = 0;
 
   constructor(
     private readonly dirs: string[],
@@ -35,6 +39,7 @@ export class BeatmapLibrary {
   ) {
     this.cacheDir = options.cacheDir ?? join(tmpdir(), 'platform-osu-osz');
     this.maxExtractBytes = options.maxExtractBytes ?? 1024 * 1024 * 1024;
+    this.rescanIntervalMs = options.rescanIntervalMs ?? 30_000;
   }
 
   /** Forgets the index so the next lookup rescans the folders. */
@@ -45,7 +50,7 @@ export class BeatmapLibrary {
   async findByMd5(md5: string): Promise<{ osuPath: string; folder: string } | undefined> {
     const key = md5.toLowerCase();
     let entry = (await this.getIndex()).get(key);
-    if (!entry) {
+    if (!entry && Date.now() - this.indexedAt >= this.rescanIntervalMs) {
       this.index = undefined; // a map may have been added since
       entry = (await this.getIndex()).get(key);
     }
@@ -61,6 +66,7 @@ export class BeatmapLibrary {
     const index = new Map<string, Entry>();
     for (const dir of this.dirs) await this.scan(dir, index, 0);
     this.index = index;
+    this.indexedAt = Date.now();
     return index;
   }
 

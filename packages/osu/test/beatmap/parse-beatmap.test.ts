@@ -73,6 +73,10 @@ describe('parseBeatmap on fixtures', { skip }, () => {
     );
     assert.ok(found.folder.startsWith(join(dir, 'cache')));
     assert.equal(await lib2.findByMd5('0'.repeat(32)), undefined);
+    // a map added later is found after refresh()
+    writeFileSync(join(dir, 'later.osu'), fixture('yomi.osu'));
+    lib2.refresh();
+    assert.ok(await lib2.findByMd5(beatmapMd5(fixture('yomi.osu'))));
   });
 });
 
