@@ -47,6 +47,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       const given = request.headers[REQUEST_ID_HEADER];
       return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     },
+    // Router-level failures (a URL that does not decode, a bad content type) get the same
+    // `{"detail": ...}` body as every other error.
+    frameworkErrors: (error, _request, reply) => {
+      const raw = reply as unknown as { code(status: number): { send(body: unknown): void } };
+      raw.code(error.statusCode ?? 400).send({ detail: error.message });
+    },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   });
 

@@ -71,6 +71,9 @@ describe('createHttpApp', () => {
     const badJson = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
     assert.equal(badJson.statusCode, 400);
     assert.equal(typeof badJson.json().detail, 'string');
+    const badUrl = await app.inject('/things/%ZZ');
+    assert.equal(badUrl.statusCode, 400);
+    assert.equal(typeof badUrl.json().detail, 'string');
     const wrongType = await app.inject('/things/abc');
     assert.equal(wrongType.statusCode, 400);
     await app.close();
