@@ -12,6 +12,8 @@ export interface ControlPlaneStandIn {
   url: string;
   registrations: Array<Record<string, unknown>>;
   attachments: AttachmentView[];
+  /** While true every request is answered 503 (the control plane is down). */
+  unavailable: boolean;
   attach(contract: ContractView, adapterType: string, config: Record<string, unknown>, enabled?: boolean): AttachmentView;
   close(): Promise<void>;
 }
@@ -19,11 +21,16 @@ export interface ControlPlaneStandIn {
 export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
   const registrations: Array<Record<string, unknown>> = [];
   const attachments: AttachmentView[] = [];
+  const standIn = { unavailable: false } as ControlPlaneStandIn;
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     let body = '';
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
+      if (standIn.unavailable) {
+        response.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"unavailable"}');
+        return;
+      }
       if (request.method === 'PUT' && url.pathname.startsWith('/adapter-types/')) {
         registrations.push(JSON.parse(body) as Record<string, unknown>);
         response.writeHead(200, { 'content-type': 'application/json' }).end(body);
@@ -41,7 +48,7 @@ export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const members: Omit<ControlPlaneStandIn, 'unavailable'> = {
     url: `http://127.0.0.1:${port}`,
     registrations,
     attachments,
@@ -50,6 +57,7 @@ export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
       attachments.push(attachment);
       return attachment;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return Object.assign(standIn, members);
 }
