@@ -9,7 +9,7 @@ import { createDispatcher } from './dispatcher/dispatcher.js';
 import type { RenderMetrics } from './metrics.js';
 import type { TaskQueue } from './queue/task-queue.js';
 import { redispatchAfterRestart, startReaper } from './reaper/reaper.js';
-import { lazyOsuRenderer } from './renderer/renderer.js';
+import { osuRenderer } from './renderer/renderer.js';
 import { startRenderWorker } from './worker/render-worker.js';
 
 export async function startPipeline(
@@ -28,7 +28,7 @@ export async function startPipeline(
         db: ctx.db,
         store: ctx.store,
         logger: ctx.logger,
-        renderer: lazyOsuRenderer(),
+        renderer: osuRenderer,
         beatmaps: createBeatmapResolver({
           dirs: env.BEATMAPS_DIR,
           mirrorUrl: env.BEATMAP_MIRROR_URL,

@@ -7,7 +7,7 @@ import { createDispatcher, type Dispatcher } from '../../src/dispatcher/dispatch
 import { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
 import { createTaskQueue } from '../../src/queue/create-task-queue.js';
 import type { TaskQueue } from '../../src/queue/task-queue.js';
-import { lazyOsuRenderer, type Renderer } from '../../src/renderer/renderer.js';
+import { osuRenderer, type Renderer } from '../../src/renderer/renderer.js';
 import { startRenderWorker, type RenderWorker } from '../../src/worker/render-worker.js';
 import type { WorkerSettings } from '../../src/worker/run-render-job.js';
 import { quietLogger, type TestEngines } from './harness.js';
@@ -55,7 +55,7 @@ export async function startTestPipeline(
             db: ctx.db,
             store: ctx.store,
             logger: quietLogger,
-            renderer: options.renderer ?? lazyOsuRenderer(),
+            renderer: options.renderer ?? osuRenderer,
             beatmaps: createBeatmapResolver({
               dirs: options.beatmapDirs,
               mirrorUrl: options.mirrorUrl,

@@ -7,21 +7,13 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { osuFixture, osuFixturesDir, skipReason } from '@platform/testing';
-import { loadOsuRenderer } from '../../src/renderer/renderer.js';
 import { buildTestApp } from '../helpers/app.js';
 import { fixturesSkip } from '../helpers/fixtures.js';
 import { engineSets, openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { startTestPipeline, type TestPipeline } from '../helpers/pipeline.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const rendererAvailable = await loadOsuRenderer().then(
-  () => true,
-  () => false,
-);
-const skip =
-  skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM)) ??
-  fixturesSkip() ??
-  skipReason('renderReplay of @platform/osu', rendererAvailable);
+const skip = skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM)) ?? fixturesSkip();
 
 for (const { kind, skip: engineSkip } of await engineSets()) {
   describe(`pages in a browser (${kind})`, { skip: skip ?? engineSkip }, () => {

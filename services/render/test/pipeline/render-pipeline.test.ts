@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { beatmapMd5 } from '@platform/osu';
-import { osuFixturesDir, skipReason } from '@platform/testing';
-import { loadOsuRenderer } from '../../src/renderer/renderer.js';
+import { osuFixturesDir } from '@platform/testing';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
 import {
@@ -28,11 +27,7 @@ import {
 import { startTestPipeline, waitForJob, type TestPipeline } from '../helpers/pipeline.js';
 import { makeZip, goodSkinEntries } from '../helpers/zips.js';
 
-const rendererAvailable = await loadOsuRenderer().then(
-  () => true,
-  () => false,
-);
-const skipAll = fixturesSkip() ?? skipReason('renderReplay of @platform/osu', rendererAvailable);
+const skipAll = fixturesSkip();
 
 interface Mirror {
   url: string;

@@ -11,16 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { osuFixturesDir, skipReason } from '@platform/testing';
-import { loadOsuRenderer } from '../../src/renderer/renderer.js';
+import { osuFixturesDir } from '@platform/testing';
 import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
 import { multipart } from '../helpers/harness.js';
 
-const rendererAvailable = await loadOsuRenderer().then(
-  () => true,
-  () => false,
-);
-const skip = fixturesSkip() ?? skipReason('renderReplay of @platform/osu', rendererAvailable);
+const skip = fixturesSkip();
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 function freePort(): Promise<number> {

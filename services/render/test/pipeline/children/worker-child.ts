@@ -1,6 +1,6 @@
 /** Kill-test child: a render worker with the real renderer, until killed. */
 import { createBeatmapResolver } from '../../../src/beatmaps/beatmap-resolver.js';
-import { lazyOsuRenderer } from '../../../src/renderer/renderer.js';
+import { osuRenderer } from '../../../src/renderer/renderer.js';
 import { startRenderWorker } from '../../../src/worker/render-worker.js';
 import { childEngines } from './child-engines.js';
 
@@ -10,7 +10,7 @@ startRenderWorker(
     db,
     store,
     logger,
-    renderer: lazyOsuRenderer(),
+    renderer: osuRenderer,
     beatmaps: createBeatmapResolver({ dirs: [process.env.BEATMAPS_DIR!], store }),
     settings: {
       workerId: `child-${process.pid}`,
