@@ -93,6 +93,7 @@ describe('operator console (headless Chromium)', { skip: skipReason(`Chromium at
     await page.fill('[data-testid="attach-form"] input[name="path"]', 'badges.csv');
     await byTestId('attach-submit').click();
     await waitText('attach-result', /^attached$/);
+    await page.waitForSelector('[data-testid="attachment-list"] tr');
     assert.equal(await page.locator('[data-testid="attachment-list"] tr').count(), 1);
     await waitFor('the csv adapter to pick up the attachment', () => csvAttached('badges.csv'), 20_000);
   });

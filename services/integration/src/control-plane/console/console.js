@@ -116,8 +116,8 @@ function readConfigForm() {
 }
 $('attach-submit').addEventListener('click', async () => {
   const result = await api(`/contracts/${selected}/adapters`, { method: 'POST', body: JSON.stringify({ adapterType: $('attach-type').value, config: readConfigForm() }) });
-  say($('attach-result'), result, 'attached');
   await loadAttachments();
+  say($('attach-result'), result, 'attached');
 });
 
 async function compat(apply) {
