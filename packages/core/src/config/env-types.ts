@@ -1,12 +1,13 @@
 /** Zod building blocks for environment variables, each with the message a user sees. */
 import { z } from 'zod';
 
+/** A TCP port; 0 asks the system for a free one (tests, side-by-side instances). */
 export const portVar = (defaultPort: number) =>
   z.coerce
     .number({ message: 'expected a port number' })
-    .int({ message: 'expected an integer port between 1 and 65535' })
-    .min(1, { message: 'expected an integer port between 1 and 65535' })
-    .max(65535, { message: 'expected an integer port between 1 and 65535' })
+    .int({ message: 'expected an integer port between 0 and 65535' })
+    .min(0, { message: 'expected an integer port between 0 and 65535' })
+    .max(65535, { message: 'expected an integer port between 0 and 65535' })
     .default(defaultPort);
 
 export const positiveIntVar = (defaultValue: number) =>

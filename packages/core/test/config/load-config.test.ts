@@ -23,7 +23,8 @@ test('defaults apply and values are typed', () => {
 test('a wrong value names the variable and what it expects', () => {
   const cases: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'abc' }, /^PORT: .*port.*got "abc"/],
-    [{ PORT: '70000' }, /^PORT: expected an integer port between 1 and 65535/],
+    [{ PORT: '70000' }, /^PORT: expected an integer port between 0 and 65535/],
+    [{ PORT: '-1' }, /^PORT: expected an integer port between 0 and 65535/],
     [{ MAX_QUEUED: '-1' }, /^MAX_QUEUED: expected a positive integer/],
     [{ FEATURE: 'maybe' }, /^FEATURE: expected true or false/],
     [{ CACHE: '-3' }, /^CACHE: expected a whole number \(0 or more\)/],
