@@ -187,6 +187,40 @@ describe('renderReplay', { skip }, () => {
     assert.equal(Number(frames.trim()), r.frames);
   });
 
+  test('motion blur keeps every frame and the timing', async () => {
+    const video = join(out, 'm.mp4');
+    const r = await renderReplay({
+      replay: fixture('tool.osr'),
+      beatmapPath: join(fixturesDir, 'tool.osu'),
+      outputVideoPath: video,
+      outputThumbnailPath: join(out, 'm.jpg'),
+      options: { ...options, motionBlur: true, fps: 20, maxSeconds: 3 },
+    });
+    // ffprobe prints start_time before nb_read_frames
+    const [start, nb] = execFileSync(
+      ffprobe,
+      [
+        '-v',
+        'error',
+        '-count_frames',
+        '-select_streams',
+        'v:0',
+        '-show_entries',
+        'stream=nb_read_frames,start_time',
+        '-of',
+        'csv=p=0',
+        video,
+      ],
+      { encoding: 'utf8' },
+    )
+      .trim()
+      .split(',')
+      .map(Number);
+    assert.equal(r.frames, 60);
+    assert.ok(Math.abs(start!) < 1e-3, `video starts at ${start}`);
+    assert.ok(nb === r.frames || nb === r.frames - 1 || nb === r.frames + 1, `${nb} frames`);
+  });
+
   test('abort kills the render and rejects', async () => {
     const ac = new AbortController();
     await assert.rejects(
