@@ -2,7 +2,8 @@
  * `npm run bench:integration-soak`: 100,000 events (SOAK_RECORDS) through each broker
  * driver (SOAK_DRIVERS, default sql-log-pglite,jetstream) with a paused-and-resumed
  * relational adapter and a restarted csv adapter; prints throughput and the exactly-once
- * and per-key-order verdict. Exits 1 when a check fails.
+ * and per-key-order verdict. Exits 1 when a check fails. SOAK_TIMEOUT_MS bounds the
+ * drain (default 30 min); SOAK_CSV_FSYNC=0 turns off the csv fsyncs.
  */
 import { natsUrlForTests } from '@platform/testing';
 import { runSoak, type SoakOptions } from './soak-core.js';
@@ -16,7 +17,13 @@ for (const driver of drivers) {
     continue;
   }
   console.log(`soak: ${records} events on ${driver}`);
-  const result = await runSoak({ driver, records, csvDurable: process.env.SOAK_CSV_FSYNC !== '0', log: (line) => console.log(line) });
+  const result = await runSoak({
+    driver,
+    records,
+    csvDurable: process.env.SOAK_CSV_FSYNC !== '0',
+    timeoutMs: Number(process.env.SOAK_TIMEOUT_MS ?? 30 * 60_000),
+    log: (line) => console.log(line),
+  });
   console.log(
     `  ${result.driver}: ${result.records} events (${result.keys} keys) — published in ${result.publishSeconds.toFixed(1)} s, ` +
       `all targets complete in ${result.totalSeconds.toFixed(1)} s (${result.recordsPerSecond} events/s per target); ` +
