@@ -48,6 +48,7 @@ try {
       keyOverlay: true,
       skipSeconds: 30,
       maxSeconds: secs,
+      ...(process.env.BENCH_WORKERS ? { workers: Number(process.env.BENCH_WORKERS) } : {}),
     };
     const cpu0 = cpuSeconds();
     const t0 = performance.now();
@@ -57,6 +58,7 @@ try {
       outputVideoPath: join(out, `${resolution}.mp4`),
       outputThumbnailPath: join(out, `${resolution}.jpg`),
       options,
+      log: process.env.BENCH_LOG ? (l) => console.log(`  ${((performance.now() - t0) / 1000).toFixed(2)} s ${l.slice(0, 160)}`) : undefined,
     });
     const wall = (performance.now() - t0) / 1000;
     const cpuMs = ((cpuSeconds() - cpu0) * 1000) / r.frames;

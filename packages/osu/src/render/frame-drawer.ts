@@ -609,3 +609,14 @@ export class FrameDrawer {
       );
   }
 }
+
+/**
+ * The frame's pixels for ffmpeg. `getImageData` costs less than `canvas.data()` here
+ * (bench:render-stages at 1080p, 4 of 4 pairs: readback 4.6 -> 4.0 ms, node CPU
+ * 6.6 -> 5.9 ms a frame; likely the snapshot data() takes, copied again on the next
+ * draw). The frames are opaque, so unpremultiplying changes nothing.
+ */
+export function readFrame(ctx: SKRSContext2D, width: number, height: number): Uint8Array {
+  const d = ctx.getImageData(0, 0, width, height).data;
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+}

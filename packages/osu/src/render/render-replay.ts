@@ -18,7 +18,7 @@ import { Mods, modsToString } from '../replay/mods.js';
 import { ReplayDecodeError } from '../replay/replay-decode-error.js';
 import type { Replay } from '../replay/types.js';
 import { FfmpegEncoder } from './ffmpeg-encoder.js';
-import { FrameDrawer } from './frame-drawer.js';
+import { FrameDrawer, readFrame } from './frame-drawer.js';
 import { fileIn, prepareScene } from './prepare-scene.js';
 import { VideoSource } from './video-source.js';
 import { WorkerPool } from './worker-pool.js';
@@ -276,7 +276,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
         const t = startTime + i * frameMs;
         const vf = video && i >= videoFirstFrame ? await video.next() : undefined;
         drawer.draw(ctx, t, vf);
-        await encoder.write(canvas.data());
+        await encoder.write(readFrame(ctx, width, height));
         progress(i + 1);
       }
     }

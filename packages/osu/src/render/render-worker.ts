@@ -1,7 +1,7 @@
 /** Worker thread entry: prepares the scene from workerData, then draws requested frames. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createCanvas } from '@napi-rs/canvas';
-import { FrameDrawer } from './frame-drawer.js';
+import { FrameDrawer, readFrame } from './frame-drawer.js';
 import { prepareScene } from './prepare-scene.js';
 import type { WorkerInit } from './worker-pool.js';
 
@@ -20,9 +20,9 @@ try {
     if (m.type !== 'draw') return;
     try {
       drawer.draw(ctx, init.startTime + m.i * frameMs);
-      const data = canvas.data();
+      const data = readFrame(ctx, init.width, init.height);
       if (data.byteOffset === 0 && data.buffer.byteLength === size) {
-        // the canvas hands out a fresh buffer per frame: move it, no copy
+        // getImageData hands out a fresh buffer per frame: move it, no copy
         const own = data.buffer as ArrayBuffer;
         port.postMessage({ type: 'frame', i: m.i, buf: own }, [own]);
         return;

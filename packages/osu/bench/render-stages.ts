@@ -1,0 +1,93 @@
+/**
+ * bench:render-stages — times the node side of a 1080p render in isolation: drawing
+ * (Skia records), readback (`canvas.data()`, where Skia rasterises and copies, or
+ * `getImageData` with MODE=gid) and, with ENC=1 (ENC=blur for motion blur), the wait
+ * for ffmpeg. N frames (default 300); RAW_OUT=file also writes the raw RGBA frames,
+ * to time ffmpeg alone on them. Prints per-frame milliseconds and node's CPU (user and
+ * system: most of the readback's variance is page faults in the system time).
+ */
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCanvas } from '@napi-rs/canvas';
+import { decodeReplay } from '../src/replay/decode-replay.js';
+import { FfmpegEncoder } from '../src/render/ffmpeg-encoder.js';
+import { FrameDrawer } from '../src/render/frame-drawer.js';
+import { prepareScene } from '../src/render/prepare-scene.js';
+
+const dir =
+  process.env.OSU_FIXTURES_DIR ??
+  new URL('../../../../shared/fixtures/osu', import.meta.url).pathname;
+const W = Number(process.env.W ?? 1920);
+const H = Number(process.env.H ?? 1080);
+const N = Number(process.env.N ?? 300);
+const mode = process.env.MODE === 'gid' ? 'gid' : 'data';
+const replay = decodeReplay(readFileSync(join(dir, 'realmagnolia.osr')));
+const p = await prepareScene({
+  replay,
+  beatmapPath: join(dir, 'realmagnolia.osu'),
+  skinDir: undefined,
+  width: W,
+  height: H,
+  fps: 60,
+  storyboard: true,
+  draw: { bgDim: 0.8, snakingIn: true, snakingOut: true, hitErrorMeter: true, keyOverlay: true },
+  log: () => undefined,
+});
+const start = p.startTime + 30000 * p.speed;
+p.scene.introStart = start;
+const canvas = createCanvas(W, H);
+const ctx = canvas.getContext('2d');
+const drawer = new FrameDrawer(p.scene);
+const frameMs = (1000 / 60) * p.speed;
+const out = process.env.RAW_OUT ? createWriteStream(process.env.RAW_OUT) : undefined;
+const tmp = mkdtempSync(join(tmpdir(), 'osu-stages-'));
+const enc = process.env.ENC
+  ? new FfmpegEncoder({
+      ffmpeg: process.env.FFMPEG_PATH ?? 'ffmpeg',
+      width: W,
+      height: H,
+      fps: 60,
+      output: join(tmp, 'out.mp4'),
+      durationSeconds: N / 60,
+      audio: undefined,
+      motionBlur: process.env.ENC === 'blur',
+      preset: 'ultrafast',
+      crf: 20,
+      log: () => undefined,
+    })
+  : undefined;
+let tDraw = 0;
+let tRead = 0;
+let tWrite = 0;
+const cpu0 = process.cpuUsage();
+const t0 = performance.now();
+for (let i = 0; i < N; i++) {
+  const a = performance.now();
+  drawer.draw(ctx, start + i * frameMs);
+  const b = performance.now();
+  const buf =
+    mode === 'data' ? canvas.data() : new Uint8Array(ctx.getImageData(0, 0, W, H).data.buffer);
+  const c = performance.now();
+  tDraw += b - a;
+  tRead += c - b;
+  if (out && !out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
+  if (enc) {
+    await enc.write(buf);
+    tWrite += performance.now() - c;
+  } else await new Promise((r) => setImmediate(r)); // as in a render: lets finalizers free the frames
+}
+out?.end();
+if (enc) {
+  const w = performance.now();
+  await enc.finish();
+  tWrite += performance.now() - w;
+}
+const cpu = process.cpuUsage(cpu0);
+rmSync(tmp, { recursive: true, force: true });
+const ms = (x: number): string => (x / N).toFixed(2);
+console.log(
+  `${W}x${H} ${mode}: draw ${ms(tDraw)} ms, readback ${ms(tRead)} ms` +
+    (enc ? `, waiting for ffmpeg ${ms(tWrite)} ms` : '') +
+    `, wall ${ms(performance.now() - t0)} ms/frame; node CPU user ${ms(cpu.user / 1000)} + system ${ms(cpu.system / 1000)} ms/frame`,
+);
