@@ -137,9 +137,13 @@ export class JetStreamConsumer implements Consumer {
     for (const state of this.partitions.values()) {
       if (!state.handle || this.stopped) continue;
       try {
+        const generation = state.generation;
         const info = await state.handle.info(false);
-        state.committedOffset = info.ack_floor.stream_seq;
-        state.endOffset = info.delivered.stream_seq + info.num_pending;
+        if (state.generation !== generation) continue; // a seek moved the offsets meanwhile
+        // The reply may predate an ack that landed while it travelled: offsets only move
+        // forward here (a seek sets them directly).
+        state.committedOffset = Math.max(state.committedOffset, info.ack_floor.stream_seq);
+        state.endOffset = Math.max(state.endOffset, info.delivered.stream_seq + info.num_pending);
       } catch {
         // consumer being re-created by a seek; next round
       }
