@@ -79,6 +79,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const problems: string[] = [];
   const started = Date.now();
   const done: Record<string, number> = {};
+  let progress: NodeJS.Timeout | undefined;
   try {
     const ids = Array.from({ length: keys }, (_, i) => `soak-${i}`);
     const at = Date.parse('2026-06-01T00:00:00.000Z');
@@ -118,7 +119,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM audit_log WHERE attachment_id = $1', [relationalAttachment.attachmentId])).rows[0]!.n);
     const journalLines = async () => (await readFile(join(dir, 'csv', '.state', csvAttachmentId(harness), 'journal.jsonl'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
     const webhookDelivered = () => receiver.deliveries.length;
-    const progress = setInterval(() => {
+    progress = setInterval(() => {
       void Promise.all([auditCount(), journalLines()]).then(([audit, journal]) =>
         log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: relational ${audit}, csv ${journal}, webhook ${webhookDelivered()} of ${total}`),
       );
@@ -173,6 +174,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       problems,
     };
   } finally {
+    clearInterval(progress); // also when a wait times out, or the process never exits
     for (const adapter of adapters()) await adapter.stop();
     await harness.cleanup();
     await receiver.close();
