@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { listen } from '@platform/core';
-import { skipReason } from '@platform/testing';
+import { chromiumSkipReason, launchChromium } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import {
   createWarehouseFixture,
@@ -12,8 +11,7 @@ import {
   type WarehouseFixture,
 } from '../helpers/warehouse-fixture.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM));
+const skip = chromiumSkipReason();
 
 describe('chat page in headless Chromium', { skip }, () => {
   let fixture: WarehouseFixture;
@@ -25,19 +23,7 @@ describe('chat page in headless Chromium', { skip }, () => {
     fixture = await createWarehouseFixture();
     app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
     base = await listen(app, { port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

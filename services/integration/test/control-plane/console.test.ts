@@ -7,22 +7,20 @@
  * the console writes it.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
-import { skipReason } from '@platform/testing';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromiumSkipReason, launchChromium } from '@platform/testing';
+import type { Browser, Page } from 'playwright-core';
 import { startPlatform, type RunningPlatform } from '../../src/platform.js';
 import { silentLogger, waitFor } from '../helpers/broker-drivers.js';
 import { uniqueContractId } from '../support/contracts.js';
 import { platformEnv } from '../support/platform-env.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-describe('operator console (headless Chromium)', { skip: skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM)) }, () => {
+describe('operator console (headless Chromium)', { skip: chromiumSkipReason() }, () => {
   let platform: RunningPlatform;
   let db: SqlDatabase;
   let browser: Browser;
@@ -54,7 +52,7 @@ describe('operator console (headless Chromium)', { skip: skipReason(`Chromium at
     dataDir = await mkdtemp(join(tmpdir(), 'integration-console-'));
     db = await createSqlDatabase({ dataDir: 'memory://' });
     platform = await startPlatform({ env: platformEnv({ DATA_DIR: dataDir, CSV_RETRY_BACKOFF_MS: '20' }), logger: silentLogger(), db });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${platform.urls['control-plane']}/console`);
   });

@@ -3,17 +3,15 @@
  * home page, watch progress on the player page, and play the rendered video.
  */
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { osuFixture, osuFixturesDir, skipReason } from '@platform/testing';
+import { chromiumSkipReason, launchChromium, osuFixture, osuFixturesDir } from '@platform/testing';
 import { buildTestApp } from '../helpers/app.js';
 import { fixturesSkip } from '../helpers/fixtures.js';
 import { engineSets, openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { startTestPipeline, type TestPipeline } from '../helpers/pipeline.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = skipReason(`Chromium at ${CHROMIUM}`, existsSync(CHROMIUM)) ?? fixturesSkip();
+const skip = chromiumSkipReason() ?? fixturesSkip();
 
 for (const { kind, skip: engineSkip } of await engineSets()) {
   describe(`pages in a browser (${kind})`, { skip: skip ?? engineSkip }, () => {
@@ -37,21 +35,7 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
     });
 
     test('upload from the home page, watch progress, play the video', async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--autoplay-policy=no-user-gesture-required',
-        ],
-      });
+      const browser = await launchChromium(['--autoplay-policy=no-user-gesture-required']);
       try {
         const page = await browser.newPage();
         await page.goto(`${base}/`);
