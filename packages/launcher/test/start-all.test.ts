@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { freePort } from '@platform/testing';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const launcher = fileURLToPath(new URL('../src/launch.ts', import.meta.url));
@@ -18,14 +18,6 @@ const manifests = readdirSync(join(root, 'services'))
   .map((path) => JSON.parse(readFileSync(path, 'utf8')).platform as { service: string; ports: Record<string, number> } | undefined)
   .filter((manifest) => manifest !== undefined);
 
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-}
 
 test(
   'every service starts on embedded defaults and answers /health on each port',

@@ -6,28 +6,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { osuFixturesDir } from '@platform/testing';
+import { freePort, osuFixturesDir } from '@platform/testing';
 import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
 import { multipart } from '../helpers/harness.js';
 
 const skip = fixturesSkip();
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 test('main.ts renders a replay end to end and shuts down cleanly', { skip }, async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'render-main-'));
