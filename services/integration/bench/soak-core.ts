@@ -12,7 +12,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqlDatabase, type SqlDatabase } from '@platform/core';
+import { createSqlDatabase, type Logger, type SqlDatabase } from '@platform/core';
 import { createTestDatabase, postgresUrlForTests, type TestDatabase } from '@platform/testing';
 import { buildCsvAdapter } from '../src/adapters/csv/build-csv-adapter.js';
 import { parseCsv } from '../src/adapters/csv/rfc4180.js';
@@ -35,6 +35,8 @@ export interface SoakOptions {
   csvDurable?: boolean;
   timeoutMs?: number;
   log?: (line: string) => void;
+  /** The adapters' logger (silent when absent); the bench passes a warn-level one so retries show. */
+  logger?: Logger;
 }
 
 export interface SoakResult {
@@ -68,7 +70,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const relationalAttachment = harness.controlPlane.attach(INTERNS, 'relational', { mode: 'shaped', table: 'interns', tombstone: 'delete' });
   harness.controlPlane.attach(INTERNS, 'csv', { path: 'soak/interns.csv' });
   const webhookAttachment = harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/soak`, authType: 'bearer', token: 'soak' });
-  const deps = () => harness.adapterDeps({ refreshIntervalMs: 1000 });
+  const deps = () => harness.adapterDeps({ refreshIntervalMs: 1000, ...(options.logger ? { logger: options.logger } : {}) });
   const csvDeps = () => ({ ...deps(), baseDir: join(dir, 'csv'), durable: options.csvDurable ?? true });
   const relational = await buildRelationalAdapter({ ...deps(), db });
   let csv: Adapter = await buildCsvAdapter(csvDeps());
@@ -93,7 +95,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             return harness.publish(e);
           }),
         );
+        const before = published;
         published += Math.min(64, ids.length - i);
+        if (Math.floor(published / 10_000) > Math.floor(before / 10_000)) log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: published ${published} of ${total}`);
         if (published >= total * 0.25 && !relational.runtime.status().paused && published < total * 0.5) {
           relational.runtime.pause();
           log(`  relational paused at ${published}`);
@@ -115,6 +119,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     log(`  published ${total} in ${publishSeconds.toFixed(1)} s`);
 
     const timeout = options.timeoutMs ?? 30 * 60_000;
+    // Counting 100,000 audit rows or journal lines is itself work that competes with the
+    // adapters on two cores (and PGlite is one connection): poll once a second.
+    const poll = 1000;
     const auditCount = async () =>
       Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM audit_log WHERE attachment_id = $1', [relationalAttachment.attachmentId])).rows[0]!.n);
     const journalLines = async () => (await readFile(join(dir, 'csv', '.state', csvAttachmentId(harness), 'journal.jsonl'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
@@ -125,9 +132,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       );
     }, 5000);
     await Promise.all([
-      waitFor('relational', async () => (await auditCount()) >= total, timeout).then(() => (done.relational = (Date.now() - started) / 1000)),
-      waitFor('csv', async () => (await journalLines()) >= total, timeout).then(() => (done.csv = (Date.now() - started) / 1000)),
-      waitFor('webhook', () => webhookDelivered() >= total, timeout).then(() => (done.webhook = (Date.now() - started) / 1000)),
+      waitFor('relational', async () => (await auditCount()) >= total, timeout, poll).then(() => (done.relational = (Date.now() - started) / 1000)),
+      waitFor('csv', async () => (await journalLines()) >= total, timeout, poll).then(() => (done.csv = (Date.now() - started) / 1000)),
+      waitFor('webhook', () => webhookDelivered() >= total, timeout, poll).then(() => (done.webhook = (Date.now() - started) / 1000)),
     ]);
     clearInterval(progress);
     const totalSeconds = (Date.now() - started) / 1000;
@@ -140,7 +147,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     if ((await journalLines()) !== total) problems.push(`csv: ${await journalLines()} journal entries for ${total} events`);
     const perRecord = new Map<string, number>();
     for (const d of receiver.deliveries) perRecord.set(String(d.headers['idempotency-key']), (perRecord.get(String(d.headers['idempotency-key'])) ?? 0) + 1);
-    if (perRecord.size !== total || [...perRecord.values()].some((n) => n !== 1)) problems.push(`webhook: ${perRecord.size} events delivered, ${receiver.deliveries.length} deliveries for ${total}`);
+    if (perRecord.size !== total || [...perRecord.values()].some((n) => n !== 1)) {
+      const repeated = [...perRecord].filter(([, n]) => n > 1).slice(0, 5);
+      const when = (key: string) => receiver.deliveries.filter((d) => d.headers['idempotency-key'] === key).map((d) => `${((d.receivedAt - started) / 1000).toFixed(1)} s`);
+      problems.push(
+        `webhook: ${perRecord.size} events delivered, ${receiver.deliveries.length} deliveries for ${total}` +
+          (repeated.length ? ` (repeated: ${repeated.map(([key]) => `${key} at ${when(key).join(' and ')}`).join('; ')})` : ''),
+      );
+    }
 
     // Final state per key: the last update.
     const last = `seq-${perKey - 1}`;

@@ -5,6 +5,7 @@
  * and per-key-order verdict. Exits 1 when a check fails. SOAK_TIMEOUT_MS bounds the
  * drain (default 30 min); SOAK_CSV_FSYNC=0 turns off the csv fsyncs.
  */
+import { createLogger } from '@platform/core';
 import { natsUrlForTests } from '@platform/testing';
 import { runSoak, type SoakOptions } from './soak-core.js';
 
@@ -23,6 +24,7 @@ for (const driver of drivers) {
     csvDurable: process.env.SOAK_CSV_FSYNC !== '0',
     timeoutMs: Number(process.env.SOAK_TIMEOUT_MS ?? 30 * 60_000),
     log: (line) => console.log(line),
+    logger: createLogger({ service: 'soak', level: 'warn' }),
   });
   console.log(
     `  ${result.driver}: ${result.records} events (${result.keys} keys) — published in ${result.publishSeconds.toFixed(1)} s, ` +

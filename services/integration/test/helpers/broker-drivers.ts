@@ -95,11 +95,12 @@ export function selectedDrivers(): BrokerDriverCase[] {
 }
 
 /** Polls `check` until it returns true or the time runs out (then throws with `what`). */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+/** Polls `check` every `intervalMs` (raise it when the check itself is costly, e.g. counting a large table). */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000, intervalMs = 25): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
   throw new Error(`timed out waiting for ${what}`);
 }

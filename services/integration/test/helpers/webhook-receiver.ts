@@ -6,6 +6,8 @@ export interface Delivery {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** Date.now() when the request ended. */
+  receivedAt: number;
 }
 
 export interface WebhookReceiver {
@@ -33,7 +35,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const counter = `${path} ${String(request.headers['idempotency-key'])}`;
       const count = (counts.get(counter) ?? 0) + 1;
       counts.set(counter, count);
-      deliveries.push({ path, headers: request.headers, body });
+      deliveries.push({ path, headers: request.headers, body, receivedAt: Date.now() });
       const status = receiver.respond(path, count);
       if (status === 'hang') return;
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));

@@ -1,0 +1,90 @@
+/**
+ * An append-only JSON-lines journal made durable by group commit: entries appended while
+ * a write is in flight go out together in the next write and share one fdatasync, so the
+ * partitions an adapter consumes at once pay for one sync between them instead of one
+ * each. An append resolves once its entry is on disk.
+ *
+ * After a failed write the journal refuses every append until it is opened again: the
+ * caller's in-memory state may then hold entries the disk does not, and reopening hands
+ * back what the disk does hold.
+ */
+import { open, readFile, type FileHandle } from 'node:fs/promises';
+
+interface PendingEntry {
+  line: string;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+export class Journal<Entry> {
+  private handle: FileHandle | undefined;
+  private pending: PendingEntry[] = [];
+  /** The drain loop in flight; `draining` is cleared synchronously as it ends, so an append never finds a loop that will not pick it up. */
+  private writing: Promise<void> = Promise.resolve();
+  private draining = false;
+  private failure: unknown;
+
+  constructor(
+    readonly path: string,
+    private readonly durable: boolean,
+  ) {}
+
+  /** Opens the journal for appending and returns the entries on disk. */
+  async open(): Promise<Entry[]> {
+    await this.close();
+    const text = await readFile(this.path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return '';
+      throw error;
+    });
+    const entries: Entry[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.trim()) continue;
+      try {
+        entries.push(JSON.parse(line) as Entry);
+      } catch {
+        // a torn last line from a crash: its event was never acknowledged and comes again
+      }
+    }
+    this.handle = await open(this.path, 'a');
+    this.failure = undefined;
+    return entries;
+  }
+
+  /** True after a failed write, until the journal is opened again. */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  append(entry: Entry): Promise<void> {
+    if (!this.handle) return Promise.reject(new Error(`journal ${this.path} is closed`));
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ line: `${JSON.stringify(entry)}\n`, resolve, reject });
+      if (!this.draining) this.writing = this.drain();
+    });
+  }
+
+  /** Waits for the writes in flight, then closes the file. */
+  async close(): Promise<void> {
+    await this.writing;
+    await this.handle?.close().catch(() => undefined);
+    this.handle = undefined;
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0);
+      try {
+        // appendFile writes the whole text (a bare write may stop short on a large batch)
+        await this.handle!.appendFile(batch.map((entry) => entry.line).join(''));
+        if (this.durable) await this.handle!.datasync();
+        for (const entry of batch) entry.resolve();
+      } catch (error) {
+        this.failure = error;
+        for (const entry of [...batch, ...this.pending.splice(0)]) entry.reject(error);
+      }
+    }
+    this.draining = false;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The csv adapter's file and journal on their own: events decided while earlier ones are
+ * still being written (group commit), the state rebuilt from the journal on reopen, and a
+ * failing file write that holds back the next event until the file can be written again.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { CsvFile } from '../../src/adapters/csv/csv-file.js';
+import { parseCsv } from '../../src/adapters/csv/rfc4180.js';
+
+const COLUMNS = ['record_id', 'key', 'value'];
+
+describe('csv file', () => {
+  let dir: string;
+  let counter = 0;
+  const openFile = async (name: string) => {
+    const file = new CsvFile(join(dir, name, 'out', 'out.csv'), COLUMNS, join(dir, name, 'state', 'journal.jsonl'), 1, 0, true);
+    await file.open();
+    return file;
+  };
+  const rowsOf = async (name: string) => parseCsv(await readFile(join(dir, name, 'out', 'out.csv'), 'utf8'));
+  const journalOf = async (name: string) => (await readFile(join(dir, name, 'state', 'journal.jsonl'), 'utf8')).split('\n').filter(Boolean);
+  const at = () => new Date(Date.UTC(2026, 0, 1) + (counter += 1)).toISOString();
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'csv-file-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('takes many events at once, each acknowledged with its line in the file and its entry in the journal', async () => {
+    const file = await openFile('many');
+    const outcomes = await Promise.all(Array.from({ length: 300 }, (_, i) => file.create(`r${i}`, `k${i}`, [`r${i}`, `k${i}`, `v${i}`], at())));
+    assert.ok(outcomes.every((outcome) => outcome === 'written'));
+    const rows = await rowsOf('many');
+    assert.deepEqual(rows[0], COLUMNS);
+    assert.equal(rows.length, 301);
+    assert.deepEqual(new Set(rows.slice(1).map((row) => row[0])), new Set(Array.from({ length: 300 }, (_, i) => `r${i}`)));
+    assert.equal((await journalOf('many')).length, 300);
+    // a redelivery decided while the original is in flight is still a duplicate
+    const [first, again] = await Promise.all([file.create('twice', 'kt', ['twice', 'kt', 'x'], at()), file.create('twice', 'kt', ['twice', 'kt', 'x'], at())]);
+    assert.deepEqual([first, again], ['written', 'duplicate']);
+    await file.close();
+  });
+
+  it('acknowledges updates before the file catches up, and flush brings the file to the last state', async () => {
+    const file = await openFile('updates');
+    await file.create('c1', 'k1', ['c1', 'k1', 'v0'], at());
+    for (let i = 1; i <= 50; i += 1) assert.equal(await file.change(`u${i}`, 'k1', ['c1', 'k1', `v${i}`], at()), 'written');
+    assert.equal(await file.change('old', 'k1', ['c1', 'k1', 'older'], new Date(0).toISOString()), 'stale');
+    await file.flush();
+    assert.deepEqual((await rowsOf('updates')).slice(1), [['c1', 'k1', 'v50']]);
+    await file.close();
+
+    const reopened = await openFile('updates');
+    assert.equal(reopened.has('u50'), true);
+    assert.equal(reopened.has('old'), true, 'a stale event is remembered as seen');
+    assert.equal(await reopened.create('c1', 'k1', ['c1', 'k1', 'again'], at()), 'duplicate');
+    assert.equal(await reopened.change('t1', 'k1', null, at()), 'written');
+    await reopened.flush();
+    assert.deepEqual((await rowsOf('updates')).slice(1), [], 'the tombstone removed the line');
+    await reopened.close();
+  });
+
+  it('holds back the next event while the file cannot be written, then writes everything once it can', async () => {
+    const file = await openFile('blocked');
+    await file.create('b1', 'k1', ['b1', 'k1', 'v'], at());
+    // the file's folder becomes a file: the journal (a folder of its own) still works, the csv cannot
+    await rm(join(dir, 'blocked', 'out'), { recursive: true });
+    await writeFile(join(dir, 'blocked', 'out'), 'in the way');
+    assert.equal(await file.change('b2', 'k1', ['b1', 'k1', 'changed'], at()), 'written', 'an update is acknowledged once journaled');
+    await assert.rejects(file.flush(), /ENOTDIR|ENOENT/);
+    await assert.rejects(file.create('b3', 'k3', ['b3', 'k3', 'v'], at()), /ENOTDIR|ENOENT/, 'the next event is refused while the file fails');
+    assert.equal(file.has('b2'), false, 'nothing counts as done while the file is behind');
+
+    await rm(join(dir, 'blocked', 'out'));
+    await mkdir(join(dir, 'blocked', 'out'));
+    assert.equal(await file.create('b3', 'k3', ['b3', 'k3', 'v'], at()), 'written');
+    assert.deepEqual((await rowsOf('blocked')).slice(1).sort(), [['b1', 'k1', 'changed'], ['b3', 'k3', 'v']]);
+    assert.equal(file.has('b2'), true);
+    await file.close();
+  });
+});
