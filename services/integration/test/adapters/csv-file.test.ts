@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CsvFile } from '../../src/adapters/csv/csv-file.js';
+import { createCsvTarget } from '../../src/adapters/csv/csv-target.js';
 import { parseCsv } from '../../src/adapters/csv/rfc4180.js';
+import { INTERNS } from '../helpers/records.js';
 
 const COLUMNS = ['record_id', 'key', 'value'];
 
@@ -83,5 +85,13 @@ describe('csv file', () => {
     assert.deepEqual((await rowsOf('blocked')).slice(1).sort(), [['b1', 'k1', 'changed'], ['b3', 'k3', 'v']]);
     assert.equal(file.has('b2'), true);
     await file.close();
+  });
+
+  it('opens one file when the first events of several partitions resolve their mapping at once', async () => {
+    const target = createCsvTarget({ baseDir: join(dir, 'target') });
+    const attachment = { attachmentId: 'a-1', contractId: 'interns', adapterType: 'csv', config: { path: 'interns.csv' }, enabled: true, contract: INTERNS };
+    const mappings = await Promise.all([1, 2, 3].map(() => target.resolveMapping(attachment)));
+    assert.ok(mappings.every((mapping) => mapping.file === mappings[0]!.file), 'one file shared, none refused by the lock');
+    await target.close();
   });
 });

@@ -48,35 +48,44 @@ async function existingHeader(path: string): Promise<string[] | undefined> {
   }
 }
 
+/** Closes a file that opened; one that failed to open holds nothing. */
+const closeQuietly = async (file: Promise<CsvFile>) => (await file.catch(() => undefined))?.close();
+
 const text = (value: unknown) => (value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
 const isoTime = (value: string) => new Date(value).toISOString();
 
 export const CSV_DESCRIPTION = 'Writes records to one RFC 4180 CSV file per attachment (header once, attachment column order).';
 
 export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mapping, string[]> {
-  const files = new Map<string, { signature: string; file: CsvFile; contractId: string }>();
+  // The open (or opening) file of each attachment. The promise is stored at once: the
+  // first events of several partitions resolve their mapping together, and a second open
+  // of the same file would find it locked by the first.
+  const files = new Map<string, { signature: string; file: Promise<CsvFile>; contractId: string }>();
 
-  const openFile = async (attachment: AttachmentView, path: string, columns: string[]) => {
+  const openFile = (attachment: AttachmentView, path: string, columns: string[]): Promise<CsvFile> => {
     const signature = JSON.stringify([path, columns]);
     const existing = files.get(attachment.attachmentId);
     if (existing?.signature === signature) return existing.file;
-    if (existing) {
-      await existing.file.close();
-      files.delete(attachment.attachmentId);
-    }
     const keyFields = attachment.contract.naturalKey.fields;
     const keyColumn = keyFields.length === 1 ? columns.indexOf(snakeCase(keyFields[0]!)) : columns.indexOf('natural_key');
-    const file = new CsvFile(
-      path,
-      columns,
-      join(stateDirFor(options.baseDir, attachment.attachmentId), 'journal.jsonl'),
-      keyColumn,
-      columns.indexOf('record_id'),
-      options.durable ?? true,
-    );
-    await file.open();
-    files.set(attachment.attachmentId, { signature, file, contractId: attachment.contractId });
-    return file;
+    const opening = (async () => {
+      if (existing) await closeQuietly(existing.file);
+      const file = new CsvFile(
+        path,
+        columns,
+        join(stateDirFor(options.baseDir, attachment.attachmentId), 'journal.jsonl'),
+        keyColumn,
+        columns.indexOf('record_id'),
+        options.durable ?? true,
+      );
+      await file.open();
+      return file;
+    })();
+    const entry = { signature, file: opening, contractId: attachment.contractId };
+    files.set(attachment.attachmentId, entry);
+    // a failed open is forgotten, so the retry opens again
+    opening.catch(() => files.get(attachment.attachmentId) === entry && files.delete(attachment.attachmentId));
+    return opening;
   };
 
   return {
@@ -117,15 +126,15 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
     },
     async listInterns() {
       const interns = [...files.values()].find((entry) => entry.contractId === 'interns');
-      return interns ? interns.file.rowsAsObjects() : [];
+      return interns ? (await interns.file).rowsAsObjects() : [];
     },
     async release(attachmentId) {
       const entry = files.get(attachmentId);
       files.delete(attachmentId);
-      await entry?.file.close();
+      if (entry) await closeQuietly(entry.file);
     },
     async close() {
-      for (const entry of files.values()) await entry.file.close();
+      for (const entry of files.values()) await closeQuietly(entry.file);
       files.clear();
     },
   };
