@@ -1,8 +1,9 @@
 /**
  * Soak of the broker and the three adapters: pushes `records` events (per key one create
  * then updates) through one broker driver while the relational adapter is paused and
- * resumed and the csv adapter is stopped and started again, then checks that every
- * target holds every event exactly once and applied per key in order:
+ * resumed and the csv adapter is stopped and started again, mid-drain (`injectFaults`),
+ * then checks that every target holds every event exactly once and applied per key in
+ * order:
  * - relational: one audit row per event, updates of a key audited in publish order, the
  *   row holds the last update;
  * - csv: one journal entry per event, one line per key holding the last update;
@@ -80,41 +81,43 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
   const problems: string[] = [];
   const started = Date.now();
+  const elapsed = () => ((Date.now() - started) / 1000).toFixed(1);
   const done: Record<string, number> = {};
   let progress: NodeJS.Timeout | undefined;
   try {
     const ids = Array.from({ length: keys }, (_, i) => `soak-${i}`);
     const at = Date.parse('2026-06-01T00:00:00.000Z');
     let published = 0;
-    for (let round = 0; round < perKey; round += 1) {
-      for (let i = 0; i < ids.length; i += 64) {
-        await Promise.all(
-          ids.slice(i, i + 64).map((id, j) => {
-            const e = envelope('interns', round === 0 ? 'intern.created' : 'intern.updated', id, internPayload(id, { mentor: `seq-${round}` }));
-            e.occurredAt = new Date(at + round * 1_000_000 + i + j).toISOString();
-            return harness.publish(e);
-          }),
-        );
-        const before = published;
-        published += Math.min(64, ids.length - i);
-        if (Math.floor(published / 10_000) > Math.floor(before / 10_000)) log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: published ${published} of ${total}`);
-        if (published >= total * 0.25 && !relational.runtime.status().paused && published < total * 0.5) {
-          relational.runtime.pause();
-          log(`  relational paused at ${published}`);
-        }
-        if (published >= total * 0.5 && relational.runtime.status().paused) {
-          relational.runtime.resume();
-          log(`  relational resumed at ${published}`);
-        }
-        if (published >= total * 0.6 && !done.csvRestarted) {
-          done.csvRestarted = 1;
-          await csv.stop();
-          csv = await buildCsvAdapter(csvDeps());
-          await csv.start();
-          log(`  csv restarted at ${published}`);
+    const publishing = (async () => {
+      for (let round = 0; round < perKey; round += 1) {
+        for (let i = 0; i < ids.length; i += 64) {
+          await Promise.all(
+            ids.slice(i, i + 64).map((id, j) => {
+              const e = envelope('interns', round === 0 ? 'intern.created' : 'intern.updated', id, internPayload(id, { mentor: `seq-${round}` }));
+              e.occurredAt = new Date(at + round * 1_000_000 + i + j).toISOString();
+              return harness.publish(e);
+            }),
+          );
+          const before = published;
+          published += Math.min(64, ids.length - i);
+          if (Math.floor(published / 10_000) > Math.floor(before / 10_000)) log(`  ${elapsed()} s: published ${published} of ${total}`);
         }
       }
-    }
+    })();
+    const faults = injectFaults({
+      total,
+      relational,
+      csv: () => csv,
+      webhook,
+      restartCsv: async () => {
+        await csv.stop();
+        csv = await buildCsvAdapter(csvDeps());
+        await csv.start();
+      },
+      log: (line) => log(`  ${elapsed()} s: ${line}`),
+      deadline: started + (options.timeoutMs ?? 30 * 60_000),
+    });
+    await publishing;
     const publishSeconds = (Date.now() - started) / 1000;
     log(`  published ${total} in ${publishSeconds.toFixed(1)} s`);
 
@@ -131,6 +134,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: relational ${audit}, csv ${journal}, webhook ${webhookDelivered()} of ${total}`),
       );
     }, 5000);
+    // the faults are part of the run: they happen before the targets are checked
+    const faultProblems = await faults;
     await Promise.all([
       waitFor('relational', async () => (await auditCount()) >= total, timeout, poll).then(() => (done.relational = (Date.now() - started) / 1000)),
       waitFor('csv', async () => (await journalLines()) >= total, timeout, poll).then(() => (done.csv = (Date.now() - started) / 1000)),
@@ -138,6 +143,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     ]);
     clearInterval(progress);
     const totalSeconds = (Date.now() - started) / 1000;
+    problems.push(...faultProblems);
     await new Promise((resolve) => setTimeout(resolve, 500));
 
     // Exactly once.
@@ -198,6 +204,63 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Records the adapter has committed (its consumer's offsets: in memory, so cheap to poll). */
+function consumed(adapter: Adapter): number {
+  return adapter.runtime.status().assignments.filter((a) => a.topic.startsWith('interns.')).reduce((sum, a) => sum + a.committedOffset, 0);
+}
+
+/**
+ * The faults, driven by what the adapters have consumed (not by what was published, which
+ * on a fast broker ends before the adapters are under way): the relational adapter is
+ * paused once it has committed a quarter of the events and resumed once the webhook has
+ * moved on by another quarter (or finished); the csv adapter is stopped and started
+ * again once it has committed 60%. Resolves with problems: a fault that never happened,
+ * or a paused adapter that went on committing.
+ */
+async function injectFaults(options: {
+  total: number;
+  relational: Adapter;
+  csv: () => Adapter;
+  webhook: Adapter;
+  restartCsv: () => Promise<void>;
+  log: (line: string) => void;
+  deadline: number;
+}): Promise<string[]> {
+  const { total, relational, webhook, log } = options;
+  const problems: string[] = [];
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  let pausedAt: number | undefined;
+  /** Committed counts a second after the pause, once the records in hand at the pause are committed. */
+  let held: { relational: number; webhook: number } | undefined;
+  let resumed = false;
+  let restarted = false;
+  while (!(resumed && restarted) && Date.now() < options.deadline) {
+    if (pausedAt === undefined && consumed(relational) >= total * 0.25) {
+      relational.runtime.pause();
+      pausedAt = Date.now();
+      log(`relational paused at ${consumed(relational)} committed`);
+    }
+    if (pausedAt !== undefined && !held && Date.now() - pausedAt >= 1000) held = { relational: consumed(relational), webhook: consumed(webhook) };
+    if (held && !resumed && consumed(webhook) >= Math.min(total, held.webhook + total * 0.25)) {
+      const moved = consumed(relational) - held.relational;
+      if (moved > 0) problems.push(`relational: committed ${moved} records while paused`);
+      relational.runtime.resume();
+      resumed = true;
+      log(`relational resumed at ${consumed(relational)} committed (held while the webhook moved on by ${consumed(webhook) - held.webhook})`);
+    }
+    if (!restarted && consumed(options.csv()) >= total * 0.6) {
+      const at = consumed(options.csv());
+      await options.restartCsv();
+      restarted = true;
+      log(`csv restarted at ${at} committed`);
+    }
+    await sleep(20);
+  }
+  if (!resumed) problems.push('relational was not paused and resumed before the deadline');
+  if (!restarted) problems.push('csv was not restarted before the deadline');
+  return problems;
 }
 
 function csvAttachmentId(harness: Awaited<ReturnType<typeof startHarness>>): string {
