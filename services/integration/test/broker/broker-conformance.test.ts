@@ -1,7 +1,8 @@
 /**
  * One conformance suite for every broker driver: order per key, fan-out to two groups,
  * redelivery after a crash before commit, pause holding offsets and resume draining,
- * seek replaying, paused-before-assignment, unknown topics and a broker that is down.
+ * seek replaying, paused-before-assignment, a backlog drained without starving the
+ * process, unknown topics and a broker that is down.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -182,6 +183,32 @@ for (const driver of selectedDrivers()) {
       await waitFor('new record', () => seen.length === 1);
       await consumer.stop();
       assert.deepEqual(seen, ['new']);
+    });
+
+    it('leaves the process responsive while a handler that queries the database drains a backlog', async () => {
+      const topic = uniqueName('fair');
+      await open.broker.ensureTopic({ name: topic, partitions: 3 });
+      for (let i = 0; i < 900; i += 1) await open.broker.publish(topic, `k${i % 9}`, String(i));
+      let handled = 0;
+      let lastTick = Date.now();
+      let longestGap = 0;
+      const ticker = setInterval(() => {
+        longestGap = Math.max(longestGap, Date.now() - lastTick);
+        lastTick = Date.now();
+      }, 10);
+      const consumer = await open.broker.subscribe({ groupId: uniqueName('g'), topics: [topic] }, async () => {
+        // a few milliseconds of database work per record, as a relational target does
+        await open.db.query('SELECT count(*) FROM generate_series(1, 20000)');
+        handled += 1;
+      });
+      try {
+        await waitFor('900 records', () => handled === 900, 60_000);
+      } finally {
+        clearInterval(ticker);
+        await consumer.stop();
+      }
+      // starved, the timers would not run until the whole backlog (seconds of queries) was done
+      assert.ok(longestGap < 500, `timers waited ${longestGap} ms while the backlog drained`);
     });
   });
 

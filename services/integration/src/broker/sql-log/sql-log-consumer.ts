@@ -6,6 +6,7 @@
  * are processed concurrently; a handler that throws stops its partition for this round
  * and the record is delivered again after a delay.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger, SqlDatabase, Unlisten } from '@platform/core';
 import type { Assignment, BrokerRecord, Consumer, ConsumerOptions, RecordHandler } from '../broker.js';
 import { WAKE_CHANNEL } from './schema.js';
@@ -190,6 +191,10 @@ export class SqlLogConsumer implements Consumer {
     // record's handler resolved: a crash re-delivers at most the handled tail of one batch.
     let handled: number | undefined;
     for (const row of rows) {
+      // PGlite answers without going through the event loop, so a backlog would otherwise
+      // drain in one unbroken chain of promises and starve the process's timers, sockets
+      // and file I/O (other adapters, HTTP servers) until it ends.
+      await nextTurn();
       if (this.stopped || this.isPaused || state.generation !== generation) break;
       const record: BrokerRecord = {
         topic: state.topic,
