@@ -12,6 +12,7 @@
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { join } from 'node:path';
 import { createSqlDatabase, type Logger, type SqlDatabase } from '@platform/core';
 import { createTestDatabase, postgresUrlForTests, type TestDatabase } from '@platform/testing';
@@ -98,6 +99,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
               return harness.publish(e);
             }),
           );
+          // PGlite answers in microtasks: without a turn of the event loop between batches
+          // this loop would starve the adapters until it ended (a service publishes per request)
+          await nextTurn();
           const before = published;
           published += Math.min(64, ids.length - i);
           if (Math.floor(published / 10_000) > Math.floor(before / 10_000)) log(`  ${elapsed()} s: published ${published} of ${total}`);
