@@ -196,6 +196,7 @@ for (const driver of selectedDrivers()) {
         longestGap = Math.max(longestGap, Date.now() - lastTick);
         lastTick = Date.now();
       }, 10);
+      const started = Date.now();
       const consumer = await open.broker.subscribe({ groupId: uniqueName('g'), topics: [topic] }, async () => {
         // a few milliseconds of database work per record, as a relational target does
         await open.db.query('SELECT count(*) FROM generate_series(1, 20000)');
@@ -207,8 +208,10 @@ for (const driver of selectedDrivers()) {
         clearInterval(ticker);
         await consumer.stop();
       }
-      // starved, the timers would not run until the whole backlog (seconds of queries) was done
-      assert.ok(longestGap < 500, `timers waited ${longestGap} ms while the backlog drained`);
+      // Starved, the timers would not run until a whole batch round was done: most of the
+      // drain. Relative to the drain's length, so a loaded machine slows both alike.
+      const drainMs = Date.now() - started;
+      assert.ok(longestGap < Math.max(250, drainMs / 4), `timers waited ${longestGap} ms of a ${drainMs} ms drain`);
     });
   });
 
