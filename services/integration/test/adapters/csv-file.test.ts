@@ -1,7 +1,8 @@
 /**
  * The csv adapter's file and journal on their own: events decided while earlier ones are
  * still being written (group commit), the state rebuilt from the journal on reopen, and a
- * failing file write that holds back the next event until the file can be written again.
+ * failing file write that holds back the next event until the file can be written again,
+ * and the rows of a file adopted from before the journal existed kept across restarts.
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -85,6 +86,21 @@ describe('csv file', () => {
     assert.deepEqual((await rowsOf('blocked')).slice(1).sort(), [['b1', 'k1', 'changed'], ['b3', 'k3', 'v']]);
     assert.equal(file.has('b2'), true);
     await file.close();
+  });
+
+  it('keeps the rows of a file it adopted after a restart rebuilds the file from the journal', async () => {
+    await mkdir(join(dir, 'adopted', 'out'), { recursive: true });
+    await writeFile(join(dir, 'adopted', 'out', 'out.csv'), 'record_id,key,value\r\nold,k0,v0\r\n');
+    const file = await openFile('adopted');
+    assert.equal(file.has('old'), true, 'the recordIds of an adopted file are seen');
+    assert.equal(await file.create('new', 'k1', ['new', 'k1', 'v1'], at()), 'written');
+    await file.close();
+    const reopened = await openFile('adopted');
+    assert.equal(reopened.has('old'), true);
+    assert.equal(await reopened.change('u0', 'k0', ['old', 'k0', 'v0 changed'], at()), 'written');
+    await reopened.flush();
+    assert.deepEqual((await rowsOf('adopted')).slice(1).sort(), [['new', 'k1', 'v1'], ['old', 'k0', 'v0 changed']]);
+    await reopened.close();
   });
 
   it('opens one file when the first events of several partitions resolve their mapping at once', async () => {

@@ -36,7 +36,7 @@ interface JournalEntry {
   k: string;
   /** row values; null for a tombstone */
   v: string[] | null;
-  /** occurredAt; '' for an event only recorded as seen (a stale one) */
+  /** occurredAt; '' for an event only recorded as seen (a stale one, v null) or a row adopted from an existing file */
   t: string;
 }
 
@@ -195,8 +195,8 @@ export class CsvFile {
   }
 
   private replay(entry: JournalEntry): void {
-    this.seen.add(entry.r);
-    if (entry.t === '') return;
+    if (entry.r) this.seen.add(entry.r);
+    if (entry.t === '' && entry.v === null) return;
     this.stateVersion += 1;
     this.rows.delete(entry.k);
     if (entry.v === null) this.tombstones.set(entry.k, entry.t);
@@ -327,7 +327,10 @@ export class CsvFile {
     this.lastRebuildMs = performance.now() - started;
   }
 
-  /** A file written before this state existed: its header must match; its rows become state. */
+  /**
+   * A file written before this state existed: its header must match; its rows become
+   * state, journaled (with no time), so a later rebuild from the journal keeps them.
+   */
   private async adoptExistingFile(): Promise<void> {
     const text = await readFile(this.path, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
@@ -338,11 +341,10 @@ export class CsvFile {
     if (header && header.join(',') !== this.columns.join(',')) {
       throw new UnmappableDataError(`${this.path} has header ${header.join(',')}, the attachment wants ${this.columns.join(',')}`);
     }
-    for (const values of records) {
+    const journaled = records.map((values) => {
       const key = values[this.keyColumn] ?? values[this.recordIdColumn] ?? '';
-      const recordId = values[this.recordIdColumn];
-      if (recordId) this.seen.add(recordId);
-      this.rows.set(key, { values, at: '', line: formatCsvRecord(values) });
-    }
+      return this.apply({ r: values[this.recordIdColumn] ?? '', k: key, v: values, t: '' });
+    });
+    await Promise.all(journaled);
   }
 }
