@@ -30,7 +30,7 @@ export async function startPipeline(
         logger: ctx.logger,
         renderer: osuRenderer,
         beatmaps: createBeatmapResolver({
-          dirs: env.BEATMAPS_DIR,
+          dirs: beatmapDirs,
           mirrorUrl: env.BEATMAP_MIRROR_URL,
           store: ctx.store,
         }),
