@@ -20,6 +20,9 @@ const ORIGIN_BY_NUMBER = [
   'BottomRight',
 ];
 
+/** Longest event line variable substitution may build; a line that would grow past it is skipped. */
+const MAX_SUBSTITUTED_CHARS = 64 * 1024;
+
 const unquote = (s: string): string =>
   s
     .trim()
@@ -36,7 +39,15 @@ export function parseStoryboardLines(
   let loop: StoryboardCommand | undefined;
   for (let raw of lines) {
     if (raw.startsWith('//') || !raw.trim()) continue;
-    if (raw.includes('$')) for (const [k, v] of variables) raw = raw.split(k).join(v);
+    if (raw.includes('$')) {
+      const substituted = substitute(raw, variables);
+      if (substituted === undefined) {
+        // refused like any malformed line: an element's commands go with it
+        if (!/^[ _]/.test(raw)) current = loop = undefined;
+        continue;
+      }
+      raw = substituted;
+    }
     const depth = raw.length - raw.replace(/^[ _]+/, '').length;
     const parts = raw.trim().split(',');
     if (depth === 0) {
@@ -64,6 +75,22 @@ export function parseStoryboardLines(
     }
   }
   return elements;
+}
+
+/**
+ * Replaces each variable in turn. A value may name later variables, so every step can
+ * multiply the length: the result is refused (undefined) before it outgrows
+ * MAX_SUBSTITUTED_CHARS, instead of building a huge string from a few kilobytes.
+ */
+function substitute(raw: string, variables: Map<string, string>): string | undefined {
+  for (const [k, v] of variables) {
+    const pieces = raw.split(k);
+    if (pieces.length === 1) continue;
+    if (raw.length + (pieces.length - 1) * (v.length - k.length) > MAX_SUBSTITUTED_CHARS)
+      return undefined;
+    raw = pieces.join(v);
+  }
+  return raw;
 }
 
 function element(kind: 'sprite' | 'animation', parts: string[]): StoryboardElement {
