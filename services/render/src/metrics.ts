@@ -5,6 +5,7 @@
  */
 import type { SqlDatabase } from '@platform/core';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { pendingEventCount } from './dispatcher/outbox-store.js';
 import { JOB_STATUSES } from './jobs/job-store.js';
 
 export interface RenderMetrics {
@@ -31,10 +32,7 @@ export function createRenderMetrics(registry: Registry, db: SqlDatabase): Render
     help: 'Outbox events not yet moved to the task queue.',
     registers: [registry],
     async collect() {
-      const { rows } = await db.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM render_outbox WHERE dispatched_at IS NULL',
-      );
-      this.set(Number(rows[0]?.n ?? 0));
+      this.set(await pendingEventCount(db));
     },
   });
   return {
