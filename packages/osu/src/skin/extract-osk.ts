@@ -3,7 +3,7 @@
  * paths are skipped, nested archives ignored, and the total size is bounded.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, normalize, sep } from 'node:path';
+import { dirname, join, normalize, resolve, sep } from 'node:path';
 import { unzipSync } from 'fflate';
 
 export async function extractOsk(
@@ -29,10 +29,12 @@ export async function extractOsk(
   // a single top folder holding everything is the skin folder
   const tops = new Set(names.map((n) => n.split('/')[0]));
   const strip = tops.size === 1 && names.every((n) => n.includes('/')) ? `${[...tops][0]}/` : '';
+  // compared in resolved form: "./skin" or "skin/" would match no joined path
+  const root = resolve(targetDir);
   for (const [name, data] of Object.entries(files)) {
     const rel = normalize(name.slice(strip.length));
-    const target = join(targetDir, rel);
-    if (!target.startsWith(targetDir + sep)) continue;
+    const target = join(root, rel);
+    if (!target.startsWith(root + sep)) continue;
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, data);
   }
