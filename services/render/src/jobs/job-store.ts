@@ -3,23 +3,28 @@
  * handle first (the database or an open transaction); values always travel as parameters.
  */
 import type { SqlDatabase, SqlExecutor } from '@platform/core';
+import type { RenderOptions } from '@platform/osu';
 
 export const JOB_STATUSES = ['queued', 'downloading', 'rendering', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 export const ACTIVE_STATUSES: readonly JobStatus[] = ['queued', 'downloading', 'rendering'];
 
-/** Render options as stored with the job (the multipart fields after validation). */
-export interface RenderJobOptions {
-  resolution: '1080p' | '4k';
-  bgDim: number;
-  motionBlur: boolean;
-  storyboard: boolean;
-  video: boolean;
-  snakingIn: boolean;
-  snakingOut: boolean;
-  hitErrorMeter: boolean;
-  keyOverlay: boolean;
-}
+/**
+ * Render options as stored with the job (the multipart fields after validation): the
+ * renderer's own options, which the worker hands it as they are.
+ */
+export type RenderJobOptions = Pick<
+  RenderOptions,
+  | 'resolution'
+  | 'bgDim'
+  | 'motionBlur'
+  | 'storyboard'
+  | 'video'
+  | 'snakingIn'
+  | 'snakingOut'
+  | 'hitErrorMeter'
+  | 'keyOverlay'
+>;
 
 /** What the replay header says, kept for the job view. */
 export interface ReplayInfo {
