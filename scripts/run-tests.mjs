@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const args = process.argv.slice(2);
@@ -49,6 +49,9 @@ const child = spawn(
   [
     '--import',
     'tsx',
+    // Passed on to each test file's process (see the script).
+    '--import',
+    pathToFileURL(join(root, 'scripts', 'test-exit-guard.mjs')).href,
     '--test',
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 300000}`,

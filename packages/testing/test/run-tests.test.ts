@@ -1,0 +1,54 @@
+// The root test runner (`scripts/run-tests.mjs`) on a workspace of its own: a run passes
+// only when every test that was meant to run did run and pass.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+
+const runner = fileURLToPath(new URL('../../../scripts/run-tests.mjs', import.meta.url));
+
+let workspace: string;
+before(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'run-tests-'));
+  await mkdir(join(workspace, 'test'));
+});
+after(() => rm(workspace, { recursive: true, force: true }));
+
+async function run(name: string, source: string): Promise<{ code: number | null; output: string }> {
+  await writeFile(join(workspace, 'test', `${name}.test.ts`), `import { test } from 'node:test';\n${source}\n`);
+  // Without NODE_TEST_CONTEXT the inner run reports as a top-level run, not as this file.
+  const env: NodeJS.ProcessEnv = { ...process.env, TEST_FILTER: `/${name}.test.ts`, TEST_CONCURRENCY: '1' };
+  delete env.NODE_TEST_CONTEXT;
+  const child = spawn(process.execPath, [runner, workspace], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const code = await new Promise<number | null>((done) => child.on('exit', (exitCode) => done(exitCode)));
+  return { code, output };
+}
+
+describe('run-tests', () => {
+  test('passes when every test passes, and counts a skipped test as skipped', async () => {
+    const { code, output } = await run('green', `test('a', () => {});\ntest('b', { skip: 'no engine' }, () => {});`);
+    assert.equal(code, 0, output);
+    assert.match(output, /ℹ pass 1\n/);
+    assert.match(output, /ℹ skipped 1\n/);
+  });
+
+  test('fails when a test fails', async () => {
+    const { code, output } = await run('red', `test('a', () => { throw new Error('no'); });`);
+    assert.equal(code, 1, output);
+  });
+
+  test('fails when a file exits 0 before its remaining tests ran', async () => {
+    const { code, output } = await run(
+      'cut-short',
+      `test('a', () => {});\ntest('exits', () => process.exit(0));\ntest('never runs', () => { throw new Error('no'); });`,
+    );
+    assert.equal(code, 1, output);
+    assert.match(output, /did NOT run/);
+  });
+});
