@@ -38,15 +38,6 @@ export function parseBeatmap(text: string): Beatmap {
       current = [];
       sections.set(t.slice(1, -1), current);
     } else if (current && t && !t.startsWith('//')) current.push(line);
-    else if (
-      current &&
-      t.startsWith('//') === false &&
-      !t &&
-      sections.has('Events') &&
-      current === sections.get('Events')
-    ) {
-      // blank lines in Events are ignored
-    }
   }
   const kv = (name: string): Record<string, string> => {
     const out: Record<string, string> = {};
@@ -224,6 +215,8 @@ function parseHitObjects(
     const isSpinner = (type & 8) !== 0;
     let newCombo = (type & 4) !== 0 || first;
     const comboSkip = (type >> 4) & 7;
+    // numbered below, once the combo is known
+    const common = { x, y, time, newCombo, comboSkip, hitSound, comboIndex: 0, comboNumber: 0 };
     let obj: HitObject;
     if ((type & 2) !== 0 && p[5]) {
       const curve = p[5].split('|');
@@ -254,17 +247,10 @@ function parseHitObjects(
         ((diff.sliderMultiplier * 100 * sv) / diff.sliderTickRate) *
         (formatVersion < 8 ? 1 / sv : 1);
       obj = {
+        ...common,
         kind: 'slider',
-        x,
-        y,
-        time,
         // the game keeps times as integers: the end is truncated
         endTime: time + Math.floor(spanDuration * slides),
-        newCombo,
-        comboSkip,
-        hitSound,
-        comboIndex: 0,
-        comboNumber: 0,
         slider: {
           curveType,
           controlPoints,
@@ -280,46 +266,18 @@ function parseHitObjects(
       };
     } else if (isSpinner) {
       obj = {
+        ...common,
         kind: 'spinner',
         x: 256,
         y: 192,
-        time,
         endTime: Math.max(time, num(p[5], time)),
         newCombo: true,
-        comboSkip,
-        hitSound,
-        comboIndex: 0,
-        comboNumber: 0,
         slider: undefined,
       };
     } else if ((type & 128) !== 0) {
-      obj = {
-        kind: 'hold',
-        x,
-        y,
-        time,
-        endTime: num(p[5]?.split(':')[0], time),
-        newCombo,
-        comboSkip,
-        hitSound,
-        comboIndex: 0,
-        comboNumber: 0,
-        slider: undefined,
-      };
+      obj = { ...common, kind: 'hold', endTime: num(p[5]?.split(':')[0], time), slider: undefined };
     } else {
-      obj = {
-        kind: 'circle',
-        x,
-        y,
-        time,
-        endTime: time,
-        newCombo,
-        comboSkip,
-        hitSound,
-        comboIndex: 0,
-        comboNumber: 0,
-        slider: undefined,
-      };
+      obj = { ...common, kind: 'circle', endTime: time, slider: undefined };
     }
     // combo numbering: spinners start a new combo for the next object
     const prev = objects[objects.length - 1];
