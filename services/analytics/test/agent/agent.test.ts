@@ -198,6 +198,10 @@ describe('agent with an LLM', () => {
         const malformed = await chat('Anything');
         assert.equal(malformed.status, 502);
         assert.match(malformed.body.detail, /malformed/);
+        fake.script([{ cutBody: true, body: textReply(provider, 'cut off').body }]);
+        const cut = await chat('Anything');
+        assert.equal(cut.status, 502, 'a dropped connection is not a timeout');
+        assert.match(cut.body.detail, /cut off/);
         fake.script([{ delayMs: 8000, body: textReply(provider, 'late').body }]);
         const slow = await chat('Anything');
         assert.equal(slow.status, 504);

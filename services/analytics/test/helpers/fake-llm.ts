@@ -14,7 +14,8 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
 }
 
-export type Reply = { status?: number; body: unknown; delayMs?: number };
+/** `cutBody`: send the headers and half the body, then drop the connection. */
+export type Reply = { status?: number; body: unknown; delayMs?: number; cutBody?: boolean };
 
 export interface FakeLlm {
   url: string;
@@ -35,8 +36,18 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       const reply = replies.length > 1 ? replies.shift()! : replies[0];
       const send = () => {
         if (res.destroyed) return;
+        const text =
+          typeof reply?.body === 'string' ? reply.body : JSON.stringify(reply?.body ?? {});
+        if (reply?.cutBody) {
+          res.writeHead(reply.status ?? 200, {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(text),
+          });
+          res.write(text.slice(0, text.length >> 1), () => res.destroy());
+          return;
+        }
         res.writeHead(reply?.status ?? 200, { 'content-type': 'application/json' });
-        res.end(typeof reply?.body === 'string' ? reply.body : JSON.stringify(reply?.body ?? {}));
+        res.end(text);
       };
       if (reply?.delayMs) setTimeout(send, reply.delayMs);
       else send();

@@ -1,8 +1,8 @@
 /**
  * POSTs JSON to an LLM API with a time limit and reads the JSON answer.
  * Errors: `LLM_TIMEOUT` (504) past the limit; `LLM_UNAVAILABLE` (502) for a network
- * failure, a non-2xx status (the provider's message is logged, not returned) or a body
- * that is not JSON.
+ * failure (also one that cuts the answer off), a non-2xx status (the provider's message
+ * is logged, not returned) or a body that is not JSON.
  */
 import { errors } from '../../errors.js';
 import type { ProviderSettings } from '../llm-types.js';
@@ -23,25 +23,13 @@ export async function postJson(
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-      throw errors.LLM_TIMEOUT({
-        detail: `The language model did not answer within ${timeoutMs} ms`,
-        cause: error,
-      });
-    }
-    throw errors.LLM_UNAVAILABLE({
-      detail: 'The language model could not be reached',
-      cause: error,
-    });
+    throw failed(error, timeoutMs, 'The language model could not be reached');
   }
   let text: string;
   try {
     text = await response.text();
   } catch (error) {
-    throw errors.LLM_TIMEOUT({
-      detail: `The language model did not answer within ${timeoutMs} ms`,
-      cause: error,
-    });
+    throw failed(error, timeoutMs, "The language model's answer was cut off");
   }
   if (!response.ok) {
     throw errors.LLM_UNAVAILABLE({
@@ -57,6 +45,17 @@ export async function postJson(
       cause: error,
     });
   }
+}
+
+/** `LLM_TIMEOUT` when the time limit aborted the call, else `LLM_UNAVAILABLE` with `detail`. */
+function failed(error: unknown, timeoutMs: number, detail: string): Error {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return errors.LLM_TIMEOUT({
+      detail: `The language model did not answer within ${timeoutMs} ms`,
+      cause: error,
+    });
+  }
+  return errors.LLM_UNAVAILABLE({ detail, cause: error });
 }
 
 /** A provider answer missing what the wire format promises. */
