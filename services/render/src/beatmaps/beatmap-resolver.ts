@@ -7,7 +7,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ObjectStore } from '@platform/core';
+import { ObjectNotFoundError, type ObjectStore } from '@platform/core';
 import { BeatmapLibrary, beatmapMd5 } from '@platform/osu';
 
 export class BeatmapNotFoundError extends Error {
@@ -84,8 +84,12 @@ export function createBeatmapResolver(options: BeatmapResolverOptions): BeatmapR
       const found = await library?.findByMd5(md5);
       if (found) return { ...found, source: 'library' };
       const osuPath = join(workDir, `${md5}.osu`);
-      if (await options.store.exists(beatmapCacheKey(md5))) {
-        await writeFile(osuPath, await options.store.get(beatmapCacheKey(md5)));
+      const cached = await options.store.get(beatmapCacheKey(md5)).catch((error: unknown) => {
+        if (error instanceof ObjectNotFoundError) return undefined;
+        throw error;
+      });
+      if (cached) {
+        await writeFile(osuPath, cached);
         return { osuPath, folder: workDir, source: 'cache' };
       }
       if (!options.mirrorUrl)

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ObjectStore, SqlDatabase } from '@platform/core';
+import { ObjectNotFoundError, type ObjectStore, type SqlDatabase } from '@platform/core';
 import { DEFAULT_SKIN } from '../admission/validate-render-form.js';
 import { inspectSkinArchive, type SkinArchiveLimits } from './skin-archive.js';
 
@@ -50,11 +50,15 @@ export async function extractStoredSkin(
   dir: string,
   limits: SkinArchiveLimits,
 ): Promise<boolean> {
-  if (!(await store.exists(skinKey(name)))) return false;
   const temp = await mkdtemp(join(tmpdir(), 'render-skin-'));
   try {
+    const source = await store.stream(skinKey(name)).catch((error: unknown) => {
+      if (error instanceof ObjectNotFoundError) return undefined;
+      throw error;
+    });
+    if (!source) return false;
     const archive = join(temp, 'skin.osk');
-    await writeFile(archive, await store.stream(skinKey(name)));
+    await writeFile(archive, source);
     await inspectSkinArchive(archive, (await stat(archive)).size, limits, dir);
     return true;
   } finally {
