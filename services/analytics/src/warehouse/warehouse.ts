@@ -68,6 +68,11 @@ interface Opened {
 
 /** Results with more rows than this are not cached. */
 const CACHEABLE_ROWS = 5000;
+/**
+ * Nor results holding more characters than this: a SELECT of the SQL tool can return
+ * hundreds of megabytes in few rows, and 256 such entries would exhaust the memory.
+ */
+const CACHEABLE_CHARS = 1_000_000;
 
 export function createWarehouse(options: WarehouseOptions): Warehouse {
   const cache = new ResultCache(options.cacheEntries ?? 256);
@@ -154,7 +159,8 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
           rows: all.slice(0, cap).map(toJsonRow),
           truncated: all.length > cap,
         };
-        if (output.rows.length <= CACHEABLE_ROWS) cache.set(key, output);
+        if (output.rows.length <= CACHEABLE_ROWS && charsLeft(output.rows, CACHEABLE_CHARS) >= 0)
+          cache.set(key, output);
         return output;
       } catch (error) {
         if (timedOut) throw errors.QUERY_TIMEOUT({ cause: error });
@@ -219,6 +225,17 @@ class ResultCache {
   clear(): void {
     this.entries.clear();
   }
+}
+
+/** `budget` less the characters in `value` (strings by length, other values as 8); stops below 0. */
+function charsLeft(value: unknown, budget: number): number {
+  if (typeof value === 'string') return budget - value.length;
+  if (!value || typeof value !== 'object') return budget - 8;
+  for (const inner of Object.values(value)) {
+    budget = charsLeft(inner, budget);
+    if (budget < 0) break;
+  }
+  return budget;
 }
 
 function deepFreeze<T>(value: T): T {
