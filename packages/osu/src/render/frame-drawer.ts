@@ -79,11 +79,6 @@ export class FrameDrawer {
     this.hidden = (scene.play.mods & Mods.Hidden) !== 0;
   }
 
-  /** Screen position of an osu! pixel. */
-  toScreen(x: number, y: number): { x: number; y: number } {
-    return { x: this.ox + x * this.s, y: this.oy + y * this.s };
-  }
-
   draw(ctx: SKRSContext2D, t: number, video?: ImageData): void {
     const sc = this.scene;
     ctx.globalAlpha = 1;
@@ -195,18 +190,12 @@ export class FrameDrawer {
         if (p >= 1) return;
         const k = 1 + 0.4 * p;
         ctx.globalAlpha = 1 - p;
-        ctx.drawImage(
-          img,
-          sx - (img.width * k) / 2,
-          sy - (img.height * k) / 2,
-          img.width * k,
-          img.height * k,
-        );
+        drawCentred(ctx, img, sx, sy, k);
       } else if (!hit) {
         const p = age / 120;
         if (p >= 1) return;
         ctx.globalAlpha = (1 - p) * this.fadeAlpha(o, judgedAt);
-        ctx.drawImage(img, sx - img.width / 2, sy - img.height / 2);
+        drawCentred(ctx, img, sx, sy);
       }
       ctx.globalAlpha = 1;
       return;
@@ -214,7 +203,7 @@ export class FrameDrawer {
     const alpha = this.fadeAlpha(o, t);
     if (alpha > 0) {
       ctx.globalAlpha = alpha;
-      ctx.drawImage(img, sx - img.width / 2, sy - img.height / 2);
+      drawCentred(ctx, img, sx, sy);
       const num = String(o.comboNumber);
       drawText(ctx, sp.numbers, num, sx, sy - sp.numbers.height / 2, 'center');
     }
@@ -225,15 +214,8 @@ export class FrameDrawer {
       const k = 1 + 3 * Math.max(0, 1 - (t - appear) / preempt);
       const a = Math.min(0.9, Math.max(0, ((t - appear) / fadeIn) * 1.8));
       if (a > 0 && t < o.time) {
-        const ac = sp.approach[colour]!;
         ctx.globalAlpha = a;
-        ctx.drawImage(
-          ac,
-          sx - (ac.width * k) / 2,
-          sy - (ac.height * k) / 2,
-          ac.width * k,
-          ac.height * k,
-        );
+        drawCentred(ctx, sp.approach[colour]!, sx, sy, k);
       }
     }
     ctx.globalAlpha = 1;
@@ -344,9 +326,7 @@ export class FrameDrawer {
       ctx.globalAlpha = alpha;
       for (const ev of o.events) {
         if (ev.kind !== 'tick' || ev.span !== span || ev.time <= t) continue;
-        const x = this.ox + ev.x * this.s;
-        const y = this.oy + ev.y * this.s;
-        ctx.drawImage(sp.tick, x - sp.tick.width / 2, y - sp.tick.height / 2);
+        drawCentred(ctx, sp.tick, this.ox + ev.x * this.s, this.oy + ev.y * this.s);
       }
       if (span < o.slides - 1 && o.path && o.path.length >= 2) {
         const atEnd = span % 2 === 0;
@@ -359,7 +339,7 @@ export class FrameDrawer {
         ctx.translate(this.ox + a.x * this.s, this.oy + a.y * this.s);
         ctx.rotate(ang);
         ctx.scale(pulse, pulse);
-        ctx.drawImage(sp.reverseArrow, -sp.reverseArrow.width / 2, -sp.reverseArrow.height / 2);
+        drawCentred(ctx, sp.reverseArrow, 0, 0);
         ctx.restore();
       }
       ctx.globalAlpha = 1;
@@ -371,14 +351,11 @@ export class FrameDrawer {
       const ball = sliderPositionAt(o, t);
       const bx = this.ox + ball.x * this.s;
       const by = this.oy + ball.y * this.s;
-      const img = sp.sliderBall[colour]!;
-      ctx.drawImage(img, bx - img.width / 2, by - img.height / 2);
+      drawCentred(ctx, sp.sliderBall[colour]!, bx, by);
       const cur = sc.cursor.positionAt(t, this.pos2);
       const keys = sc.cursor.keysAt(t);
-      if (keys & 15 && Math.hypot(cur.x - ball.x, cur.y - ball.y) <= sc.play.radius * 2.4) {
-        const f = sp.followCircle;
-        ctx.drawImage(f, bx - f.width / 2, by - f.height / 2);
-      }
+      if (keys & 15 && Math.hypot(cur.x - ball.x, cur.y - ball.y) <= sc.play.radius * 2.4)
+        drawCentred(ctx, sp.followCircle, bx, by);
     }
   }
 
@@ -395,13 +372,12 @@ export class FrameDrawer {
     ctx.globalAlpha = Math.max(0, Math.min(1, alpha));
     ctx.translate(cx, cy);
     ctx.rotate(ang);
-    ctx.drawImage(sp.spinnerCircle, -sp.spinnerCircle.width / 2, -sp.spinnerCircle.height / 2);
+    drawCentred(ctx, sp.spinnerCircle, 0, 0);
     ctx.restore();
     if (t >= o.time && t <= o.endTime) {
       const k = Math.max(0.02, 1 - (t - o.time) / Math.max(1, o.endTime - o.time));
-      const a = sp.spinnerApproach;
       ctx.globalAlpha = alpha;
-      ctx.drawImage(a, cx - (a.width * k) / 2, cy - (a.height * k) / 2, a.width * k, a.height * k);
+      drawCentred(ctx, sp.spinnerApproach, cx, cy, k);
     }
     ctx.globalAlpha = 1;
   }
@@ -428,18 +404,11 @@ export class FrameDrawer {
       const age = t - e.time;
       const life = e.result === 300 ? 400 : 800;
       if (age > life) continue;
-      const img = sp.judgements.get(e.result)!;
       const k = 1 + 0.3 * Math.max(0, 1 - age / 100);
       ctx.globalAlpha = Math.min(1, (1 - age / life) * 2) * (e.result === 300 ? 0.7 : 1);
       const x = this.ox + e.x * this.s;
       const y = this.oy + e.y * this.s + (e.result === 0 ? (age / life) * sp.circleD * 0.3 : 0);
-      ctx.drawImage(
-        img,
-        x - (img.width * k) / 2,
-        y - (img.height * k) / 2,
-        img.width * k,
-        img.height * k,
-      );
+      drawCentred(ctx, sp.judgements.get(e.result)!, x, y, k);
     }
     ctx.globalAlpha = 1;
   }
@@ -590,23 +559,22 @@ export class FrameDrawer {
     for (let k = 8; k >= 1; k--) {
       const p = this.scene.cursor.positionAt(t - k * 6 * speed, this.pos2);
       ctx.globalAlpha = 0.5 * (1 - k / 9);
-      ctx.drawImage(
-        trail,
-        this.ox + p.x * this.s - trail.width / 2,
-        this.oy + p.y * this.s - trail.height / 2,
-      );
+      drawCentred(ctx, trail, this.ox + p.x * this.s, this.oy + p.y * this.s);
     }
     ctx.globalAlpha = 1;
     const pressed = (this.scene.cursor.keysAt(t) & 15) !== 0;
-    const c = sp.cursor;
-    const k = pressed ? 1.2 : 1;
-    ctx.drawImage(c, cx - (c.width * k) / 2, cy - (c.height * k) / 2, c.width * k, c.height * k);
-    if (sp.cursorMiddle)
-      ctx.drawImage(
-        sp.cursorMiddle,
-        cx - sp.cursorMiddle.width / 2,
-        cy - sp.cursorMiddle.height / 2,
-      );
+    drawCentred(ctx, sp.cursor, cx, cy, pressed ? 1.2 : 1);
+    if (sp.cursorMiddle) drawCentred(ctx, sp.cursorMiddle, cx, cy);
+  }
+}
+
+/** Draws `img` centred on (x, y): at its own size, or scaled by `k`. */
+function drawCentred(ctx: SKRSContext2D, img: Canvas, x: number, y: number, k?: number): void {
+  if (k === undefined) ctx.drawImage(img, x - img.width / 2, y - img.height / 2);
+  else {
+    const w = img.width * k;
+    const h = img.height * k;
+    ctx.drawImage(img, x - w / 2, y - h / 2, w, h);
   }
 }
 

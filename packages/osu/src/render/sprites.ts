@@ -19,7 +19,6 @@ export interface Sprites {
   cursor: Canvas;
   cursorTrail: Canvas;
   cursorMiddle: Canvas | undefined;
-  cursorRotate: boolean;
   sliderBall: Canvas[];
   followCircle: Canvas;
   reverseArrow: Canvas;
@@ -340,7 +339,6 @@ export function buildSprites(opts: {
     cursor,
     cursorTrail,
     cursorMiddle: cm ? scaled(cm, hudPx) : undefined,
-    cursorRotate: ini.cursorRotate && !!cur,
     sliderBall,
     followCircle,
     reverseArrow,
