@@ -92,6 +92,45 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
       await assert.rejects(db.listen('bad; DROP', () => {}), /invalid notification channel/);
     });
 
+    test('concurrent first listeners share one session, each hears its channel once, and close() ends', async () => {
+      const { db: fresh, cleanup: cleanupFresh } = await driver.open();
+      try {
+        const received: string[] = [];
+        await Promise.all(
+          ['core_first_a', 'core_first_b', 'core_first_a'].map((channel, i) =>
+            fresh.listen(channel, (payload) => received.push(`${i}:${payload}`)),
+          ),
+        );
+        await fresh.notify('core_first_a', 'x');
+        await fresh.notify('core_first_b', 'y');
+        await waitFor(() => received.length >= 3);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.deepEqual(received.sort(), ['0:x', '1:y', '2:x']);
+        await withinMs(fresh.close(), 5000, 'close() with listeners');
+      } finally {
+        await cleanupFresh();
+      }
+    });
+
+    if (driver.name === 'postgres') {
+      test('a lost LISTEN session is replaced without crashing, and notifications resume', async () => {
+        const received: string[] = [];
+        const unlisten = await db.listen('core_lost_session', (payload) => received.push(payload));
+        const { rowCount } = await db.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN core_lost_session'",
+        );
+        assert.equal(rowCount, 1);
+        // Notifications sent before the new session listens are lost: send until one arrives.
+        const deadline = Date.now() + 5000;
+        while (received.length === 0 && Date.now() < deadline) {
+          await db.notify('core_lost_session', 'again');
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        assert.equal(received[0], 'again');
+        await unlisten();
+      });
+    }
+
     test('applies migrations once, in order, per service', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
       writeFileSync(join(dir, '002_add_column.sql'), 'ALTER TABLE widgets ADD COLUMN colour text;');
@@ -114,6 +153,14 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
       assert.deepEqual(await runMigrations(db, 'broken-service', fixed), [1]);
     });
   });
+}
+
+function withinMs<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }
 
 async function waitFor(condition: () => boolean, timeoutMs = 3000): Promise<void> {

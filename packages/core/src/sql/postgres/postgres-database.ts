@@ -15,6 +15,12 @@ export interface PostgresOptions {
   logger?: Logger;
 }
 
+interface Channel {
+  handlers: Set<(payload: string) => void>;
+  /** Settles when its LISTEN has been answered. */
+  ready: Promise<void>;
+}
+
 export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
@@ -30,8 +36,60 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length } satisfies QueryResult<R>;
   };
 
-  let listener: pg.PoolClient | undefined;
-  const handlers = new Map<string, Set<(payload: string) => void>>();
+  // One dedicated session holds every LISTEN. Concurrent first calls share it, and when
+  // it is lost (server restart, terminated backend) the channels are listened to again
+  // on a new one, so subscribers keep their notifications and the process does not crash.
+  let listener: Promise<pg.PoolClient> | undefined;
+  let closed = false;
+  const channels = new Map<string, Channel>();
+
+  const listenerClient = (): Promise<pg.PoolClient> => {
+    listener ??= pool.connect().then(
+      (client) => {
+        client.on('notification', (message) => {
+          for (const handler of channels.get(message.channel)?.handlers ?? [])
+            handler(message.payload ?? '');
+        });
+        client.on('error', (error) => {
+          options.logger?.warn({ err: error }, 'PostgreSQL LISTEN session lost; listening again');
+          listener = undefined;
+          client.release(error);
+          void relisten();
+        });
+        return client;
+      },
+      (error: unknown) => {
+        listener = undefined;
+        throw error;
+      },
+    );
+    return listener;
+  };
+
+  const relisten = async (): Promise<void> => {
+    if (closed || channels.size === 0) return;
+    try {
+      const client = await listenerClient();
+      for (const channel of channels.keys()) await client.query(`LISTEN ${channel}`);
+    } catch (error) {
+      options.logger?.warn({ err: error }, 'PostgreSQL LISTEN failed; retrying in 1 s');
+      setTimeout(() => void relisten(), 1000).unref();
+    }
+  };
+
+  /** Registers a channel and issues its LISTEN; a failed LISTEN unregisters it. */
+  const subscribe = async (channel: string): Promise<Channel> => {
+    const client = await listenerClient();
+    const existing = channels.get(channel);
+    if (existing) return existing;
+    const ready = client.query(`LISTEN ${channel}`).then(() => undefined);
+    const created: Channel = { handlers: new Set(), ready };
+    channels.set(channel, created);
+    ready.catch(() => {
+      if (channels.get(channel) === created) channels.delete(channel);
+    });
+    return created;
+  };
 
   const transaction = async <T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
@@ -61,23 +119,21 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
       }),
     async listen(channel, onNotify): Promise<Unlisten> {
       assertChannelName(channel);
-      if (!listener) {
-        listener = await pool.connect();
-        listener.on('notification', (message) => {
-          for (const handler of handlers.get(message.channel) ?? []) handler(message.payload ?? '');
-        });
-      }
-      let set = handlers.get(channel);
-      if (!set) {
-        handlers.set(channel, (set = new Set()));
-        await listener.query(`LISTEN ${channel}`);
-      }
-      set.add(onNotify);
+      let entry: Channel;
+      do {
+        entry = channels.get(channel) ?? (await subscribe(channel));
+        await entry.ready;
+        // Its last subscriber may have left while LISTEN was answered: subscribe again.
+      } while (channels.get(channel) !== entry);
+      const subscribed = entry;
+      subscribed.handlers.add(onNotify);
       return async () => {
-        set.delete(onNotify);
-        if (set.size === 0 && handlers.get(channel) === set) {
-          handlers.delete(channel);
-          await listener?.query(`UNLISTEN ${channel}`).catch(() => undefined);
+        subscribed.handlers.delete(onNotify);
+        if (subscribed.handlers.size === 0 && channels.get(channel) === subscribed) {
+          channels.delete(channel);
+          await listener
+            ?.then((session) => session.query(`UNLISTEN ${channel}`))
+            .catch(() => undefined);
         }
       };
     },
@@ -89,8 +145,10 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
       await pool.query('SELECT 1');
     },
     async close() {
-      listener?.release();
+      closed = true;
+      const session = await listener?.catch(() => undefined);
       listener = undefined;
+      session?.release();
       await pool.end();
     },
   };
