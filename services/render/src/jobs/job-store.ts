@@ -113,22 +113,25 @@ export interface ListJobsQuery {
   status?: JobStatus | undefined;
 }
 
-export async function listJobs(
-  db: SqlExecutor,
-  query: ListJobsQuery,
-): Promise<{ rows: JobRow[]; total: number }> {
+/** One page of jobs, newest first. */
+export async function listJobs(db: SqlExecutor, query: ListJobsQuery): Promise<JobRow[]> {
   const filter = query.status ? 'WHERE status = $1' : '';
   const params: unknown[] = query.status ? [query.status] : [];
-  const count = await db.query<{ total: string }>(
-    `SELECT count(*)::text AS total FROM render_jobs ${filter}`,
-    params,
-  );
   const n = params.length;
   const { rows } = await db.query<JobRow>(
     `SELECT * FROM render_jobs ${filter} ORDER BY created_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
     [...params, query.limit, query.offset],
   );
-  return { rows, total: Number(count.rows[0]?.total ?? 0) };
+  return rows;
+}
+
+/** How many jobs there are (with that status, when given). */
+export async function countJobs(db: SqlExecutor, status?: JobStatus): Promise<number> {
+  const { rows } = await db.query<{ total: string }>(
+    `SELECT count(*)::text AS total FROM render_jobs ${status ? 'WHERE status = $1' : ''}`,
+    status ? [status] : [],
+  );
+  return Number(rows[0]?.total ?? 0);
 }
 
 /** Queued jobs, and jobs downloading or rendering: the two global capacity figures. */

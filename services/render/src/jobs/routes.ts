@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
-import { JOB_STATUSES, getJob, listJobs, type JobStatus } from './job-store.js';
+import { JOB_STATUSES, countJobs, getJob, listJobs, type JobStatus } from './job-store.js';
 import { parseJobId, toV1Job } from './job-view.js';
 
 export async function findJob(ctx: RenderContext, rawId: string) {
@@ -43,7 +43,8 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
     },
     async (request) => {
       const { limit, offset, status } = request.query;
-      const { rows, total } = await listJobs(ctx.db, { limit, offset, status });
+      const total = await countJobs(ctx.db, status);
+      const rows = await listJobs(ctx.db, { limit, offset, status });
       return { jobs: rows.map(toV1Job), total, limit, offset };
     },
   );

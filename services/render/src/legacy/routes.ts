@@ -76,7 +76,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
       },
     },
     async () =>
-      (await listJobs(ctx.db, { limit: LEGACY_LIST_SIZE, offset: 0 })).rows.map(toLegacyStatus),
+      (await listJobs(ctx.db, { limit: LEGACY_LIST_SIZE, offset: 0 })).map(toLegacyStatus),
   );
 
   const redirects: [string, string, (id: string) => string][] = [

@@ -31,7 +31,7 @@ export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): vo
         listSkins(ctx.store),
         listJobs(ctx.db, { limit: 20, offset: 0 }),
       ]);
-      return reply.type('text/html; charset=utf-8').send(renderHomePage(skins, jobs.rows));
+      return reply.type('text/html; charset=utf-8').send(renderHomePage(skins, jobs));
     },
   );
 
