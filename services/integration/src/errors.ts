@@ -7,6 +7,7 @@ export const errors = defineErrors({
   ADAPTER_CONFIG_INVALID: { status: 400, detail: 'attachment config fails the adapter type config schema' },
   ADAPTER_TYPE_UNKNOWN: { status: 400, detail: 'unknown adapter type: no adapter of that type has registered' },
   ADAPTER_TYPE_INVALID: { status: 400, detail: 'adapter type descriptor is invalid' },
+  TEXT_UNSTORABLE: { status: 400, detail: 'text must not contain a NUL character or an unpaired surrogate' },
   CONTRACT_NOT_FOUND: { status: 404, detail: 'unknown contractId' },
   CONTRACT_VERSION_NOT_FOUND: { status: 404, detail: 'unknown contract version' },
   RECORD_NOT_FOUND: { status: 404, detail: 'record does not exist' },

@@ -13,6 +13,7 @@ import { registerConsoleRoutes } from './console/console-routes.js';
 import { registerContractRoutes } from './contracts-routes.js';
 import { registerDeadLetterRoutes } from './dead-letters-routes.js';
 import { seedInternsAttachment } from './seed-interns.js';
+import { installTextGuard } from '../text-guard.js';
 
 export interface ControlPlaneOptions {
   db: SqlDatabase;
@@ -40,6 +41,7 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
       description: 'Contracts (versioned, BACKWARD-compatible edits), adapter types, attachments, dead letters.',
     },
   });
+  installTextGuard(app);
   registerContractRoutes(app, { db, broker });
   registerAdapterTypeRoutes(app, {
     db,

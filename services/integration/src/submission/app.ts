@@ -14,6 +14,7 @@ import { KeyedMutex } from './keyed-mutex.js';
 import { createSubmissionMetrics } from './metrics.js';
 import { registerRecordRoutes } from './records-routes.js';
 import { installTraceIds } from './trace.js';
+import { installTextGuard } from '../text-guard.js';
 
 export interface SubmissionOptions {
   db: SqlDatabase;
@@ -42,6 +43,7 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     },
   });
   installTraceIds(app);
+  installTextGuard(app);
   installInternsCors(app, options.corsOrigins ?? []);
   const deps = {
     db,

@@ -63,6 +63,19 @@ describe('control plane: contracts', () => {
     assert.deepEqual(await topicsOf(contract.contractId), []);
   });
 
+  it('answers 400, not 500, for text the database cannot hold, in the body, the path or the query', async () => {
+    const contract = { ...internsLike(), title: 'Interns\u0000' };
+    const responses = await Promise.all([
+      h.controlPlane.inject({ method: 'POST', url: '/contracts', payload: contract }),
+      h.controlPlane.inject({ url: '/contracts/a%00b' }),
+      h.controlPlane.inject({ url: '/dead-letters?contractId=a%00b' }),
+      h.controlPlane.inject({ url: '/attachments?adapterType=%00' }),
+    ]);
+    assert.deepEqual(responses.map((r) => r.statusCode), [400, 400, 400, 400]);
+    assert.match(json<{ detail: string }>(responses[0]!).detail, /NUL character/);
+    assert.equal((await h.controlPlane.inject({ url: `/contracts/${contract.contractId}` })).statusCode, 404);
+  });
+
   it('answers 404 for an unknown contract and lists registered ones', async () => {
     assert.equal((await h.controlPlane.inject({ url: `/contracts/${uniqueContractId('nope')}` })).statusCode, 404);
     const list = json<{ contracts: Array<{ contractId: string }> }>(await h.controlPlane.inject({ url: '/contracts' }));

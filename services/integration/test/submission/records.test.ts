@@ -54,6 +54,21 @@ describe('submission: error table and legacy paths (SQL log on PGlite)', () => {
     assert.equal(response.statusCode, 400);
   });
 
+  it('400, not 500, for text the database cannot hold: a NUL character or an unpaired surrogate', async () => {
+    const total = async () => (await h.submission.inject({ url: `/contracts/${interns.contractId}/records` })).json().total;
+    const before = await total();
+    const responses = await Promise.all([
+      post(interns.contractId, internPayload({ lastName: 'Love\u0000lace' })),
+      post(interns.contractId, internPayload({ internId: '\ud800' })),
+      h.submission.inject({ url: `/contracts/${interns.contractId}/records/a%00b` }),
+      h.submission.inject({ method: 'DELETE', url: `/contracts/${interns.contractId}/records/a%00b` }),
+      h.submission.inject({ url: `/contracts/a%00b/records` }),
+    ]);
+    assert.deepEqual(responses.map((r) => r.statusCode), [400, 400, 400, 400, 400]);
+    assert.match(json<Errors>(responses[0]!).detail, /NUL character/);
+    assert.equal(await total(), before, 'nothing kept');
+  });
+
   it('404 for an unknown contract on every record route', async () => {
     const unknown = uniqueContractId('nope');
     const responses = await Promise.all([

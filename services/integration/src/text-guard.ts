@@ -1,0 +1,34 @@
+/**
+ * Text PostgreSQL cannot hold, refused as a 400 before any route sees it: a NUL
+ * character (`%00` in the path or query, `\u0000` in a JSON body) or an unpaired UTF-16
+ * surrogate in a body string or key. Otherwise it reaches a query (text or jsonb
+ * parameter) and fails there as a 500.
+ */
+import type { FastifyInstance } from 'fastify';
+import { errors } from './errors.js';
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const unstorable = (text: string): boolean => text.includes('\u0000') || LONE_SURROGATE.test(text);
+
+/** Walks the parsed body without recursion: JSON may nest deeper than the call stack. */
+function holdsUnstorableText(body: unknown): boolean {
+  const stack = [body];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') {
+      if (unstorable(value)) return true;
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, item] of Object.entries(value)) {
+        if (unstorable(key)) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
+}
+
+export function installTextGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (request.url.includes('%00') || holdsUnstorableText(request.body)) throw errors.TEXT_UNSTORABLE();
+  });
+}
