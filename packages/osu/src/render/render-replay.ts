@@ -137,7 +137,8 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     `options: ${width}x${height}@${fps}, bg_dim ${bgDim}, motion_blur ${o.motionBlur}, storyboard ${o.storyboard}, video ${o.video}, snaking ${o.snakingIn}/${o.snakingOut}, hit_error_meter ${o.hitErrorMeter}, key_overlay ${o.keyOverlay}`,
   );
 
-  const prepared = await prepareScene({
+  // what the scene is built from, here and again in each worker thread
+  const sceneArgs = {
     replay,
     beatmapPath: input.beatmapPath,
     skinDir: input.skinDir,
@@ -146,8 +147,8 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     fps,
     storyboard: o.storyboard,
     draw,
-    log,
-  });
+  };
+  const prepared = await prepareScene({ ...sceneArgs, log });
   const { beatmap, judgement, speed, folder } = prepared;
   const skipSeconds = Math.max(0, Math.min(o.skipSeconds ?? 0, prepared.durationSeconds - 1 / fps));
   const startTime = prepared.startTime + skipSeconds * 1000 * speed;
@@ -249,17 +250,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   try {
     if (workerCount > 0) {
       log(`drawing with ${workerCount} worker threads`);
-      pool = new WorkerPool(workerCount, {
-        replay: replay,
-        beatmapPath: input.beatmapPath,
-        skinDir: input.skinDir,
-        width,
-        height,
-        fps,
-        storyboard: o.storyboard,
-        draw,
-        startTime,
-      });
+      pool = new WorkerPool(workerCount, { ...sceneArgs, startTime });
       await pool.ready();
       await pool.render(frames, async (i, data) => {
         if (input.signal?.aborted) throw new RenderAbortedError('render aborted');

@@ -15,14 +15,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StoryboardCommand, StoryboardElement } from '../beatmap/types.js';
 
-interface Flat {
-  type: string;
-  easing: number;
-  start: number;
-  end: number;
-  params: number[];
-  flag: string;
-}
+/** A command with its loop expanded: loops and triggers are gone. */
+type Flat = Omit<StoryboardCommand, 'loopCount' | 'children'>;
 
 interface Prepared {
   el: StoryboardElement;
