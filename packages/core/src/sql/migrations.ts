@@ -34,13 +34,17 @@ export function loadMigrations(dir: string): Migration[] {
 
 /** Applies pending migrations; returns the versions applied now. */
 export async function runMigrations(db: SqlDatabase, service: string, migrations: Migration[]): Promise<number[]> {
-  await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    service text NOT NULL,
-    version integer NOT NULL,
-    name text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (service, version)
-  )`);
+  // Under a lock of its own: services starting at once on a fresh database would race on
+  // `IF NOT EXISTS` (PostgreSQL then fails one with a duplicate key in its catalog).
+  await db.withAdvisoryLock('schema_migrations', (tx) =>
+    tx.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      service text NOT NULL,
+      version integer NOT NULL,
+      name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (service, version)
+    )`),
+  );
   return db.withAdvisoryLock(`migrations:${service}`, async (tx) => {
     const { rows } = await tx.query<{ version: number }>(
       'SELECT version FROM schema_migrations WHERE service = $1',

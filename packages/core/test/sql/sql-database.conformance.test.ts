@@ -144,6 +144,22 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
       assert.deepEqual(rows, [{ note: 'a;b', colour: null }]);
     });
 
+    test('services migrating a fresh database at once all succeed', async () => {
+      const { db: fresh, cleanup: cleanupFresh } = await driver.open();
+      try {
+        // On PostgreSQL each call runs in a session of its own from the pool.
+        const applied = await Promise.all(
+          [0, 1, 2, 3].map((i) =>
+            runMigrations(fresh, `fresh-service-${i}`, [{ version: 1, name: 'create', sql: `CREATE TABLE fresh_${i} (id int)` }]),
+          ),
+        );
+        assert.deepEqual(applied, [[1], [1], [1], [1]]);
+      } finally {
+        await fresh.close();
+        await cleanupFresh();
+      }
+    });
+
     test('a failing migration leaves nothing behind and is retried next start', async () => {
       const broken = [{ version: 1, name: 'broken', sql: 'CREATE TABLE half (id int); SELECT no_such_function();' }];
       await assert.rejects(runMigrations(db, 'broken-service', broken));
