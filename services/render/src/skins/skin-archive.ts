@@ -129,28 +129,32 @@ export async function inspectSkinArchive(
         `archive directory is damaged (${(error as Error).message})`,
       );
     }
-    checkDirectory(entries, archiveBytes, limits);
+    const names = entries.map(entryName);
+    checkDirectory(entries, names, archiveBytes, limits);
     const target = extractTo ? resolve(extractTo) : undefined;
     let uncompressed = 0;
-    for (const entry of entries) {
-      const name = entryName(entry);
+    let files = 0;
+    for (const [i, entry] of entries.entries()) {
+      const name = names[i]!;
       if (name.endsWith('/')) {
         if (target) await mkdir(safeJoin(target, name), { recursive: true });
         continue;
       }
       uncompressed += await testEntry(zip, entry, name, target);
+      files += 1;
     }
-    return {
-      entries: entries.length,
-      files: entries.filter((e) => !entryName(e).endsWith('/')).length,
-      uncompressedBytes: uncompressed,
-    };
+    return { entries: entries.length, files, uncompressedBytes: uncompressed };
   } finally {
     zip.close();
   }
 }
 
-function checkDirectory(entries: Entry[], archiveBytes: number, limits: SkinArchiveLimits): void {
+function checkDirectory(
+  entries: Entry[],
+  names: string[],
+  archiveBytes: number,
+  limits: SkinArchiveLimits,
+): void {
   const total = entries.reduce((sum, e) => sum + e.uncompressedSize, 0);
   if (total > limits.maxUncompressedBytes) {
     throw new SkinArchiveError(
@@ -161,7 +165,6 @@ function checkDirectory(entries: Entry[], archiveBytes: number, limits: SkinArch
   if (total / Math.max(1, archiveBytes) > limits.maxRatio) {
     throw new SkinArchiveError('ratio', `compression ratio above ${limits.maxRatio}x`);
   }
-  const names = entries.map(entryName);
   for (const name of names) {
     const folders = name.replace(/\/$/, '').split('/').length - (name.endsWith('/') ? 0 : 1);
     if (folders > limits.maxDepth) {
