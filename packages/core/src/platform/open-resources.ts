@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load-config.js';
-import type { CoreEnv } from '../config/core-env.js';
+import { s3Configured, type CoreEnv } from '../config/core-env.js';
 import type { CounterStore } from '../counters/counter-store.js';
 import { createCounterStore } from '../counters/create-counter-store.js';
 import { createSqlDatabase } from '../sql/create-sql-database.js';
@@ -29,7 +29,7 @@ export function openSqlDatabase(env: CoreEnv, service: string, logger?: Logger):
 }
 
 export function openObjectStore(env: CoreEnv, service: string): ObjectStore {
-  if (env.S3_ENDPOINT !== undefined || env.S3_BUCKET !== undefined) {
+  if (s3Configured(env)) {
     if (!env.S3_BUCKET) throw new ConfigError('S3_BUCKET', 'expected a bucket name when S3_ENDPOINT is set');
     const credentials =
       env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
@@ -51,7 +51,7 @@ export function openObjectStore(env: CoreEnv, service: string): ObjectStore {
     fs: {
       root,
       signingSecret: env.SIGNING_SECRET ?? persistentSecret(join(serviceDataDir(env, service), 'signing-secret')),
-      ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/$/, '') } : {}),
+      ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL } : {}),
     },
   });
 }

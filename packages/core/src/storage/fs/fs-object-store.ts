@@ -289,7 +289,3 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
     }
   }
 }
-
-export function createFsObjectStore(options: FsStoreOptions = {}): FsObjectStore {
-  return new FsObjectStore(options);
-}

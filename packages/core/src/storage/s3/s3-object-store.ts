@@ -199,7 +199,3 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 }
-
-export function createS3ObjectStore(options: S3StoreOptions): S3ObjectStore {
-  return new S3ObjectStore(options);
-}
