@@ -39,7 +39,7 @@ export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDa
             replayed: { type: 'boolean' },
             groupBy: { type: 'string', pattern: '^(contractId|errorType|failedAdapter)(,(contractId|errorType|failedAdapter))*$' },
             limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-            offset: { type: 'integer', minimum: 0, default: 0 },
+            offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
           },
         },
       },

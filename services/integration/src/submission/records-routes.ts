@@ -15,7 +15,7 @@ export const pageQuery = {
   type: 'object',
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
   },
 };
 const acceptedResponse = {

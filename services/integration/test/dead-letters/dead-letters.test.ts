@@ -86,6 +86,7 @@ describe('dead letters: read API and replay', () => {
     assert.equal((await list('?failedAdapter=adapter.relational')).total, 1);
     assert.equal((await list(`?contractId=${orders.contractId}&errorType=RETRY_EXHAUSTED`)).total, 0);
     assert.equal((await h.controlPlane.inject({ url: '/dead-letters?colour=red' })).statusCode, 400);
+    assert.equal((await h.controlPlane.inject({ url: '/dead-letters?offset=99999999999999999999' })).statusCode, 400);
   });
 
   it('groups by contract, error type and adapter', async () => {

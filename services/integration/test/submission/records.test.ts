@@ -166,6 +166,9 @@ describe('submission: error table and legacy paths (SQL log on PGlite)', () => {
     assert.equal(page.total, 3);
     assert.deepEqual(page.records.map((r) => r.naturalKey), keys.slice(1));
     assert.equal(page.records[0]!.payload.status, 'ACTIVE');
+    const past = await h.submission.inject({ url: `/contracts/${id}/records?offset=${Number.MAX_SAFE_INTEGER}` });
+    assert.equal(json<{ total: number }>(past).total, 3, 'the largest offset is a page past the end');
+    assert.equal((await h.submission.inject({ url: `/contracts/${id}/records?offset=99999999999999999999` })).statusCode, 400);
   });
 
   it('legacy POST /interns takes the flat form (202 with recordId) and GET /interns lists flat items', async () => {
