@@ -31,6 +31,8 @@ export type DefinitionCheck =
 const CONTRACT_ID = /^[a-z][a-z0-9_-]{0,62}$/;
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,62}$/;
 const RECORD_TYPE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** Versions are stored in PostgreSQL `integer` columns. */
+const MAX_SCHEMA_VERSION = 2 ** 31 - 1;
 const CONTRACT_KEYS = ['contractId', 'title', 'schemaVersion', 'naturalKey', 'recordTypes', 'lifecycle', 'fields'];
 const FIELD_KEYS = ['name', 'type', 'required', 'queryable', 'values', 'default'];
 
@@ -53,6 +55,8 @@ export function validateDefinition(input: unknown): DefinitionCheck {
   const schemaVersion = input.schemaVersion ?? 1;
   if (!Number.isInteger(schemaVersion) || (schemaVersion as number) < 1) {
     fail('schemaVersion', 'must be a positive integer');
+  } else if ((schemaVersion as number) > MAX_SCHEMA_VERSION) {
+    fail('schemaVersion', `must be at most ${MAX_SCHEMA_VERSION}`);
   }
 
   const fields = checkFields(input.fields, fail);

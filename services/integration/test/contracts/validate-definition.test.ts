@@ -25,6 +25,11 @@ describe('contract registration checks (spec 2.2)', () => {
     assert.equal(check.contract.schemaVersion, 1);
   });
 
+  it('refuses a schemaVersion its integer column cannot hold', () => {
+    assert.equal(validateDefinition({ ...internsLike('big'), schemaVersion: 2 ** 31 - 1 }).ok, true);
+    assert.deepEqual(pathsOf({ ...internsLike('big'), schemaVersion: 2 ** 31 }), ['schemaVersion']);
+  });
+
   it('refuses duplicate field names, also after the snake_case mapping', () => {
     const c = internsLike('dups');
     c.fields.push({ name: 'email', type: 'string', required: false });
