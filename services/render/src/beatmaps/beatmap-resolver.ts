@@ -65,12 +65,24 @@ export function createBeatmapResolver(options: BeatmapResolverOptions): BeatmapR
       throw new BeatmapNotFoundError(
         `Beatmap ${md5} could not be downloaded: the mirror answered ${response.status}.`,
       );
-    const length = Number(response.headers.get('content-length') ?? 0);
-    if (length > maxBytes)
-      throw new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
-    const data = Buffer.from(await response.arrayBuffer());
-    if (data.length > maxBytes)
-      throw new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
+    const tooLarge = () => new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
+    if (Number(response.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
+    // Counted while read: an answer without a length (or lying about it) stops at the limit.
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of response.body ?? []) {
+        size += chunk.length;
+        if (size > maxBytes) throw tooLarge();
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      if (error instanceof BeatmapNotFoundError) throw error;
+      throw new BeatmapNotFoundError(
+        `Beatmap ${md5} could not be downloaded: the mirror's answer broke off (${(error as Error).message}).`,
+      );
+    }
+    const data = Buffer.concat(chunks);
     if (beatmapMd5(data) !== md5)
       throw new BeatmapNotFoundError(`The mirror sent a different beatmap than ${md5}.`);
     return data;
