@@ -166,6 +166,10 @@ describe('pipeline', () => {
     await writeFile(join(dir, 'lock-out', '.build.lock'), '999999999');
     await runPipeline({ sourceDir: source, warehouseFile: file });
     assert.equal(existsSync(join(dir, 'lock-out', '.build.lock')), false);
+    // Left by an earlier process with this pid, as in a container restarted after a crash.
+    await writeFile(join(dir, 'lock-out', '.build.lock'), String(process.pid));
+    await runPipeline({ sourceDir: source, warehouseFile: file });
+    assert.equal(existsSync(join(dir, 'lock-out', '.build.lock')), false);
   });
 
   it('reads files that start with a UTF-8 byte order mark, as the published translation file does', async () => {
