@@ -19,6 +19,9 @@ export function configValidator(schema: JsonSchema): ValidateFunction {
   let validate = cache.get(key);
   if (!validate) {
     validate = ajv.compile(schema);
+    // The validator keeps working; the instance forgets the schema's `$id`, so another
+    // type, or this type's next schema, may use the same `$id`.
+    ajv.removeSchema(schema);
     cache.set(key, validate);
   }
   return validate;
