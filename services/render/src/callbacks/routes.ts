@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
-import { getJob } from '../jobs/job-store.js';
-import { parseJobId, toV1Job } from '../jobs/job-view.js';
+import { toV1Job } from '../jobs/job-view.js';
+import { findJob } from '../jobs/routes.js';
 import { applyWorkerReport, type WorkerReport } from './apply-report.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyCallback } from './signature.js';
 
@@ -94,8 +94,7 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
                 : 'Invalid or missing callback signature.',
           });
         }
-        const id = parseJobId(request.params.job_id);
-        if (!id || !(await getJob(ctx.db, id))) throw renderErrors.JOB_NOT_FOUND();
+        const { id } = await findJob(ctx, request.params.job_id);
         let report: unknown;
         try {
           report = JSON.parse(body.toString('utf8'));
