@@ -7,7 +7,6 @@ import type { RenderOptions } from '@platform/osu';
 
 export const JOB_STATUSES = ['queued', 'downloading', 'rendering', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-export const ACTIVE_STATUSES: readonly JobStatus[] = ['queued', 'downloading', 'rendering'];
 
 /**
  * Render options as stored with the job (the multipart fields after validation): the

@@ -100,8 +100,6 @@ export function toV1Job(job: JobRow) {
   };
 }
 
-export type V1Job = ReturnType<typeof toV1Job>;
-
 export function toLegacyStatus(job: JobRow) {
   return {
     job_id: legacyJobId(job.id),
