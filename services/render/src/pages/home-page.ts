@@ -1,15 +1,18 @@
 /** The home page: the render form with every option, skin upload, and the recent jobs. */
+import { DEFAULT_RENDER_OPTIONS } from '../admission/validate-render-form.js';
 import type { JobRow } from '../jobs/job-store.js';
 import { escapeHtml, layout } from './html.js';
 
+const D = DEFAULT_RENDER_OPTIONS;
+/** Field, label, and whether it starts checked (the admission defaults). */
 const FLAGS: [string, string, boolean][] = [
-  ['motion_blur', 'Motion blur', true],
-  ['storyboard', 'Storyboard', true],
-  ['video', 'Background video', false],
-  ['snaking_in', 'Snaking sliders in', true],
-  ['snaking_out', 'Snaking sliders out', true],
-  ['hit_error_meter', 'Hit error meter', true],
-  ['key_overlay', 'Key overlay', true],
+  ['motion_blur', 'Motion blur', D.motionBlur],
+  ['storyboard', 'Storyboard', D.storyboard],
+  ['video', 'Background video', D.video],
+  ['snaking_in', 'Snaking sliders in', D.snakingIn],
+  ['snaking_out', 'Snaking sliders out', D.snakingOut],
+  ['hit_error_meter', 'Hit error meter', D.hitErrorMeter],
+  ['key_overlay', 'Key overlay', D.keyOverlay],
 ];
 
 export function renderHomePage(skins: string[], jobs: JobRow[]): string {
@@ -37,7 +40,7 @@ export function renderHomePage(skins: string[], jobs: JobRow[]): string {
 <label>Replay file (.osr) <input type="file" name="replay" accept=".osr" required></label><br>
 <label>Skin <select name="skin" id="skin-select">${skinOptions}</select></label>
 <label>Resolution <select name="resolution"><option value="1080p">1080p</option><option value="4k">4K</option></select></label>
-<label>Background dim <input type="number" name="bg_dim" min="0" max="1" step="0.05" value="0.95"></label><br>
+<label>Background dim <input type="number" name="bg_dim" min="0" max="1" step="0.05" value="${D.bgDim}"></label><br>
 ${flags}
 </fieldset>
 <button type="submit" id="render-submit">Render</button> <span id="render-message" role="status"></span>
