@@ -121,6 +121,30 @@ describe('pipeline', () => {
     );
   });
 
+  it('a file that is not valid CSV is an error naming it, not a DuckDB crash', async () => {
+    const source = join(dir, 'bad-csv');
+    await writeHandMadeData(source);
+    const path = join(source, OLIST_FILES.orderItems.file);
+    const header = (await readFile(path, 'utf8')).split('\n')[0];
+    await mkdir(join(dir, 'bad-csv-out'));
+    const file = join(dir, 'bad-csv-out', 'raw_data.duckdb');
+    const row = 'o1,1,p1,s1,2017-01-01 00:00:00,1.00,2.00\n';
+    // A broken quote fails the sniffing; a bad row deep in the file fails the load.
+    for (const body of [`"${row}`, `${row.repeat(3000)}o2,1,p1,s1,x,1.00,2.00,extra\n`]) {
+      await writeFile(path, `${header}\n${body}`);
+      await assert.rejects(
+        runPipeline({ sourceDir: source, warehouseFile: file }),
+        (error: Error) => {
+          assert.ok(error instanceof PipelineError, String(error));
+          assert.match(error.message, /^olist_order_items_dataset\.csv: not readable as CSV: /);
+          assert.doesNotMatch(error.message, /\n/);
+          return true;
+        },
+      );
+    }
+    assert.equal(existsSync(file), false);
+  });
+
   it('quality checks report duplicates and orphans and stop the build', async () => {
     const source = join(dir, 'quality');
     await writeHandMadeData(source);
