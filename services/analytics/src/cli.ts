@@ -5,12 +5,11 @@
  * The warehouse goes to `DATA_DIR/analytics/raw_data.duckdb` (`--data-dir` or env
  * `DATA_DIR`, default `./data`). Returns the exit code: 0 ok, 1 failed, 2 bad usage.
  */
-import { mkdir } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { generateDataset } from './generate/generate-dataset.js';
 import { PipelineError } from './pipeline/pipeline-error.js';
 import { formatStep, runPipeline } from './pipeline/run-pipeline.js';
-import { warehouseDir, warehousePath } from './warehouse/paths.js';
+import { warehousePath } from './warehouse/paths.js';
 
 const USAGE = `usage:
   analytics generate --out DIR [--orders N] [--seed S]
@@ -92,7 +91,6 @@ async function build(args: string[], io: CliIo): Promise<number> {
   const values = parse(args, { source: { type: 'string' }, 'data-dir': { type: 'string' } });
   if (!values.source) throw new UsageError('build needs --source DIR');
   const dataDir = values['data-dir'] ?? io.env.DATA_DIR ?? './data';
-  await mkdir(warehouseDir(dataDir), { recursive: true });
   const result = await runPipeline({
     sourceDir: values.source,
     warehouseFile: warehousePath(dataDir),

@@ -4,7 +4,6 @@
  * `DATA_DIR/analytics/generated-source/` — logging each step with row counts and timings.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '@platform/core';
 import { generateDataset } from '../generate/generate-dataset.js';
@@ -27,7 +26,6 @@ export async function ensureWarehouse(options: EnsureWarehouseOptions): Promise<
   const file = warehousePath(options.dataDir);
   if (existsSync(file)) return false;
   const { logger } = options;
-  await mkdir(warehouseDir(options.dataDir), { recursive: true });
   let sourceDir = options.sourceDir;
   if (!sourceDir) {
     sourceDir = join(warehouseDir(options.dataDir), 'generated-source');
