@@ -21,8 +21,8 @@ export interface AgentRouteOptions {
   rateLimit?: { limiter: RateLimiter; clientAddress: ClientAddressResolver };
 }
 
-export const MAX_MESSAGE_CHARS = 4000;
-export const MAX_HISTORY = 20;
+const MAX_MESSAGE_CHARS = 4000;
+const MAX_HISTORY = 20;
 
 const chatBody = {
   type: 'object',

@@ -7,7 +7,7 @@
 import type { AgentAnswer, ToolCallRecord } from './run-agent.js';
 import type { Toolbox } from './mcp-toolbox.js';
 
-export const OFFLINE_PREFIX = 'Offline planner (no language model is configured):';
+const OFFLINE_PREFIX = 'Offline planner (no language model is configured):';
 
 type Row = Record<string, number | string | null>;
 interface Page {
@@ -34,7 +34,7 @@ const RULES: Array<{ tool: string; pattern: RegExp }> = [
   },
 ];
 
-export function planTools(question: string): Plan[] {
+function planTools(question: string): Plan[] {
   const plans: Plan[] = [];
   for (const { tool, pattern } of RULES) {
     if (!pattern.test(question)) continue;

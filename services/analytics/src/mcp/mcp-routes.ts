@@ -23,7 +23,7 @@ const notAllowed = {
 };
 
 /** Open legacy SSE sessions at most; more are refused with 503 until some close. */
-export const MAX_SSE_SESSIONS = 100;
+const MAX_SSE_SESSIONS = 100;
 
 const MCP_PATHS = new Set(['/mcp', '/sse', '/messages']);
 

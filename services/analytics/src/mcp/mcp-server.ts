@@ -31,7 +31,7 @@ export interface McpDependencies {
 }
 
 export const SQL_TOOL = 'run_sql';
-export const SERVER_INFO = { name: 'sales-analytics', version: '1.0.0' };
+const SERVER_INFO = { name: 'sales-analytics', version: '1.0.0' };
 
 export function createMcpServer(deps: McpDependencies): McpServer {
   const server = new McpServer(SERVER_INFO, {

@@ -17,7 +17,7 @@ export type ViewName = (typeof VIEW_NAMES)[number];
 
 const money = (expression: string) => `CAST(round(${expression}, 2) AS DOUBLE)`;
 
-export const VIEW_SQL: Record<ViewName, string> = {
+const VIEW_SQL: Record<ViewName, string> = {
   // One row even when there are no sales: zero counts and revenue, a null average.
   vw_executive_kpis: `
     SELECT count(DISTINCT order_id) AS total_lifetime_orders,

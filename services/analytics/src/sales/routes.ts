@@ -9,7 +9,7 @@ import type { Warehouse } from '../warehouse/warehouse.js';
 import { READ_NAMES, READS, type ReadSpec } from './catalog.js';
 import { readView, type ReadParams } from './read-view.js';
 
-export function rowSchema(spec: ReadSpec) {
+function rowSchema(spec: ReadSpec) {
   return {
     type: 'object',
     properties: Object.fromEntries(

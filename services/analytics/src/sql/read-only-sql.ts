@@ -50,7 +50,7 @@ export async function runReadOnlySql(
   }
 }
 
-export async function assertSingleSelect(warehouse: Warehouse, sql: string): Promise<void> {
+async function assertSingleSelect(warehouse: Warehouse, sql: string): Promise<void> {
   let parsed: { count: number; statementType?: number };
   try {
     parsed = await warehouse.inspect(sql);

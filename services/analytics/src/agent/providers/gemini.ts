@@ -110,7 +110,7 @@ const GEMINI_SCHEMA_KEYS = new Set([
   'maxLength',
 ]);
 
-export function toGeminiSchema(schema: unknown): unknown {
+function toGeminiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toGeminiSchema);
   if (!schema || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
