@@ -75,7 +75,8 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
 
 /**
  * The schema's bounds do not hold for `Infinity` or `1e999`: Ajv coerces them to a
- * non-finite number and then skips its minimum/maximum checks on it.
+ * non-finite number, even for an integer, and then skips its minimum/maximum checks
+ * (`limit=Infinity` reached DuckDB as a 500).
  */
 function finite(params: ReadParams): ReadParams {
   for (const [param, value] of Object.entries(params)) {

@@ -95,6 +95,9 @@ describe('REST reads', () => {
       '/api/v1/analytics/categories/freight?min_ratio=Infinity',
       '/api/v1/analytics/categories/freight?min_ratio=-Infinity',
       '/api/v1/analytics/categories/freight?min_ratio=1e999',
+      '/api/v1/analytics/customer-ltv?limit=Infinity',
+      '/api/v1/analytics/customer-ltv?offset=-Infinity',
+      '/api/v1/sales/monthly-trend?year=1e999',
       '/api/v1/sales/kpis?limit=5',
       '/api/v1/sales/yoy?limit=1;DROP TABLE x',
     ]) {
