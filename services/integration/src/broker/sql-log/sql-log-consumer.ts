@@ -115,8 +115,14 @@ export class SqlLogConsumer implements Consumer {
       try {
         await this.refresh();
         if (!this.isPaused) {
-          const results = await Promise.all([...this.partitions.values()].map((state) => this.drain(state)));
-          handled = results.reduce((sum, n) => sum + n, 0);
+          // Settled, not Promise.all: a partition that failed must not start the next poll
+          // while another partition's batch is still in its handler (it would be read again).
+          const results = await Promise.allSettled([...this.partitions.values()].map((state) => this.drain(state)));
+          for (const result of results) {
+            if (result.status === 'fulfilled') handled += result.value;
+          }
+          const failed = results.find((result) => result.status === 'rejected');
+          if (failed) throw failed.reason;
         }
       } catch (error) {
         this.deps.logger.warn({ err: error, groupId: this.deps.options.groupId }, 'broker poll failed');
