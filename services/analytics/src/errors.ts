@@ -7,7 +7,6 @@ export const errors = defineErrors({
     detail:
       'The warehouse is not built yet; run `analytics build --source DIR` or wait for the first build to finish',
   },
-  INVALID_PARAMETER: { status: 400, detail: 'A query parameter is invalid' },
   QUERY_TIMEOUT: { status: 504, detail: 'The query did not finish in time' },
   SQL_REJECTED: { status: 400, detail: 'Only a single read-only SELECT statement is allowed' },
   SQL_FAILED: { status: 400, detail: 'The query failed' },

@@ -12,6 +12,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { isAppError } from '../errors/app-error.js';
+import { nonFiniteParameter } from './finite-numbers.js';
 import { checkHealth, type HealthCheck } from './health.js';
 import { createMetricsRegistry, createRequestDurationHistogram } from './metrics.js';
 
@@ -58,6 +59,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    const problem = nonFiniteParameter(request);
+    if (problem) return reply.code(validationStatus).send({ detail: problem });
   });
   // While shutting down, answers in flight end their keep-alive connection, so `close()`
   // is not left waiting for clients to hang up.

@@ -51,6 +51,24 @@ describe('createHttpApp', () => {
     await app.close();
   });
 
+  test('a query or path value coerced to a number that is not finite is a validation failure', async () => {
+    const app = await createHttpApp({ service: 'test', logger });
+    app.get('/things/:id', { schema: { params: { type: 'object', properties: { id: { type: 'integer' } } } } }, async (request) => request.params);
+    app.get('/bounded', { schema: { querystring: { type: 'object', properties: { n: { type: 'number', minimum: 0 }, k: { type: 'integer' } } } } }, async (request) => request.query);
+    for (const [url, detail] of [
+      ['/things/Infinity', 'params/id must be a finite number'],
+      ['/bounded?n=Infinity', 'querystring/n must be a finite number'],
+      ['/bounded?n=1e999', 'querystring/n must be a finite number'],
+      ['/bounded?k=-Infinity', 'querystring/k must be a finite number'],
+    ] as const) {
+      const response = await app.inject(url);
+      assert.equal(response.statusCode, 400, url);
+      assert.deepEqual(response.json(), { detail }, url);
+    }
+    assert.deepEqual((await app.inject('/bounded?n=2.5&k=3')).json(), { n: 2.5, k: 3 });
+    await app.close();
+  });
+
   test('unknown errors are a bare 500 with no internals; unknown routes a 404', async () => {
     const app = await buildApp();
     const crash = await app.inject('/things/2');
