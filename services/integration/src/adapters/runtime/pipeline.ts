@@ -43,14 +43,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { target, registry, logger, consumerGroup, metrics } = deps;
-  const mappings = new Map<string, { version: number; mapping: unknown }>();
+  // The resolution is cached at once, so `invalidate` during it drops it (set after it
+  // ended, it would outlive the change); a failed one is forgotten, so a retry resolves again.
+  const mappings = new Map<string, { version: number; mapping: Promise<unknown> }>();
 
-  const resolveMapping = async (attachment: AttachmentView) => {
+  const resolveMapping = (attachment: AttachmentView): Promise<unknown> => {
     const cached = mappings.get(attachment.attachmentId);
     if (cached && cached.version === attachment.contract.schemaVersion) return cached.mapping;
-    const mapping = await target.resolveMapping(attachment);
-    mappings.set(attachment.attachmentId, { version: attachment.contract.schemaVersion, mapping });
-    return mapping;
+    const entry = { version: attachment.contract.schemaVersion, mapping: target.resolveMapping(attachment) };
+    mappings.set(attachment.attachmentId, entry);
+    entry.mapping.catch(() => mappings.get(attachment.attachmentId) === entry && mappings.delete(attachment.attachmentId));
+    return entry.mapping;
   };
 
   const deadLetter = async (
