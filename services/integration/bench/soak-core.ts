@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { createSqlDatabase, type Logger, type SqlDatabase } from '@platform/core';
 import { createTestDatabase, postgresUrlForTests, type TestDatabase } from '@platform/testing';
 import { buildCsvAdapter } from '../src/adapters/csv/build-csv-adapter.js';
+import { stateDirFor } from '../src/adapters/csv/csv-config.js';
 import { parseCsv } from '../src/adapters/csv/rfc4180.js';
 import { buildRelationalAdapter } from '../src/adapters/relational/build-relational-adapter.js';
 import type { Adapter } from '../src/adapters/runtime/build-adapter.js';
@@ -70,8 +71,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused', poolSize: 4 });
   }
   const relationalAttachment = harness.controlPlane.attach(INTERNS, 'relational', { mode: 'shaped', table: 'interns', tombstone: 'delete' });
-  harness.controlPlane.attach(INTERNS, 'csv', { path: 'soak/interns.csv' });
-  const webhookAttachment = harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/soak`, authType: 'bearer', token: 'soak' });
+  const csvAttachment = harness.controlPlane.attach(INTERNS, 'csv', { path: 'soak/interns.csv' });
+  harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/soak`, authType: 'bearer', token: 'soak' });
   const deps = () => harness.adapterDeps({ refreshIntervalMs: 1000, ...(options.logger ? { logger: options.logger } : {}) });
   const csvDeps = () => ({ ...deps(), baseDir: join(dir, 'csv'), durable: options.csvDurable ?? true });
   const relational = await buildRelationalAdapter({ ...deps(), db });
@@ -131,7 +132,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const poll = 1000;
     const auditCount = async () =>
       Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM audit_log WHERE attachment_id = $1', [relationalAttachment.attachmentId])).rows[0]!.n);
-    const journalLines = async () => (await readFile(join(dir, 'csv', '.state', csvAttachmentId(harness), 'journal.jsonl'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+    const journal = join(stateDirFor(join(dir, 'csv'), csvAttachment.attachmentId), 'journal.jsonl');
+    const journalLines = async () => (await readFile(journal, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
     const webhookDelivered = () => receiver.deliveries.length;
     progress = setInterval(() => {
       void Promise.all([auditCount(), journalLines()]).then(([audit, journal]) =>
@@ -186,7 +188,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       problems,
     );
     if (harness.deadLetters.length > 0) problems.push(`${harness.deadLetters.length} dead letters`);
-    void webhookAttachment;
     return {
       driver: options.driver + (usePostgres ? ' (relational on PostgreSQL)' : ''),
       records: total,
@@ -265,10 +266,6 @@ async function injectFaults(options: {
   if (!resumed) problems.push('relational was not paused and resumed before the deadline');
   if (!restarted) problems.push('csv was not restarted before the deadline');
   return problems;
-}
-
-function csvAttachmentId(harness: Awaited<ReturnType<typeof startHarness>>): string {
-  return harness.controlPlane.attachments.find((a) => a.adapterType === 'csv')!.attachmentId.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
 function checkOrder(target: string, events: Array<[string, string]>, problems: string[]): void {
