@@ -56,7 +56,8 @@ export interface FsStoreOptions {
 }
 
 export const DEFAULT_SIGNED_ROUTE_PREFIX = '/_objects';
-const NOT_FOUND_CODES = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
+// ENAMETOOLONG: a key longer than the file system allows cannot have been stored.
+const NOT_FOUND_CODES = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENAMETOOLONG']);
 
 function isNotFound(error: unknown): boolean {
   return NOT_FOUND_CODES.has((error as NodeJS.ErrnoException | undefined)?.code ?? '');
