@@ -17,6 +17,9 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** Variables whose value the error line must not echo (it lands in logs). */
+const SECRET_NAME = /SECRET|TOKEN|PASSWORD|API_KEY/i;
+
 /** Parses `env` with `schema`; throws `ConfigError` for the first invalid variable. */
 export function loadConfig<S extends z.ZodType>(schema: S, env: Env = process.env): Readonly<z.output<S>> {
   // Empty strings count as unset, as a shell `FOO= npm start` means.
@@ -26,7 +29,12 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Env = process.en
     const issue = result.error.issues[0]!;
     const variable = String(issue.path[0] ?? '(environment)');
     const got = cleaned[variable];
-    const shown = got === undefined ? 'it is not set' : `got ${JSON.stringify(got)}`;
+    const shown =
+      got === undefined
+        ? 'it is not set'
+        : SECRET_NAME.test(variable)
+          ? `got ${got.length} characters, not shown`
+          : `got ${JSON.stringify(got)}`;
     throw new ConfigError(variable, `${issue.message} (${shown})`);
   }
   return Object.freeze(result.data);

@@ -37,6 +37,16 @@ test('a wrong value names the variable and what it expects', () => {
   }
 });
 
+test('a wrong secret is named, never echoed', () => {
+  assert.throws(
+    () => loadConfig(schema, { SIGNING_SECRET: 'hunter2-short' }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      /^SIGNING_SECRET: expected at least 16 characters \(got 13 characters, not shown\)$/.test(error.message) &&
+      !error.message.includes('hunter2'),
+  );
+});
+
 test('loadConfigOrExit stops the process with one line on stderr', () => {
   const script = `import { loadConfigOrExit, coreEnvSchema, portVar } from ${JSON.stringify(fileURLToPath(new URL('../../src/index.ts', import.meta.url)))};
     loadConfigOrExit(coreEnvSchema.extend({ PORT: portVar(1) }));
