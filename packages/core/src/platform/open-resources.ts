@@ -4,7 +4,7 @@
  * `DATA_DIR/<service>/`. Services call these once in `main.ts` and pass the handles down.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config/load-config.js';
@@ -67,7 +67,18 @@ export function openCounterStore(env: CoreEnv, service: string): CounterStore {
 function persistentSecret(path: string): string {
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
   mkdirSync(dirname(path), { recursive: true });
+  // Written aside and linked into place: two instances starting at once on a fresh data
+  // folder agree on the first one's secret, and neither ever reads a half-written file.
   const secret = randomBytes(32).toString('hex');
-  writeFileSync(path, secret, { mode: 0o600, flag: 'wx' });
-  return secret;
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSync(temp, secret, { mode: 0o600 });
+  try {
+    linkSync(temp, path);
+    return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return readFileSync(path, 'utf8').trim();
+  } finally {
+    unlinkSync(temp);
+  }
 }
