@@ -15,7 +15,7 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from 'nats';
-import type { Assignment, BrokerRecord, Consumer, ConsumerOptions, RecordHandler } from '../broker.js';
+import { assignmentOf, type Assignment, type BrokerRecord, type Consumer, type ConsumerOptions, type RecordHandler } from '../broker.js';
 import { durableName, streamName } from './naming.js';
 
 export const KEY_HEADER = 'Broker-Key';
@@ -97,12 +97,7 @@ export class JetStreamConsumer implements Consumer {
   }
 
   assignments(): Assignment[] {
-    return [...this.partitions.values()].map(({ topic, partition, committedOffset, endOffset }) => ({
-      topic,
-      partition,
-      committedOffset,
-      endOffset,
-    }));
+    return [...this.partitions.values()].map(assignmentOf);
   }
 
   async stop(): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger, SqlDatabase, Unlisten } from '@platform/core';
-import type { Assignment, BrokerRecord, Consumer, ConsumerOptions, RecordHandler } from '../broker.js';
+import { assignmentOf, type Assignment, type BrokerRecord, type Consumer, type ConsumerOptions, type RecordHandler } from '../broker.js';
 import { WAKE_CHANNEL } from './schema.js';
 
 interface PartitionState extends Assignment {
@@ -92,12 +92,7 @@ export class SqlLogConsumer implements Consumer {
   }
 
   assignments(): Assignment[] {
-    return [...this.partitions.values()].map(({ topic, partition, committedOffset, endOffset }) => ({
-      topic,
-      partition,
-      committedOffset,
-      endOffset,
-    }));
+    return [...this.partitions.values()].map(assignmentOf);
   }
 
   async stop(): Promise<void> {
