@@ -36,7 +36,7 @@ export {
 export type { RenderOptions, RenderInput, RenderResult } from './render/render-replay.js';
 export { resolveFfmpeg } from './ffmpeg/resolve-ffmpeg.js';
 export { loadSkin, parseSkinIni } from './skin/load-skin.js';
-export { extractOsk } from './skin/extract-osk.js';
+export { extractOsk, skinFolderPrefix } from './skin/extract-osk.js';
 export type { Skin, SkinIni } from './skin/load-skin.js';
 export { playfieldTransform } from './render/frame-drawer.js';
 export { CursorTrack } from './render/cursor-track.js';

@@ -25,10 +25,7 @@ export async function extractOsk(
       );
     },
   });
-  const names = Object.keys(files);
-  // a single top folder holding everything is the skin folder
-  const tops = new Set(names.map((n) => n.split('/')[0]));
-  const strip = tops.size === 1 && names.every((n) => n.includes('/')) ? `${[...tops][0]}/` : '';
+  const strip = skinFolderPrefix(Object.keys(files));
   // compared in resolved form: "./skin" or "skin/" would match no joined path
   const root = resolve(targetDir);
   for (const [name, data] of Object.entries(files)) {
@@ -39,4 +36,14 @@ export async function extractOsk(
     await writeFile(target, data);
   }
   return targetDir;
+}
+
+/**
+ * The folder a skin archive's files sit in, with its trailing slash, or '' when they sit
+ * at the top: archives made by zipping the skin's folder hold everything in a single top
+ * folder, which is the skin folder (its `skin.ini` is the skin's).
+ */
+export function skinFolderPrefix(fileNames: readonly string[]): string {
+  const tops = new Set(fileNames.map((n) => n.split('/')[0]));
+  return tops.size === 1 && fileNames.every((n) => n.includes('/')) ? `${[...tops][0]}/` : '';
 }

@@ -16,6 +16,7 @@ import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { skinFolderPrefix } from '@platform/osu';
 
 export interface SkinArchiveLimits {
   /** @defaultValue 10000 */
@@ -132,15 +133,18 @@ export async function inspectSkinArchive(
     const names = entries.map(entryName);
     checkDirectory(entries, names, archiveBytes, limits);
     const target = extractTo ? resolve(extractTo) : undefined;
+    // extracted without the single folder an archive may wrap the skin in, so `skin.ini`
+    // lands at the top, where the renderer reads it
+    const strip = skinFolderPrefix(names.filter((name) => !name.endsWith('/')));
     let uncompressed = 0;
     let files = 0;
     for (const [i, entry] of entries.entries()) {
       const name = names[i]!;
       if (name.endsWith('/')) {
-        if (target) await mkdir(safeJoin(target, name), { recursive: true });
+        if (target) await mkdir(safeJoin(target, name.slice(strip.length)), { recursive: true });
         continue;
       }
-      uncompressed += await testEntry(zip, entry, name, target);
+      uncompressed += await testEntry(zip, entry, name, target && safeJoin(target, name.slice(strip.length)));
       files += 1;
     }
     return { entries: entries.length, files, uncompressedBytes: uncompressed };
@@ -199,7 +203,8 @@ async function testEntry(
   zip: ZipFile,
   entry: Entry,
   name: string,
-  target: string | undefined,
+  /** Where to write the entry; undefined to only test it. */
+  path: string | undefined,
 ): Promise<number> {
   let crc = 0;
   let size = 0;
@@ -212,8 +217,7 @@ async function testEntry(
   });
   try {
     const source = await zip.openReadStreamPromise(entry);
-    if (target) {
-      const path = safeJoin(target, name);
+    if (path) {
       await mkdir(dirname(path), { recursive: true });
       await pipeline(source, meter, createWriteStream(path, { flags: 'wx' }));
     } else {
