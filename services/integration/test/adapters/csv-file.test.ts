@@ -103,6 +103,17 @@ describe('csv file', () => {
     await reopened.close();
   });
 
+  it('refuses events once closed, leaving the file and the journal as they were', async () => {
+    const file = await openFile('closed');
+    await file.create('c1', 'k1', ['c1', 'k1', 'v'], at());
+    await file.close();
+    await assert.rejects(file.create('c2', 'k2', ['c2', 'k2', 'v'], at()), /closed/);
+    await assert.rejects(file.change('c3', 'k1', ['c1', 'k1', 'changed'], at()), /closed/);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual((await rowsOf('closed')).slice(1), [['c1', 'k1', 'v']]);
+    assert.equal((await journalOf('closed')).length, 1);
+  });
+
   it('opens one file when the first events of several partitions resolve their mapping at once', async () => {
     const target = createCsvTarget({ baseDir: join(dir, 'target') });
     const attachment = { attachmentId: 'a-1', contractId: 'interns', adapterType: 'csv', config: { path: 'interns.csv' }, enabled: true, contract: INTERNS };

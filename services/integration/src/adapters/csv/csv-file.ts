@@ -83,6 +83,8 @@ export class CsvFile {
   private lastRebuildMs = 0;
   private cutPause: (() => void) | undefined;
   private decisions: Promise<unknown> = Promise.resolve();
+  /** Set as close starts: later events are refused, so nothing writes the file once its lock is released. */
+  private closed = false;
 
   constructor(
     readonly path: string,
@@ -161,6 +163,7 @@ export class CsvFile {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.flush().catch(() => undefined);
     await this.journal.close();
     await this.closeAppendHandle();
@@ -175,6 +178,7 @@ export class CsvFile {
    */
   private decide<T>(decide: () => T): Promise<T> {
     const run = this.decisions.then(async () => {
+      if (this.closed) throw new Error(`csv file ${this.path} is closed`);
       if (this.journal.failed) await this.reload();
       if (this.fileError !== undefined) await this.flush();
       return decide();
