@@ -8,7 +8,8 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export class DeliveredStore {
-  private readonly sets = new Map<string, Set<string>>();
+  /** The load of each attachment's set, stored at once: overlapping first uses share it. */
+  private readonly sets = new Map<string, Promise<Set<string>>>();
 
   constructor(private readonly dir: string) {}
 
@@ -16,16 +17,19 @@ export class DeliveredStore {
     return join(this.dir, `${attachmentId.replace(/[^A-Za-z0-9_-]/g, '_')}.delivered`);
   }
 
-  private async load(attachmentId: string): Promise<Set<string>> {
-    let set = this.sets.get(attachmentId);
-    if (set) return set;
-    const text = await readFile(this.fileOf(attachmentId), 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return '';
-      throw error;
-    });
-    set = new Set(text.split('\n').filter(Boolean));
-    this.sets.set(attachmentId, set);
-    return set;
+  private load(attachmentId: string): Promise<Set<string>> {
+    const cached = this.sets.get(attachmentId);
+    if (cached) return cached;
+    const loading = readFile(this.fileOf(attachmentId), 'utf8')
+      .catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return '';
+        throw error;
+      })
+      .then((text) => new Set(text.split('\n').filter(Boolean)));
+    this.sets.set(attachmentId, loading);
+    // a failed load is forgotten, so the next use reads the file again
+    loading.catch(() => this.sets.get(attachmentId) === loading && this.sets.delete(attachmentId));
+    return loading;
   }
 
   async has(attachmentId: string, recordId: string): Promise<boolean> {
