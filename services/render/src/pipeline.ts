@@ -64,7 +64,7 @@ export async function startPipeline(
     stops.unshift(() => dispatcher.stop());
   }
   if (env.RUN_REAPER) {
-    const reaper = startReaper(ctx.db, ctx.logger, {
+    const reaper = startReaper(ctx.db, queue, ctx.logger, {
       stuckSeconds: env.STUCK_JOB_SECONDS,
       redispatchAfterSeconds: env.REDISPATCH_AFTER_SECONDS,
       maxDispatches: env.MAX_DISPATCHES,

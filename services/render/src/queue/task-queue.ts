@@ -26,6 +26,12 @@ export interface TaskQueue {
   consume(handler: TaskHandler, options: { concurrency: number }): TaskConsumer;
   /** Tasks added and not yet taken. */
   waiting(): Promise<number>;
+  /**
+   * Which of the given events still have a task in this queue, waiting or being run.
+   * An event missing from the answer has no task any more (done, failed, or lost with
+   * a process or a Redis key): the reaper dispatches its job again.
+   */
+  inQueue(eventIds: readonly string[]): Promise<Set<string>>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

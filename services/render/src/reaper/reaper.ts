@@ -1,11 +1,15 @@
 /**
  * Reaper: jobs downloading or rendering without a heartbeat for `stuckSeconds` become
- * failed (their worker died or hung); queued jobs whose every dispatch is done but which
- * nobody took for `redispatchAfterSeconds` (the in-process queue died with its process,
- * a Redis key was lost) get a new outbox event, at most `maxDispatches` in all, then fail.
+ * failed (their worker died or hung). A queued job whose last dispatch is older than
+ * `redispatchAfterSeconds` is asked about in the task queue: while its task still waits
+ * or runs there it is left alone however long the backlog is; only a job whose task is
+ * gone (the in-process queue died with its process, a Redis key was lost, the task
+ * failed before the job was claimed) gets a new outbox event, at most `maxDispatches`
+ * dispatches in all, then fails.
  */
 import type { Logger, SqlDatabase } from '@platform/core';
 import { insertOutboxEvent } from '../jobs/job-store.js';
+import type { TaskQueue } from '../queue/task-queue.js';
 
 export interface ReaperOptions {
   /** @defaultValue 300 */
@@ -16,6 +20,10 @@ export interface ReaperOptions {
   maxDispatches: number;
   /** @defaultValue 30000 */
   intervalMs?: number;
+  /** Jobs looked at per pass for lost dispatches. @defaultValue 500 */
+  batchSize?: number;
+  /** Clock in Unix milliseconds. @defaultValue `Date.now` */
+  now?: () => number;
 }
 
 export interface ReapResult {
@@ -24,48 +32,97 @@ export interface ReapResult {
   failedUndispatchable: number;
 }
 
-export async function reapOnce(db: SqlDatabase, options: ReaperOptions): Promise<ReapResult> {
+/** The part of the task queue the reaper asks. */
+export type QueueProbe = Pick<TaskQueue, 'inQueue'>;
+
+interface Candidate {
+  id: string;
+  event_id: string;
+  dispatch_count: number;
+}
+
+export async function reapOnce(
+  db: SqlDatabase,
+  queue: QueueProbe,
+  options: ReaperOptions,
+): Promise<ReapResult> {
+  const now = new Date((options.now ?? Date.now)()).toISOString();
   const stuck = await db.query(
     `UPDATE render_jobs
         SET status = 'failed', finished_at = now(), updated_at = now(),
             error = 'The render stopped responding (worker lost or timed out) and was abandoned.'
       WHERE status IN ('downloading', 'rendering')
-        AND COALESCE(heartbeat_at, started_at, updated_at) < now() - make_interval(secs => $1)`,
-    [options.stuckSeconds],
+        AND COALESCE(heartbeat_at, started_at, updated_at) < $1::timestamptz - make_interval(secs => $2)`,
+    [now, options.stuckSeconds],
   );
-  // Lost dispatches: queued, nothing pending in the outbox, last dispatch long ago.
-  const lost = `status = 'queued'
-        AND NOT EXISTS (SELECT 1 FROM render_outbox o WHERE o.job_id = render_jobs.id AND o.dispatched_at IS NULL)
-        AND COALESCE((SELECT max(o.dispatched_at) FROM render_outbox o WHERE o.job_id = render_jobs.id), created_at)
-            < now() - make_interval(secs => $1)`;
-  const givenUp = await db.query(
-    `UPDATE render_jobs
-        SET status = 'failed', finished_at = now(), updated_at = now(),
-            error = 'The job could not be handed to a worker after ' || dispatch_count || ' attempts.'
-      WHERE ${lost} AND dispatch_count >= $2`,
-    [options.redispatchAfterSeconds, options.maxDispatches],
+  // Queued, nothing pending in the outbox, last dispatch older than the window.
+  const { rows: candidates } = await db.query<Candidate>(
+    `SELECT j.id::text AS id, j.dispatch_count, e.event_id::text AS event_id
+       FROM render_jobs j
+       JOIN LATERAL (SELECT max(o.id) AS event_id, max(o.dispatched_at) AS dispatched_at,
+                            bool_or(o.dispatched_at IS NULL) AS pending
+                       FROM render_outbox o WHERE o.job_id = j.id) e ON true
+      WHERE j.status = 'queued' AND e.event_id IS NOT NULL AND NOT e.pending
+        AND e.dispatched_at < $1::timestamptz - make_interval(secs => $2)
+      ORDER BY j.created_at
+      LIMIT $3`,
+    [now, options.redispatchAfterSeconds, options.batchSize ?? 500],
   );
-  const redispatched = await db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ id: string }>(
-      `UPDATE render_jobs SET dispatch_count = dispatch_count + 1, updated_at = now()
-        WHERE id IN (SELECT id FROM render_jobs WHERE ${lost} AND dispatch_count < $2 FOR UPDATE SKIP LOCKED)
-        RETURNING id::text AS id`,
-      [options.redispatchAfterSeconds, options.maxDispatches],
+  if (candidates.length === 0)
+    return { failedStuck: stuck.rowCount, redispatched: 0, failedUndispatchable: 0 };
+  const waiting = await queue.inQueue(candidates.map((c) => c.event_id));
+  let redispatched = 0;
+  let failedUndispatchable = 0;
+  for (const job of candidates) {
+    if (waiting.has(job.event_id)) continue;
+    const outcome = await redispatchOrFail(db, job, options.maxDispatches);
+    if (outcome === 'redispatched') redispatched += 1;
+    else if (outcome === 'failed') failedUndispatchable += 1;
+  }
+  return { failedStuck: stuck.rowCount, redispatched, failedUndispatchable };
+}
+
+/**
+ * One job whose task is gone: a new event, or failed at the limit. Nothing happens when
+ * the job moved on meanwhile (claimed, cancelled, or given a newer event).
+ */
+async function redispatchOrFail(
+  db: SqlDatabase,
+  job: Candidate,
+  maxDispatches: number,
+): Promise<'redispatched' | 'failed' | 'moved'> {
+  return db.transaction(async (tx) => {
+    const still = `id = $1 AND status = 'queued'
+        AND (SELECT max(o.id) FROM render_outbox o WHERE o.job_id = render_jobs.id) = $2::bigint`;
+    if (job.dispatch_count >= maxDispatches) {
+      const { rowCount } = await tx.query(
+        `UPDATE render_jobs
+            SET status = 'failed', finished_at = now(), updated_at = now(),
+                error = 'The job could not be handed to a worker after ' || dispatch_count || ' attempts.'
+          WHERE ${still}`,
+        [job.id, job.event_id],
+      );
+      return rowCount > 0 ? 'failed' : 'moved';
+    }
+    const { rowCount } = await tx.query(
+      `UPDATE render_jobs SET dispatch_count = dispatch_count + 1, updated_at = now() WHERE ${still}`,
+      [job.id, job.event_id],
     );
-    for (const row of rows) await insertOutboxEvent(tx, row.id);
-    return rows.length;
+    if (rowCount === 0) return 'moved';
+    await insertOutboxEvent(tx, job.id);
+    return 'redispatched';
   });
-  return { failedStuck: stuck.rowCount, redispatched, failedUndispatchable: givenUp.rowCount };
 }
 
 export function startReaper(
   db: SqlDatabase,
+  queue: QueueProbe,
   logger: Logger,
   options: ReaperOptions,
 ): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
-    running = reapOnce(db, options)
+    running = reapOnce(db, queue, options)
       .then((result) => {
         if (result.failedStuck || result.redispatched || result.failedUndispatchable)
           logger.warn(result, 'reaper acted');

@@ -98,6 +98,7 @@ for (const { kind, skip } of await engineSets()) {
         },
         consume: (h, o) => queue.consume(h, o),
         waiting: () => queue.waiting(),
+        inQueue: (ids) => queue.inQueue(ids),
         ping: () => queue.ping(),
         close: async () => undefined,
       };

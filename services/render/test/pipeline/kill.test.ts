@@ -141,12 +141,12 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
       assert.equal((await job(first)()).status, 'rendering', 'killed mid-render');
       assert.equal((await job(second)()).status, 'queued');
 
-      // The reaper fails the orphaned job once its heartbeat is stale.
-      await new Promise((r) => setTimeout(r, 1200));
-      const reaped = await reapOnce(engines.ctx.db, {
+      // The reaper fails the orphaned job once its heartbeat is stale (its clock runs ahead).
+      const reaped = await reapOnce(engines.ctx.db, pipeline.queue, {
         stuckSeconds: 1,
         redispatchAfterSeconds: 600,
         maxDispatches: 3,
+        now: () => Date.now() + 2000,
       });
       assert.equal(reaped.failedStuck, 1);
       const dead = await job(first)();

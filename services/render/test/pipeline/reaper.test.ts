@@ -1,24 +1,58 @@
-/** Reaper: stuck jobs fail; queued jobs whose dispatch was lost are dispatched again, a bounded number of times. */
+/**
+ * Reaper: stuck jobs fail; queued jobs waiting in the task queue are never failed for
+ * waiting; jobs whose task is gone are dispatched again, a bounded number of times.
+ */
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import { createDispatcher } from '../../src/dispatcher/dispatcher.js';
+import { claimJob, updateRunningJob } from '../../src/jobs/job-store.js';
+import { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
+import type { TaskQueue } from '../../src/queue/task-queue.js';
 import { reapOnce, redispatchAfterRestart } from '../../src/reaper/reaper.js';
-import { engineSets, openTestEngines, type TestEngines } from '../helpers/harness.js';
+import { engineSets, openTestEngines, quietLogger, type TestEngines } from '../helpers/harness.js';
 import { seedJobs } from '../helpers/outbox.js';
+import { testQueue } from '../helpers/pipeline.js';
 
 const options = { stuckSeconds: 60, redispatchAfterSeconds: 120, maxDispatches: 2 };
 
 for (const { kind, skip } of await engineSets()) {
   describe(`reaper (${kind})`, { skip }, () => {
     let engines: TestEngines;
+    let queue: TaskQueue;
     before(async () => {
       engines = await openTestEngines(kind);
     });
     beforeEach(async () => {
       await engines.ctx.db.query('DELETE FROM render_jobs');
+      queue = testQueue(engines);
+    });
+    afterEach(async () => {
+      if (queue instanceof BullmqTaskQueue) await queue.obliterate().catch(() => undefined);
+      await queue.close();
     });
     after(async () => {
       await engines?.close();
     });
+    /** Runs `handle` for the next `n` tasks; returns how many were taken. */
+    const consumeAll = async (n: number, handle: (jobId: string) => Promise<void>) => {
+      let taken = 0;
+      const consumer = queue.consume(
+        async (task) => {
+          taken += 1;
+          await handle(task.jobId);
+        },
+        { concurrency: 4 },
+      );
+      const deadline = Date.now() + 15_000;
+      while (taken < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await consumer.close();
+      return taken;
+    };
+    const eventCount = async () =>
+      Number(
+        (await engines.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM render_outbox'))
+          .rows[0]!.n,
+      );
     const status = async (id: string) =>
       (
         await engines.ctx.db.query<{
@@ -51,48 +85,78 @@ for (const { kind, skip } of await engineSets()) {
         `UPDATE render_jobs SET status = 'rendering', heartbeat_at = now() - interval '5 seconds' WHERE id = $1`,
         [alive],
       );
-      const result = await reapOnce(engines.ctx.db, options);
+      const result = await reapOnce(engines.ctx.db, queue, options);
       assert.equal(result.failedStuck, 2);
       assert.equal((await status(stuckRender!)).status, 'failed');
       assert.match((await status(stuckDownload!)).error ?? '', /stopped responding/);
       assert.equal((await status(alive!)).status, 'rendering');
     });
 
-    test('a queued job whose dispatch was lost is dispatched again, then failed after the limit', async () => {
-      const [lost, pending, fresh] = await seedJobs(engines, 3);
-      // lost: dispatched long ago, never taken. fresh: dispatched just now. pending: not dispatched yet.
-      await engines.ctx.db.query(
-        `UPDATE render_outbox SET dispatched_at = now() - interval '10 minutes' WHERE job_id = $1`,
-        [lost],
+    test('a backlog longer than the window waits untouched; only jobs whose task is gone are dispatched again', async () => {
+      const backlog = 120;
+      const ids = await seedJobs(engines, backlog);
+      const dispatcher = createDispatcher(engines.ctx.db, queue, quietLogger, { batchSize: 50 });
+      assert.equal(await dispatcher.runOnce(), backlog);
+      // No worker for hours: each pass sees every job far past the re-dispatch window.
+      let clock = Date.now();
+      const reap = () => reapOnce(engines.ctx.db, queue, { ...options, now: () => clock });
+      for (let hour = 1; hour <= 6; hour += 1) {
+        clock += 3_600_000;
+        assert.deepEqual(await reap(), {
+          failedStuck: 0,
+          redispatched: 0,
+          failedUndispatchable: 0,
+        });
+      }
+      const { rows } = await engines.ctx.db.query<{ status: string; n: number }>(
+        'SELECT status, count(*)::int AS n FROM render_jobs GROUP BY status',
       );
+      assert.deepEqual(rows, [{ status: 'queued', n: backlog }]);
+      assert.equal(await eventCount(), backlog, 'no job dispatched twice');
+
+      // A worker takes the backlog; three tasks fail before their job is claimed (the
+      // task is gone, the job still queued): only those three are dispatched again.
+      const lost = new Set(ids.slice(0, 3));
+      const taken = await consumeAll(backlog, async (jobId) => {
+        if (lost.has(jobId)) throw new Error('database unreachable at claim');
+        await claimJob(engines.ctx.db, jobId, 'reaper-test');
+        await updateRunningJob(engines.ctx.db, jobId, 'reaper-test', { status: 'completed' });
+      });
+      assert.equal(taken, backlog);
+      clock += 3_600_000;
+      assert.deepEqual(await reap(), { failedStuck: 0, redispatched: 3, failedUndispatchable: 0 });
+      for (const id of lost) assert.equal((await status(id)).dispatch_count, 2);
+      assert.deepEqual(await reap(), { failedStuck: 0, redispatched: 0, failedUndispatchable: 0 });
+      // Dispatched and lost again: the limit (2) is reached, the jobs fail.
+      assert.equal(await dispatcher.runOnce(), 3);
+      assert.equal(
+        await consumeAll(3, async () => {
+          throw new Error('lost again');
+        }),
+        3,
+      );
+      clock += 3_600_000;
+      assert.deepEqual(await reap(), { failedStuck: 0, redispatched: 0, failedUndispatchable: 3 });
+      const job = await status(ids[0]!);
+      assert.equal(job.status, 'failed');
+      assert.equal(job.error, 'The job could not be handed to a worker after 2 attempts.');
+      assert.equal((await status(ids[3]!)).status, 'completed');
+    });
+
+    test('a job whose event is not dispatched yet, or was dispatched recently, is left alone', async () => {
+      const [pending, fresh] = await seedJobs(engines, 2);
       await engines.ctx.db.query(
         `UPDATE render_outbox SET dispatched_at = now() WHERE job_id = $1`,
         [fresh],
       );
       await engines.ctx.db.query(`UPDATE render_jobs SET created_at = now() - interval '1 hour'`);
-      const first = await reapOnce(engines.ctx.db, options);
-      assert.deepEqual(first, { failedStuck: 0, redispatched: 1, failedUndispatchable: 0 });
-      assert.equal(await events(lost!), 2);
-      assert.equal((await status(lost!)).dispatch_count, 2);
-      assert.equal(await events(pending!), 1);
-      assert.equal(await events(fresh!), 1);
-      // Nothing more while the new event is pending.
-      assert.deepEqual(await reapOnce(engines.ctx.db, options), {
+      assert.deepEqual(await reapOnce(engines.ctx.db, queue, options), {
         failedStuck: 0,
         redispatched: 0,
         failedUndispatchable: 0,
       });
-      // The second dispatch is lost too: the limit (2) is reached, the job fails.
-      await engines.ctx.db.query(
-        `UPDATE render_outbox SET dispatched_at = now() - interval '10 minutes' WHERE job_id = $1`,
-        [lost],
-      );
-      const last = await reapOnce(engines.ctx.db, options);
-      assert.equal(last.failedUndispatchable, 1);
-      const job = await status(lost!);
-      assert.equal(job.status, 'failed');
-      assert.equal(job.error, 'The job could not be handed to a worker after 2 attempts.');
-      assert.equal((await status(pending!)).status, 'queued');
+      assert.equal(await events(pending!), 1);
+      assert.equal(await events(fresh!), 1);
     });
 
     test('after a restart with an in-process queue, queued jobs already dispatched get a new event', async () => {

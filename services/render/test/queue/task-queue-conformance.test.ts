@@ -96,6 +96,34 @@ for (const driver of DRIVERS) {
       await consumer.close();
     });
 
+    test('inQueue names the events whose task waits or runs, not those done, failed or unknown', async () => {
+      await queue.enqueue({ jobId: 'a', eventId: 'done' });
+      await queue.enqueue({ jobId: 'b', eventId: 'failed' });
+      await queue.enqueue({ jobId: 'c', eventId: 'running' });
+      let release: () => void = () => undefined;
+      const finished: string[] = [];
+      const consumer = queue.consume(
+        async (task) => {
+          if (task.eventId === 'failed') {
+            finished.push(task.eventId);
+            throw new Error('boom');
+          }
+          if (task.eventId === 'running') await new Promise<void>((r) => (release = r));
+          finished.push(task.eventId);
+        },
+        { concurrency: 1 },
+      );
+      await until(() => finished.length === 2);
+      await queue.enqueue({ jobId: 'd', eventId: 'waiting' });
+      await sleep(50);
+      const live = await queue.inQueue(['done', 'failed', 'running', 'waiting', 'never']);
+      assert.deepEqual([...live].sort(), ['running', 'waiting']);
+      release();
+      await until(() => finished.length === 4);
+      await consumer.close();
+      assert.deepEqual([...(await queue.inQueue(['running', 'waiting']))], []);
+    });
+
     test('close waits for the running task', async () => {
       let finished = false;
       const consumer = queue.consume(

@@ -17,6 +17,8 @@ export interface BullmqQueueOptions {
 }
 
 const QUEUE_NAME = 'render-tasks';
+/** BullMQ states in which a task will still be, or is being, run. */
+const LIVE_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 const KEEP_SECONDS = 24 * 3600;
 
 export class BullmqTaskQueue implements TaskQueue {
@@ -75,6 +77,16 @@ export class BullmqTaskQueue implements TaskQueue {
 
   async waiting(): Promise<number> {
     return this.queue.getWaitingCount();
+  }
+
+  async inQueue(eventIds: readonly string[]): Promise<Set<string>> {
+    const states = await Promise.all(eventIds.map((id) => this.queue.getJobState(`evt-${id}`)));
+    return new Set(eventIds.filter((_, i) => LIVE_STATES.has(states[i]!)));
+  }
+
+  /** Removes the task of an event, as a lost Redis key would (tests). */
+  async forget(eventId: string): Promise<void> {
+    await this.queue.remove(`evt-${eventId}`);
   }
 
   /** Every BullMQ job ever added for the given event ids still kept (tests, diagnostics). */

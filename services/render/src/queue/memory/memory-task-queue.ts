@@ -10,6 +10,8 @@ export class MemoryTaskQueue implements TaskQueue {
   readonly durable = false;
   private readonly tasks: RenderTask[] = [];
   private readonly seen = new Set<string>();
+  /** Events whose task waits or runs. */
+  private readonly live = new Set<string>();
   private readonly wakers = new Set<() => void>();
   private closed = false;
 
@@ -19,6 +21,7 @@ export class MemoryTaskQueue implements TaskQueue {
     if (this.closed) throw new Error('queue is closed');
     if (this.seen.has(task.eventId)) return;
     this.seen.add(task.eventId);
+    this.live.add(task.eventId);
     this.tasks.push({ ...task });
     for (const wake of this.wakers) wake();
   }
@@ -41,6 +44,8 @@ export class MemoryTaskQueue implements TaskQueue {
           await handler(task);
         } catch (error) {
           this.logger?.error({ err: error, task }, 'render task handler failed');
+        } finally {
+          this.live.delete(task.eventId);
         }
       }
     });
@@ -55,6 +60,10 @@ export class MemoryTaskQueue implements TaskQueue {
 
   async waiting(): Promise<number> {
     return this.tasks.length;
+  }
+
+  async inQueue(eventIds: readonly string[]): Promise<Set<string>> {
+    return new Set(eventIds.filter((id) => this.live.has(id)));
   }
 
   async ping(): Promise<void> {
