@@ -14,7 +14,7 @@ import { createClientAddressResolver, createLogger, loadConfig } from '@platform
 import { osuFixture } from '@platform/testing';
 import { buildRenderApp } from '../src/app.js';
 import { renderEnvSchema, settingsFromEnv } from '../src/config.js';
-import { createLimiters, type RenderContext } from '../src/context.js';
+import { createRenderContext } from '../src/context.js';
 import { openEngines } from '../src/engines.js';
 
 const CONCURRENCY = 100;
@@ -37,13 +37,12 @@ const env = loadConfig(renderEnvSchema, {
 const logger = createLogger({ service: 'render-bench', level: 'silent' });
 const settings = settingsFromEnv(env);
 const engines = await openEngines(env, logger);
-const ctx: RenderContext = {
+const ctx = createRenderContext({
   ...engines,
   settings,
   logger,
   clientAddress: createClientAddressResolver({}),
-  limiters: createLimiters(engines.counters, settings),
-};
+});
 const app = await buildRenderApp(ctx, { logger });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const port = (app.server.address() as { port: number }).port;
@@ -145,5 +144,6 @@ console.log(
 
 agent.destroy();
 await app.close();
+await ctx.close();
 await engines.close();
 await rm(dataDir, { recursive: true, force: true });

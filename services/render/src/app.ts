@@ -61,6 +61,9 @@ export async function buildRenderApp(
         'Accepts osu! replays, renders them to video, serves skins and artifacts. Legacy routes are deprecated.',
     },
   });
+  // A request must arrive whole in time; uploads also have an idle timeout while read.
+  app.server.requestTimeout = ctx.settings.requestTimeoutMs;
+  app.server.headersTimeout = Math.min(ctx.settings.requestTimeoutMs, 30_000);
   app.addSchema(v1JobSchema);
   app.addSchema(legacyStatusSchema);
   app.addSchema(errorSchema);

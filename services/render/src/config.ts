@@ -38,6 +38,16 @@ export const renderEnvSchema = coreEnvSchema.extend({
   SKIN_UPLOAD_RATE_LIMIT: positiveIntVar(2),
   /** Legacy skin uploads per minute per address. @defaultValue 5 */
   LEGACY_SKIN_UPLOAD_RATE_LIMIT: positiveIntVar(5),
+  /** Uploads (replays and skins) read at once by this process; more get 503. @defaultValue 32 */
+  MAX_CONCURRENT_UPLOADS: positiveIntVar(32),
+  /** Uploads read at once for one client address; more get 429. @defaultValue 2 */
+  MAX_UPLOADS_PER_ADDRESS: positiveIntVar(2),
+  /** A request not received completely in this time is cut off. @defaultValue 120 */
+  REQUEST_TIMEOUT_SECONDS: positiveIntVar(120),
+  /** An upload that sends nothing for this long is cut off. @defaultValue 15 */
+  BODY_IDLE_TIMEOUT_SECONDS: positiveIntVar(15),
+  /** Threads decoding large replays off the event loop. @defaultValue 1 */
+  DECODE_THREADS: positiveIntVar(1),
   /** Run the dispatcher in this process. @defaultValue true */
   RUN_DISPATCHER: booleanVar(true),
   /** Run a worker in this process. @defaultValue true */
@@ -85,6 +95,18 @@ export interface RenderSettings {
   skinUploadRateLimit: number;
   /** @defaultValue 5 */
   legacySkinUploadRateLimit: number;
+  /** @defaultValue 32 */
+  maxConcurrentUploads: number;
+  /** @defaultValue 2 */
+  maxUploadsPerAddress: number;
+  /** Whole-request receive timeout. @defaultValue 120000 */
+  requestTimeoutMs: number;
+  /** Silence allowed while an upload body is read. @defaultValue 15000 */
+  bodyIdleTimeoutMs: number;
+  /** @defaultValue 1 */
+  decodeThreads: number;
+  /** Replays up to this size are decoded in place, larger ones on a decode thread. @defaultValue 32768 */
+  inlineDecodeMaxBytes: number;
   /** Active (queued, downloading, rendering) jobs allowed per address. @defaultValue 2 */
   maxActivePerAddress: number;
   /** Shared secret for the remote-worker callback. @defaultValue undefined (callback disabled) */
@@ -104,6 +126,12 @@ export const DEFAULT_SETTINGS: Readonly<RenderSettings> = Object.freeze({
   renderRateLimit: 5,
   skinUploadRateLimit: 2,
   legacySkinUploadRateLimit: 5,
+  maxConcurrentUploads: 32,
+  maxUploadsPerAddress: 2,
+  requestTimeoutMs: 120_000,
+  bodyIdleTimeoutMs: 15_000,
+  decodeThreads: 1,
+  inlineDecodeMaxBytes: 32 * 1024,
   maxActivePerAddress: 2,
   callbackToleranceSeconds: 300,
 });
@@ -119,6 +147,11 @@ export function settingsFromEnv(env: RenderEnv): RenderSettings {
     renderRateLimit: env.RENDER_RATE_LIMIT,
     skinUploadRateLimit: env.SKIN_UPLOAD_RATE_LIMIT,
     legacySkinUploadRateLimit: env.LEGACY_SKIN_UPLOAD_RATE_LIMIT,
+    maxConcurrentUploads: env.MAX_CONCURRENT_UPLOADS,
+    maxUploadsPerAddress: env.MAX_UPLOADS_PER_ADDRESS,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
+    bodyIdleTimeoutMs: env.BODY_IDLE_TIMEOUT_SECONDS * 1000,
+    decodeThreads: env.DECODE_THREADS,
     callbackSecret: env.CALLBACK_SECRET,
     publicBaseUrl: env.PUBLIC_BASE_URL,
   };

@@ -1,13 +1,20 @@
-/** What the HTTP routes share: engines, limits, rate limiters and the address resolver. */
+/**
+ * What the HTTP routes share: engines, limits, rate limiters, the address resolver, and
+ * the admission guards (upload gate, replay decoder, skin catalog).
+ */
 import {
+  createRateLimiter,
   type ClientAddressResolver,
   type CounterStore,
   type Logger,
   type ObjectStore,
+  type RateLimiter,
   type SqlDatabase,
 } from '@platform/core';
-import { createRateLimiter, type RateLimiter } from '@platform/core';
+import { createReplayDecoder, type ReplayDecoder } from './admission/replay-decoder.js';
+import { createUploadGate, type UploadGate } from './admission/upload-gate.js';
 import type { RenderSettings } from './config.js';
+import { createSkinCatalog, type SkinCatalog } from './skins/skin-catalog.js';
 
 export interface RenderContext {
   db: SqlDatabase;
@@ -19,10 +26,46 @@ export interface RenderContext {
   limiters: {
     /** v1 and legacy submissions share this one. */
     render: RateLimiter;
+    /** v1 skin uploads: the shared skin budget, at the v1 limit. */
     skinUpload: RateLimiter;
+    /** Legacy skin uploads: the same budget (one counter), at the legacy limit. */
     legacySkinUpload: RateLimiter;
   };
+  uploads: UploadGate;
+  replays: ReplayDecoder;
+  skins: SkinCatalog;
 }
+
+export type RenderContextParts = Pick<
+  RenderContext,
+  'db' | 'store' | 'counters' | 'settings' | 'logger' | 'clientAddress'
+>;
+
+/** The context from its engines and settings; `close()` ends the decode threads. */
+export function createRenderContext(parts: RenderContextParts): RenderContext & {
+  close(): Promise<void>;
+} {
+  const { settings } = parts;
+  const replays = createReplayDecoder({
+    threads: settings.decodeThreads,
+    inlineMaxBytes: settings.inlineDecodeMaxBytes,
+    timeoutMs: 15_000,
+  });
+  return {
+    ...parts,
+    limiters: createLimiters(parts.counters, settings),
+    uploads: createUploadGate({
+      maxConcurrent: settings.maxConcurrentUploads,
+      maxPerAddress: settings.maxUploadsPerAddress,
+    }),
+    replays,
+    skins: createSkinCatalog(parts.store),
+    close: () => replays.close(),
+  };
+}
+
+/** The skin limiters count on one counter, so v1 and legacy uploads spend one budget. */
+const SKIN_BUDGET = 'render-skin-upload';
 
 export function createLimiters(
   counters: CounterStore,
@@ -35,12 +78,12 @@ export function createLimiters(
       windowSeconds: 60,
     }),
     skinUpload: createRateLimiter(counters, {
-      name: 'render-skin-upload',
+      name: SKIN_BUDGET,
       limit: settings.skinUploadRateLimit,
       windowSeconds: 60,
     }),
     legacySkinUpload: createRateLimiter(counters, {
-      name: 'render-legacy-skin-upload',
+      name: SKIN_BUDGET,
       limit: settings.legacySkinUploadRateLimit,
       windowSeconds: 60,
     }),

@@ -22,6 +22,11 @@ export const renderErrors = defineErrors({
     detail: 'The render queue is currently full. Please try again later.',
   },
   RENDER_CAPACITY: { status: 503, detail: 'The render infrastructure is at maximum capacity.' },
+  UPLOADS_BUSY: {
+    status: 503,
+    detail: 'The server is receiving too many uploads. Please try again shortly.',
+  },
+  UPLOADS_PER_ADDRESS: { status: 429, detail: 'You already have 2 uploads in progress.' },
   JOB_NOT_FOUND: { status: 404, detail: 'Job not found.' },
   SKIN_EXTENSION: { status: 400, detail: 'File must be an osu! skin (.osk) archive.' },
   SKIN_TOO_LARGE: { status: 413, detail: 'Skin file exceeds maximum size of 200MB.' },

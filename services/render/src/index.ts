@@ -7,7 +7,7 @@ export {
   type RenderEnv,
   type RenderSettings,
 } from './config.js';
-export { createLimiters, type RenderContext } from './context.js';
+export { createLimiters, createRenderContext, type RenderContext } from './context.js';
 export { openEngines, type RenderEngines } from './engines.js';
 export { startPipeline } from './pipeline.js';
 export {

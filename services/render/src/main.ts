@@ -12,7 +12,7 @@ import {
 } from '@platform/core';
 import { buildRenderApp } from './app.js';
 import { renderEnvSchema, settingsFromEnv } from './config.js';
-import { createLimiters, type RenderContext } from './context.js';
+import { createRenderContext } from './context.js';
 import { openEngines } from './engines.js';
 import { createRenderMetrics } from './metrics.js';
 import { startPipeline } from './pipeline.js';
@@ -21,13 +21,12 @@ const env = loadConfigOrExit(renderEnvSchema);
 const logger = createLogger({ service: 'render', level: env.LOG_LEVEL });
 const settings = settingsFromEnv(env);
 const engines = await openEngines(env, logger);
-const ctx: RenderContext = {
+const ctx = createRenderContext({
   ...engines,
   settings,
   logger,
   clientAddress: createClientAddressResolver({ trustedProxies: env.TRUSTED_PROXIES, logger }),
-  limiters: createLimiters(engines.counters, settings),
-};
+});
 const registry = createMetricsRegistry('render');
 const renderMetrics = createRenderMetrics(registry, engines.db);
 const pipeline = await startPipeline(ctx, env, engines.queue, renderMetrics);
@@ -50,5 +49,5 @@ logger.info(
 
 handleShutdown({
   logger,
-  closers: [() => app.close(), () => pipeline.stop(), () => engines.close()],
+  closers: [() => app.close(), () => pipeline.stop(), () => ctx.close(), () => engines.close()],
 });

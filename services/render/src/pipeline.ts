@@ -10,6 +10,7 @@ import type { RenderMetrics } from './metrics.js';
 import type { TaskQueue } from './queue/task-queue.js';
 import { redispatchAfterRestart, startReaper } from './reaper/reaper.js';
 import { osuRenderer } from './renderer/renderer.js';
+import { DEFAULT_SKIN_LIMITS } from './skins/skin-archive.js';
 import { startRenderWorker } from './worker/render-worker.js';
 
 export async function startPipeline(
@@ -39,6 +40,10 @@ export async function startPipeline(
           renderTimeoutMs: env.RENDER_TIMEOUT_SECONDS * 1000,
           logUploadMs: 3000,
           heartbeatMs: 5000,
+          skinLimits: {
+            ...DEFAULT_SKIN_LIMITS,
+            maxUncompressedBytes: env.MAX_SKIN_UNCOMPRESSED_MB * 1024 * 1024,
+          },
           width: env.RENDER_WIDTH,
           height: env.RENDER_HEIGHT,
         },

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { readRenderForm } from './render-form.js';
 import { admitRender, type Admitted } from './submit-render.js';
-import { validateRenderForm } from './validate-render-form.js';
+import { withBodyIdleTimeout } from './body-timeout.js';
+import { validateRenderForm, type ValidatedRender } from './validate-render-form.js';
 import type { FastifyRequest } from 'fastify';
 
 const RENDER_FIELDS =
@@ -11,14 +12,27 @@ const RENDER_FIELDS =
   'bg_dim (0.0-1.0, default 0.95; above 1 is read as a percentage); resolution (1080p|4k, default 1080p); ' +
   'motion_blur, storyboard, snaking_in, snaking_out, hit_error_meter, key_overlay (bool, default true); video (bool, default false).';
 
-/** Shared by v1 and legacy: parse, validate, admit; `legacy` enables the `quality` field. */
+/**
+ * Shared by v1 and legacy: take an upload slot, read the form (idle timeout), validate
+ * (decode off the event loop when large), give the slot back, admit. `legacy` enables
+ * the `quality` field.
+ */
 export async function submitFromRequest(
   ctx: RenderContext,
   request: FastifyRequest,
   legacy: boolean,
 ): Promise<Admitted> {
-  const form = await readRenderForm(request, ctx.settings.maxReplaySizeMb * 1024 * 1024);
-  const valid = validateRenderForm(form, ctx.settings, legacy);
+  const address = ctx.clientAddress(request.raw);
+  const release = ctx.uploads.enter(address);
+  let valid: ValidatedRender;
+  try {
+    const form = await withBodyIdleTimeout(request, ctx.settings.bodyIdleTimeoutMs, () =>
+      readRenderForm(request, ctx.settings.maxReplaySizeMb * 1024 * 1024),
+    );
+    valid = await validateRenderForm(form, ctx.settings, ctx, legacy);
+  } finally {
+    release();
+  }
   return admitRender(
     {
       db: ctx.db,
@@ -27,7 +41,7 @@ export async function submitFromRequest(
       limiter: ctx.limiters.render,
       logger: ctx.logger,
     },
-    ctx.clientAddress(request.raw),
+    address,
     valid,
   );
 }

@@ -14,7 +14,7 @@ import { rateLimitHeaders, type RateLimiter } from '@platform/core';
 import { renderErrors } from '../errors.js';
 import { countActiveForAddress, countLoad, insertJobWithEvent } from '../jobs/job-store.js';
 import { artifactKeys } from '../jobs/job-view.js';
-import { replayInfoOf, type ValidatedRender } from './validate-render-form.js';
+import type { ValidatedRender } from './validate-render-form.js';
 
 export interface AdmissionDeps {
   db: SqlDatabase;
@@ -84,7 +84,7 @@ export async function admitRender(
         options: request.options,
         clientIp: address,
         replayKey,
-        replayInfo: replayInfoOf(request.replay),
+        replayInfo: request.replay,
       });
     });
   } catch (error) {

@@ -1,14 +1,18 @@
 /**
  * The spec's request checks, in its order: extension (400), size (400 empty, 413 too
- * large), replay structure and game mode (415), then the parameters (422). Returns the
- * decoded replay and the normalised options; throws the coded error of the first
- * failing check.
+ * large), replay structure and game mode (415, decoded by the `ReplayDecoder`, off the
+ * event loop for large files), then the parameters (422), a skin that is not stored
+ * included. Returns the replay's header fields and the normalised options; throws the
+ * coded error of the first failing check.
  */
-import { decodeReplay, defaultRenderOptions, modsToString, type Replay } from '@platform/osu';
+import { defaultRenderOptions } from '@platform/osu';
 import type { RenderSettings } from '../config.js';
 import { renderErrors } from '../errors.js';
 import type { RenderJobOptions, ReplayInfo } from '../jobs/job-store.js';
+import type { SkinCatalog } from '../skins/skin-catalog.js';
 import { hasReplayExtension, type RenderForm } from './render-form.js';
+import type { ReplayDecoder } from './replay-decoder.js';
+import type { ReplaySummary } from './replay-summary.js';
 
 export const SKIN_NAME_PATTERN = /^[a-zA-Z0-9_ -]+$/;
 export const DEFAULT_SKIN = 'Default';
@@ -30,7 +34,7 @@ export const DEFAULT_RENDER_OPTIONS: Readonly<RenderJobOptions> = Object.freeze(
 });
 
 export interface ValidatedRender {
-  replay: Replay;
+  replay: ReplayInfo;
   data: Buffer;
   skin: string;
   options: RenderJobOptions;
@@ -41,11 +45,18 @@ export interface FieldError {
   message: string;
 }
 
-export function validateRenderForm(
+/** What the checks consult besides the form. */
+export interface RenderFormChecks {
+  replays: Pick<ReplayDecoder, 'decode'>;
+  skins: Pick<SkinCatalog, 'exists'>;
+}
+
+export async function validateRenderForm(
   form: RenderForm,
   settings: RenderSettings,
+  checks: RenderFormChecks,
   legacy = false,
-): ValidatedRender {
+): Promise<ValidatedRender> {
   if (!hasReplayExtension(form.filename)) throw renderErrors.RENDER_REPLAY_EXTENSION();
   if (form.tooLarge) {
     throw renderErrors.RENDER_REPLAY_TOO_LARGE({
@@ -55,9 +66,9 @@ export function validateRenderForm(
   const data = form.data;
   if (!data || data.length === 0) throw renderErrors.RENDER_REPLAY_EMPTY();
 
-  let replay: Replay;
+  let replay: ReplaySummary;
   try {
-    replay = decodeReplay(new Uint8Array(data.buffer, data.byteOffset, data.length));
+    replay = await checks.replays.decode(data);
   } catch (error) {
     // Every decode failure (truncation, bad LZMA, another game mode, nonsense) is a 415.
     throw renderErrors.RENDER_REPLAY_INVALID({ cause: error });
@@ -102,8 +113,13 @@ export function validateRenderForm(
     hitErrorMeter: flag('hit_error_meter', DEFAULT_RENDER_OPTIONS.hitErrorMeter),
     keyOverlay: flag('key_overlay', DEFAULT_RENDER_OPTIONS.keyOverlay),
   };
+  if (errors.length === 0 && !(await checks.skins.exists(skin)))
+    errors.push({
+      field: 'skin',
+      message: `no skin named "${skin}" is stored (GET /v1/skins lists them)`,
+    });
   if (errors.length > 0) throw renderErrors.RENDER_VALIDATION({ body: { errors } });
-  return { replay, data, skin, options };
+  return { replay: replay.info, data, skin, options };
 }
 
 function resolveResolution(fields: Record<string, string>, legacy: boolean): string {
@@ -131,28 +147,4 @@ export function parseBool(raw: string | undefined, fallback: boolean): boolean |
   if (TRUE.has(value)) return true;
   if (FALSE.has(value)) return false;
   return undefined;
-}
-
-export function replayInfoOf(replay: Replay): ReplayInfo {
-  const judged = replay.n300 + replay.n100 + replay.n50 + replay.misses;
-  const accuracy =
-    judged === 0
-      ? 0
-      : ((300 * replay.n300 + 100 * replay.n100 + 50 * replay.n50) / (300 * judged)) * 100;
-  return {
-    playerName: replay.playerName,
-    beatmapMd5: replay.beatmapMd5,
-    mods: modsToString(replay.mods),
-    score: replay.score,
-    maxCombo: replay.maxCombo,
-    perfect: replay.perfect,
-    n300: replay.n300,
-    n100: replay.n100,
-    n50: replay.n50,
-    gekis: replay.gekis,
-    katus: replay.katus,
-    misses: replay.misses,
-    accuracy: Math.round(accuracy * 100) / 100,
-    playedAt: Number.isNaN(replay.timestamp.getTime()) ? '' : replay.timestamp.toISOString(),
-  };
 }

@@ -1,6 +1,7 @@
 /**
  * `GET /v1/skins` and `POST /v1/skins/upload` (the legacy routes reuse the handlers).
- * Upload order: rate limit (before the body is read), extension (400), size while
+ * Upload order: rate limit (one budget for v1 and legacy, before the body is read), an
+ * upload slot (503/429), extension (400), size while
  * streaming to a temp file (413), `PK` header (415), the archive checks (422), the skin
  * name (422), an existing name (409). The temp folder is removed whatever happens.
  */
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { withBodyIdleTimeout } from '../admission/body-timeout.js';
 import { forEachPart } from '../admission/read-parts.js';
 import { checkRateLimit } from '../admission/submit-render.js';
 import { SKIN_NAME_PATTERN } from '../admission/validate-render-form.js';
@@ -32,11 +34,15 @@ export function skinNameFromFilename(filename: string): string {
 
 export function uploadSkinHandler(ctx: RenderContext, limiter: () => RateLimiter) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const headers = await checkRateLimit(limiter(), ctx.clientAddress(request.raw));
+    const address = ctx.clientAddress(request.raw);
+    const headers = await checkRateLimit(limiter(), address);
     reply.headers(headers);
+    const release = ctx.uploads.enter(address);
     const temp = await mkdtemp(join(tmpdir(), 'render-skin-upload-'));
     try {
-      const upload = await receiveSkin(ctx, request, join(temp, 'upload.osk'));
+      const upload = await withBodyIdleTimeout(request, ctx.settings.bodyIdleTimeoutMs, () =>
+        receiveSkin(ctx, request, join(temp, 'upload.osk')),
+      );
       const limits = {
         ...DEFAULT_SKIN_LIMITS,
         maxUncompressedBytes: ctx.settings.maxSkinUncompressedMb * 1024 * 1024,
@@ -62,8 +68,10 @@ export function uploadSkinHandler(ctx: RenderContext, limiter: () => RateLimiter
           detail: `A skin named "${name}" already exists. Rename the file and upload it again.`,
         });
       }
+      ctx.skins.remember(name, true);
       return { success: true, skin_name: name, message: `Skin "${name}" uploaded successfully.` };
     } finally {
+      release();
       await rm(temp, { recursive: true, force: true });
     }
   };

@@ -16,7 +16,7 @@ import { claimJob, requeueJob, updateRunningJob, type JobRow } from '../jobs/job
 import { artifactKeys } from '../jobs/job-view.js';
 import type { Renderer } from '../renderer/renderer.js';
 import { extractStoredSkin } from '../skins/skin-library.js';
-import { DEFAULT_SKIN_LIMITS } from '../skins/skin-archive.js';
+import { DEFAULT_SKIN_LIMITS, type SkinArchiveLimits } from '../skins/skin-archive.js';
 import { createJobLog } from './job-log.js';
 import { JOB_TEMP_PREFIX } from './temp-folders.js';
 
@@ -32,6 +32,8 @@ export interface WorkerSettings {
   width?: number | undefined;
   height?: number | undefined;
   fps?: number | undefined;
+  /** Archive checks of a stored skin, `MAX_SKIN_UNCOMPRESSED_MB` included. @defaultValue `DEFAULT_SKIN_LIMITS` */
+  skinLimits?: SkinArchiveLimits | undefined;
   /** Where temp folders go. @defaultValue the OS temp folder */
   tempRoot?: string | undefined;
 }
@@ -50,6 +52,12 @@ export interface WorkerDeps {
 class WorkerShutdown extends Error {
   constructor() {
     super('The worker shut down during the job.');
+  }
+}
+
+class SkinMissingError extends Error {
+  constructor(name: string) {
+    super(`The skin "${name}" is no longer stored.`);
   }
 }
 
@@ -149,8 +157,16 @@ async function render(
   if (job.skin !== DEFAULT_SKIN) {
     const target = join(dir, 'skin');
     await mkdir(target);
-    if (await extractStoredSkin(store, job.skin, target, DEFAULT_SKIN_LIMITS)) skinDir = target;
-    else line(`skin "${job.skin}" is not stored; rendering with the default skin`);
+    if (
+      !(await extractStoredSkin(
+        store,
+        job.skin,
+        target,
+        settings.skinLimits ?? DEFAULT_SKIN_LIMITS,
+      ))
+    )
+      throw new SkinMissingError(job.skin);
+    skinDir = target;
   }
   signal.throwIfAborted();
   await updateRunningJob(db, job.id, settings.workerId, {
@@ -203,7 +219,8 @@ async function render(
 
 function failureReason(error: unknown, signal: AbortSignal, dir: string): string {
   if (signal.aborted && signal.reason instanceof Error) return signal.reason.message;
-  if (error instanceof BeatmapNotFoundError) return error.message;
+  if (error instanceof BeatmapNotFoundError || error instanceof SkinMissingError)
+    return error.message;
   const message = error instanceof Error ? error.message : String(error);
   return `Render failed: ${message.replaceAll(dir, '<tmp>')}`.slice(0, 1000);
 }

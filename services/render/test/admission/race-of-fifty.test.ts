@@ -18,7 +18,12 @@ for (const { kind, skip } of await engineSets()) {
     let app: FastifyInstance;
     before(async () => {
       // The rate limit is raised so all fifty reach the lock; the default is tested below.
-      engines = await openTestEngines(kind, { renderRateLimit: 1000 });
+      // The upload gate would answer most of the fifty first: this test is about the lock.
+      engines = await openTestEngines(kind, {
+        renderRateLimit: 1000,
+        maxUploadsPerAddress: 100,
+        maxConcurrentUploads: 100,
+      });
       app = await buildTestApp(engines);
     });
     after(async () => {

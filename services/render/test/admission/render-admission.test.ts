@@ -72,7 +72,33 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(job.links.replay, `/v1/artifacts/replays/${body.job_id}.osr`);
     });
 
+    test('a skin that is not stored → 422 at admission; nothing written, no replay kept', async () => {
+      const res = await submit(app, {
+        address: freshAddress(),
+        replay: tool,
+        fields: { skin: 'Nobody Uploaded This' },
+      });
+      assert.equal(res.statusCode, 422);
+      assert.deepEqual(res.json(), {
+        detail: 'validation error',
+        errors: [
+          {
+            field: 'skin',
+            message: 'no skin named "Nobody Uploaded This" is stored (GET /v1/skins lists them)',
+          },
+        ],
+      });
+      const before = await countRows(engines);
+      assert.equal(
+        (await submit(app, { address: freshAddress(), replay: tool, fields: { skin: 'nope' } }))
+          .statusCode,
+        422,
+      );
+      assert.deepEqual(await countRows(engines), before);
+    });
+
     test('options are read: 4k, bg_dim 95 becomes 0.95, booleans', async () => {
+      await engines.ctx.store.put('skins/My Skin_2-x.osk', Buffer.from('PK stored skin'));
       const res = await submit(app, {
         address: freshAddress(),
         replay: tool,

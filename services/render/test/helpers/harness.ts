@@ -23,7 +23,7 @@ import {
   startS3Server,
 } from '@platform/testing';
 import { DEFAULT_SETTINGS, type RenderSettings } from '../../src/config.js';
-import { createLimiters, type RenderContext } from '../../src/context.js';
+import { createRenderContext, type RenderContext } from '../../src/context.js';
 import { createCounterStore, createObjectStore } from '@platform/core';
 import { migrateRenderDatabase } from '../../src/migrations.js';
 
@@ -111,15 +111,14 @@ export async function openTestEngines(
   const counters = createCounterStore(redisUrl ? { redisUrl, keyPrefix } : {});
   await migrateRenderDatabase(db);
   const wrapped = options.store ? options.store(store) : store;
-  const ctx: RenderContext = {
+  const ctx = createRenderContext({
     db,
     store: wrapped,
     counters,
     settings: merged,
     logger: quietLogger,
     clientAddress: createClientAddressResolver({}),
-    limiters: createLimiters(counters, merged),
-  };
+  });
   return {
     kind,
     ctx,
@@ -128,6 +127,7 @@ export async function openTestEngines(
     keyPrefix,
     s3: s3Info,
     async close() {
+      await ctx.close().catch(() => undefined);
       await counters.close().catch(() => undefined);
       await store.close().catch(() => undefined);
       await db.close().catch(() => undefined);

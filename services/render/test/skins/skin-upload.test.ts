@@ -282,6 +282,28 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(sixth.statusCode, 429);
       assert.equal(sixth.json().detail, 'Rate limit exceeded: 5 per 1 minute');
     });
+
+    test('v1 and legacy spend one budget: at most 5 uploads a minute in all, 2 of them on v1', async () => {
+      const bad = Buffer.from('nope');
+      const codes = async (address: string, paths: string[]) => {
+        const out: number[] = [];
+        for (const path of paths)
+          out.push((await upload(app, 'a.osk', bad, address, path)).statusCode);
+        return out;
+      };
+      const V1 = '/v1/skins/upload';
+      const OLD = '/skins/upload';
+      // Legacy first: its five use the whole budget, so v1 is refused too.
+      assert.deepEqual(
+        await codes(freshAddress(), [OLD, OLD, OLD, OLD, OLD, V1]),
+        [415, 415, 415, 415, 415, 429],
+      );
+      // v1 first: two on v1, then three more on legacy, then nothing on either.
+      assert.deepEqual(
+        await codes(freshAddress(), [V1, V1, V1, OLD, OLD, OLD]),
+        [415, 415, 429, 415, 415, 429],
+      );
+    });
   });
 }
 

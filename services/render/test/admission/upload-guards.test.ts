@@ -1,0 +1,142 @@
+/**
+ * Crafted input before the rate limit: the upload gate (in all and per address), the
+ * body idle timeout over a real socket, and replay decoding on a thread.
+ */
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { isAppError } from '@platform/core';
+import { createReplayDecoder, ReplayRejected } from '../../src/admission/replay-decoder.js';
+import { summarizeReplay } from '../../src/admission/replay-summary.js';
+import { createUploadGate } from '../../src/admission/upload-gate.js';
+import { buildTestApp, submit } from '../helpers/app.js';
+import { corruptLzma, fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { freshAddress, multipart, openTestEngines, type TestEngines } from '../helpers/harness.js';
+
+const skipFixtures = fixturesSkip();
+
+function codeOf(fn: () => unknown): { status: number; detail: string } | undefined {
+  try {
+    fn();
+  } catch (error) {
+    if (isAppError(error)) return { status: error.statusCode, detail: error.detail };
+    throw error;
+  }
+  return undefined;
+}
+
+describe('upload gate', () => {
+  test('bounds uploads in all (503) and per address (429); a slot comes back once', () => {
+    const gate = createUploadGate({ maxConcurrent: 3, maxPerAddress: 2 });
+    const a1 = gate.enter('a');
+    gate.enter('a');
+    assert.deepEqual(
+      codeOf(() => gate.enter('a')),
+      { status: 429, detail: 'You already have 2 uploads in progress.' },
+    );
+    gate.enter('b');
+    assert.deepEqual(
+      codeOf(() => gate.enter('c')),
+      {
+        status: 503,
+        detail: 'The server is receiving too many uploads. Please try again shortly.',
+      },
+    );
+    a1();
+    a1(); // a second release gives nothing more back
+    assert.equal(gate.inFlight, 2);
+    gate.enter('c');
+    assert.ok(codeOf(() => gate.enter('d')));
+  });
+});
+
+describe('replay decoder', { skip: skipFixtures }, () => {
+  test('a thread decodes what the inline path decodes, and refuses what it refuses', async () => {
+    const decoder = createReplayDecoder({ threads: 1, inlineMaxBytes: 0, timeoutMs: 30_000 });
+    try {
+      const tool = readFixture('tool.osr');
+      assert.deepEqual(await decoder.decode(tool), summarizeReplay(new Uint8Array(tool)));
+      await assert.rejects(decoder.decode(corruptLzma(tool)), ReplayRejected);
+      await assert.rejects(decoder.decode(Buffer.from('not a replay at all')), ReplayRejected);
+      // Several at once through one thread: each answer goes to its own caller.
+      const many = await Promise.all(
+        ['tool.osr', '1reimei.osr', '2yomi.osr'].map((f) => decoder.decode(readFixture(f))),
+      );
+      assert.deepEqual(
+        many.map((m) => m.info.beatmapMd5),
+        ['tool.osr', '1reimei.osr', '2yomi.osr'].map(
+          (f) => summarizeReplay(new Uint8Array(readFixture(f))).info.beatmapMd5,
+        ),
+      );
+    } finally {
+      await decoder.close();
+    }
+  });
+
+  test('a decode past its time limit is refused', async () => {
+    // The thread takes far longer than 1 ms to start, so the first decode times out.
+    const decoder = createReplayDecoder({ threads: 1, inlineMaxBytes: 0, timeoutMs: 1 });
+    try {
+      await assert.rejects(decoder.decode(readFixture('tool.osr')), /took too long/);
+    } finally {
+      await decoder.close();
+    }
+  });
+});
+
+describe('uploads over a real socket (embedded)', { skip: skipFixtures }, () => {
+  let engines: TestEngines;
+  let app: FastifyInstance;
+  let port: number;
+  before(async () => {
+    engines = await openTestEngines('embedded', {
+      bodyIdleTimeoutMs: 300,
+      maxUploadsPerAddress: 1,
+      inlineDecodeMaxBytes: 0,
+    });
+    app = await buildTestApp(engines);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.server.address() as { port: number }).port;
+  });
+  after(async () => {
+    await app?.close();
+    await engines?.close();
+  });
+
+  /** Sends headers and half the body, then nothing; resolves when the server hangs up. */
+  function stall(address: string): { closed: Promise<number> } {
+    const { body, contentType } = multipart({}, [
+      { field: 'replay', filename: 'slow.osr', data: readFixture('tool.osr') },
+    ]);
+    const socket = connect(port, '127.0.0.1');
+    const started = Date.now();
+    socket.write(
+      `POST /v1/render HTTP/1.1\r\nHost: x\r\nContent-Type: ${contentType}\r\n` +
+        `Content-Length: ${body.length}\r\nEdge-Connecting-IP: ${address}\r\n\r\n`,
+    );
+    socket.write(body.subarray(0, body.length >> 1));
+    socket.on('data', () => undefined);
+    const closed = new Promise<number>((resolve) =>
+      socket.on('close', () => resolve(Date.now() - started)),
+    );
+    socket.on('error', () => undefined);
+    return { closed };
+  }
+
+  test('a stalled upload holds its address slot, then is cut off after the idle timeout', async () => {
+    const address = freshAddress();
+    const slow = stall(address);
+    await new Promise((r) => setTimeout(r, 100));
+    const meanwhile = await submit(app, { address, replay: readFixture('tool.osr') });
+    assert.equal(meanwhile.statusCode, 429);
+    assert.equal(meanwhile.json().detail, 'You already have 1 uploads in progress.');
+    const other = await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') });
+    assert.equal(other.statusCode, 202, 'another address is not held up');
+    const ms = await slow.closed;
+    assert.ok(ms >= 250 && ms < 5000, `closed after ${ms} ms`);
+    const after = await submit(app, { address, replay: readFixture('tool.osr') });
+    assert.equal(after.statusCode, 202, 'the slot came back');
+    assert.equal(engines.ctx.uploads.inFlight, 0);
+  });
+});
