@@ -8,6 +8,7 @@ import {
   createRateLimiter,
   handleShutdown,
   listen,
+  listenHost,
   loadConfigOrExit,
   openCounterStore,
 } from '@platform/core';
@@ -59,7 +60,7 @@ logger.info(
     ? 'agent uses an LLM'
     : 'no LLM_PROVIDER: the chat answers through the offline planner',
 );
-const url = await listen(app, { port: env.PORT, host: env.HOST });
+const url = await listen(app, { port: env.PORT, host: listenHost(env) });
 logger.info(
   { url },
   `analytics listening on ${url} (chat at ${url}/chat, MCP at ${url}/mcp and ${url}/sse)`,

@@ -6,7 +6,7 @@
  * defaults; in production each role runs alone with the same code.
  */
 import { join } from 'node:path';
-import { listen, openSqlDatabase, serviceDataDir, type Logger, type SqlDatabase } from '@platform/core';
+import { listen, listenHost, openSqlDatabase, serviceDataDir, type Logger, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Adapter } from './adapters/runtime/build-adapter.js';
 import { createControlPlaneClient } from './adapters/runtime/control-plane-client.js';
@@ -64,7 +64,7 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
   try {
     await migrateIntegration(db);
     broker = options.broker ?? (await createBroker({ natsUrl: env.NATS_URL, db, logger }));
-    const host = env.HOST;
+    const host = listenHost(env);
     const serve = async (role: Role, app: FastifyInstance, port: number) => {
       apps.push(app);
       urls[role] = await listen(app, { port, host });

@@ -8,6 +8,7 @@ import {
   createMetricsRegistry,
   handleShutdown,
   listen,
+  listenHost,
   loadConfigOrExit,
 } from '@platform/core';
 import { buildRenderApp } from './app.js';
@@ -41,7 +42,7 @@ const app = await buildRenderApp(ctx, {
     },
   },
 });
-const url = await listen(app, { port: env.PORT, host: env.HOST });
+const url = await listen(app, { port: env.PORT, host: listenHost(env) });
 logger.info(
   { url, db: engines.db.engine, storage: engines.store.driver, queue: engines.queue.driver },
   'render service listening',

@@ -5,7 +5,13 @@
  */
 import { BlockList, isIP } from 'node:net';
 import { z } from 'zod';
+import { ROUTE_SCOPES, type RouteScope } from '../http/access/scopes.js';
 import { booleanVar, listVar, urlVar } from './env-types.js';
+
+const routeScopeVar = (defaultScope: RouteScope) =>
+  z
+    .enum(ROUTE_SCOPES as [RouteScope, ...RouteScope[]], { message: 'expected one of read, submit, operate, open' })
+    .default(defaultScope);
 
 const cidrList = listVar().refine(
   (items) =>
@@ -35,14 +41,22 @@ export const coreEnvSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: booleanVar(true),
-  /** Address to listen on. @defaultValue `0.0.0.0` */
-  HOST: z.string().default('0.0.0.0'),
+  /** Address to listen on. @defaultValue `0.0.0.0` with API keys, `127.0.0.1` without (see `listenHost`) */
+  HOST: z.string().optional(),
+  /** API keys: `name:key` or `name:key:read+submit+operate`, comma-separated; unset: local mode. */
+  API_KEYS: z.string().optional(),
+  /** A file of API keys in the `API_KEYS` syntax (one per line, `#` comments); instead of API_KEYS. */
+  API_KEYS_FILE: z.string().optional(),
+  /** What `/metrics` needs: read, submit, operate or open. @defaultValue `operate` */
+  METRICS_SCOPE: routeScopeVar('operate'),
+  /** What `/docs` and `/openapi.json` need. @defaultValue `open` */
+  DOCS_SCOPE: routeScopeVar('open'),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
-  /** Proxies whose `Edge-Connecting-IP` header is believed; unset: the header is always believed. */
+  /** Proxies whose `Edge-Connecting-IP` header is believed; unset: loopback peers only. */
   TRUSTED_PROXIES: cidrList.optional(),
   /** Secret for signed URLs of the filesystem store; unset: random per process start. */
   SIGNING_SECRET: z.string().min(16, { message: 'expected at least 16 characters' }).optional(),

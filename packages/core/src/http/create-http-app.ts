@@ -1,7 +1,8 @@
 /**
  * Fastify bootstrap shared by every HTTP service: JSON logs with request ids, `/health`,
  * `/metrics`, an OpenAPI document from the route schemas (`/openapi.json`, browsable at
- * `/docs`), and one error handler that answers `{"detail": ...}` and never leaks internals.
+ * `/docs`), the access model (`config: { scope }` per route, see `access/`), and one error
+ * handler that answers `{"detail": ...}` and never leaks internals.
  *
  * Register routes after `await createHttpApp(...)` so the OpenAPI document sees them.
  */
@@ -12,6 +13,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { isAppError } from '../errors/app-error.js';
+import { installAccessControl, SECURITY_SCHEME } from './access/access-control.js';
+import { LOCAL_ACCESS, type AccessPolicy } from './access/access-policy.js';
 import { nonFiniteParameter } from './finite-numbers.js';
 import { checkHealth, type HealthCheck } from './health.js';
 import { createMetricsRegistry, createRequestDurationHistogram } from './metrics.js';
@@ -29,6 +32,11 @@ export interface HttpAppOptions {
   bodyLimitBytes?: number;
   /** Status for a request that fails its route schema. @defaultValue 400 */
   validationStatus?: number;
+  /**
+   * Who may call which route (`accessPolicyFromEnv`); routes declare `config.scope`.
+   * @defaultValue local mode: no keys, `operate` routes answer loopback peers only
+   */
+  access?: AccessPolicy;
 }
 
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -60,6 +68,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  const access = options.access ?? LOCAL_ACCESS;
+  installAccessControl(app, access, metrics);
+  if (options.access) logAccessMode(options.logger, options.service, access);
   app.addHook('preHandler', async (request, reply) => {
     const problem = nonFiniteParameter(request);
     if (problem) return reply.code(validationStatus).send({ detail: problem });
@@ -87,6 +98,18 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
         title: options.openapi?.title ?? options.service,
         version: options.openapi?.version ?? '1.0.0',
         description: options.openapi?.description ?? '',
+      },
+      components: {
+        securitySchemes: {
+          [SECURITY_SCHEME]: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'An API key from API_KEYS, as `Authorization: Bearer <key>`. Each operation lists the scope it needs ' +
+              '(`x-scope`: read, submit or operate). Without API_KEYS the service runs in local mode: no key is ' +
+              'asked for, and operate routes answer only clients on the same machine.',
+          },
+        },
       },
     },
   });
@@ -168,6 +191,21 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
 
   app.decorate('metricsRegistry', metrics);
   return app;
+}
+
+function logAccessMode(logger: Logger, service: string, access: AccessPolicy): void {
+  if (access.keys.length === 0) {
+    logger.warn(
+      { service },
+      'API_KEYS is not set (local mode): no key is asked for, operator routes answer only loopback clients ' +
+        '(socket address), and the service listens on 127.0.0.1 unless HOST is set',
+    );
+  } else {
+    logger.info(
+      { service, keys: access.keys.map((key) => `${key.name}:${[...key.scopes].join('+')}`) },
+      'API keys required: routes answer only requests with Authorization: Bearer <key> holding their scope',
+    );
+  }
 }
 
 declare module 'fastify' {

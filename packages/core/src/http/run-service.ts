@@ -10,12 +10,12 @@ export type Closer = () => Promise<unknown>;
 
 export interface ListenOptions {
   port: number;
-  /** @defaultValue `0.0.0.0` */
+  /** @defaultValue `127.0.0.1` (services pass `listenHost(env)`) */
   host?: string;
 }
 
 /** Starts listening and returns the URL the app answers on. */
-export async function listen(app: FastifyInstance, { port, host = '0.0.0.0' }: ListenOptions): Promise<string> {
+export async function listen(app: FastifyInstance, { port, host = '127.0.0.1' }: ListenOptions): Promise<string> {
   await app.listen({ port, host });
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;

@@ -56,7 +56,8 @@ export function registerSignedObjectRoute(
   if (!server) return false;
   const prefix = (options.routePrefix ?? server.signedRoutePrefix).replace(/\/+$/, '');
 
-  app.get(`${prefix}/*`, async (request, reply) => {
+  // The signature is the credential: anyone holding a valid signed URL may fetch it.
+  app.get(`${prefix}/*`, { config: { scope: 'open' } }, async (request, reply) => {
     const key = (request.params as Record<string, string | undefined>)['*'] ?? '';
     const { expires, signature } = request.query as Record<string, unknown>;
     if (typeof expires !== 'string' || typeof signature !== 'string') {

@@ -1,0 +1,129 @@
+/**
+ * Enforces the access policy on a Fastify app: every route gets an effective scope when
+ * it is registered (its `config.scope`, `operate` when undeclared; `/health` open;
+ * `/metrics`, `/docs`, `/openapi.json` from the policy), and every request is checked in
+ * `onRequest`, before its body is read.
+ *
+ * With keys: no or malformed `Authorization: Bearer` → 401, unknown key → 401, key without
+ * the scope → 403; all `{"detail": ...}`, counted in `api_key_requests_total` by key name.
+ * Keys are compared through their SHA-256 digests with `timingSafeEqual`, against every
+ * key, so timing tells nothing about a key or which one matched.
+ * Without keys: `operate` routes answer only loopback socket peers (never a header); 403.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { Counter, type Registry } from 'prom-client';
+import type { AccessPolicy } from './access-policy.js';
+import type { ApiKey } from './api-keys.js';
+import { isLoopbackAddress } from './loopback.js';
+import { DEFAULT_ROUTE_SCOPE, isRouteScope, type RouteScope } from './scopes.js';
+
+export const SECURITY_SCHEME = 'apiKey';
+
+export const ACCESS_DETAILS = {
+  missing: 'An API key is required: send it as "Authorization: Bearer <key>".',
+  invalid: 'The API key is not valid.',
+  localOnly:
+    'This operator route answers only clients on this machine while no API_KEYS are configured.',
+  lacksScope: (name: string, scope: string) =>
+    `The API key "${name}" does not have the "${scope}" scope.`,
+} as const;
+
+/** The scope a route ends up with (exported for the fuzz suite and tests). */
+export function effectiveScope(url: string, declared: unknown, policy: AccessPolicy): RouteScope {
+  if (url === '/health') return 'open';
+  if (url === '/metrics') return policy.metricsScope;
+  if (url === '/openapi.json' || url === '/docs' || url.startsWith('/docs/'))
+    return policy.docsScope;
+  if (declared === undefined) return DEFAULT_ROUTE_SCOPE;
+  if (!isRouteScope(declared))
+    throw new Error(
+      `route ${url}: config.scope must be read, submit, operate or open (got ${String(declared)})`,
+    );
+  return declared;
+}
+
+interface HashedKey {
+  key: ApiKey;
+  digest: Buffer;
+}
+
+const digestOf = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/** Finds the key for `presented`, comparing against every key in constant time. */
+function matchKey(keys: readonly HashedKey[], presented: string): ApiKey | undefined {
+  const digest = digestOf(presented);
+  let found: ApiKey | undefined;
+  for (const candidate of keys) {
+    if (timingSafeEqual(candidate.digest, digest) && !found) found = candidate.key;
+  }
+  return found;
+}
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return undefined;
+  const match = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i.exec(header);
+  return match?.[1];
+}
+
+export function installAccessControl(
+  app: FastifyInstance,
+  policy: AccessPolicy,
+  metrics: Registry,
+): void {
+  const hashed = policy.keys.map((key) => ({ key, digest: digestOf(key.key) }));
+  const requests = new Counter({
+    name: 'api_key_requests_total',
+    help: 'Requests to key-protected routes by key name (none: no key, invalid: unknown key) and outcome.',
+    labelNames: ['key', 'outcome'],
+    registers: [metrics],
+  });
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const scope = effectiveScope(route.url, route.config?.scope, policy);
+    route.config = { ...route.config, scope };
+    if (scope !== 'open' && !(route.schema as { hide?: boolean } | undefined)?.hide) {
+      route.schema = {
+        ...route.schema,
+        security: [{ [SECURITY_SCHEME]: [] }],
+        'x-scope': scope,
+      } as RouteOptions['schema'];
+    }
+  });
+
+  app.decorateRequest('apiKeyName', undefined);
+  app.addHook('onRequest', async (request, reply) => {
+    const scope = request.routeOptions.config.scope;
+    // Unmatched requests (404) carry no scope; they reach only the not-found handler.
+    if (scope === undefined || scope === 'open') return;
+    if (hashed.length === 0) {
+      if (scope === 'operate' && !isLoopbackAddress(request.raw.socket.remoteAddress)) {
+        return reply.code(403).send({ detail: ACCESS_DETAILS.localOnly });
+      }
+      return;
+    }
+    const token = bearerToken(request);
+    const key = token === undefined ? undefined : matchKey(hashed, token);
+    if (!key) {
+      requests.labels(token === undefined ? 'none' : 'invalid', 'unauthenticated').inc();
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send({ detail: token === undefined ? ACCESS_DETAILS.missing : ACCESS_DETAILS.invalid });
+    }
+    request.apiKeyName = key.name;
+    if (!key.scopes.has(scope)) {
+      requests.labels(key.name, 'forbidden').inc();
+      return reply.code(403).send({ detail: ACCESS_DETAILS.lacksScope(key.name, scope) });
+    }
+    requests.labels(key.name, 'accepted').inc();
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Name of the API key the request presented, once accepted (never the key). */
+    apiKeyName: string | undefined;
+  }
+}
