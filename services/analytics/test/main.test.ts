@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +9,15 @@ import { freePort } from '@platform/testing';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
+/** Services started by a test; killed afterwards even when an assertion failed first. */
+const children: ChildProcess[] = [];
 
 function start(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -24,7 +27,10 @@ function start(env: Record<string, string>) {
 
 describe('npm start (src/main.ts)', () => {
   const dirs: string[] = [];
-  after(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+  after(async () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
+  });
 
   it('first start generates a data set and builds the warehouse, logging each step; SIGTERM stops it cleanly', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'analytics-main-'));
@@ -33,7 +39,10 @@ describe('npm start (src/main.ts)', () => {
     const service = start({ DATA_DIR: dataDir, PORT: String(port), ANALYTICS_SEED_ORDERS: '400' });
     const base = `http://127.0.0.1:${port}`;
     let status = 0;
-    for (let i = 0; i < 120 && status !== 200; i++) {
+    // Start-up (tsx compiling the service) and the first build take seconds on an idle
+    // machine but can take a minute on a loaded one: wait on a deadline, not a count.
+    const deadline = Date.now() + 150_000;
+    while (status !== 200 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       status = await fetch(`${base}/health`).then(
         (r) => r.status,

@@ -143,6 +143,8 @@ function pageSchema(spec: ReadSpec) {
       limit: z.number().int().nullable(),
       offset: z.number().int(),
       filters: z.record(z.string(), z.number()),
+      build_id: z.string(),
+      data_as_of: z.string(),
     }),
   };
 }

@@ -1,55 +1,68 @@
 /**
- * Bronze: each Olist CSV loaded as published — every column as text, nothing dropped —
- * plus `_row_number` (position in the file), `_source_file` and `_loaded_at`. Bronze
- * holds the latest batch only; history lives in gold. A missing file, a missing column
- * or a file DuckDB cannot read as CSV stops the build with an error naming it.
+ * Bronze: each Olist CSV file read once, as published — every column declared as text
+ * (no type sniffing), nothing dropped — into a temporary table `bronze_<table>` of the
+ * build's transaction. A temporary table keeps the file's line order, so its `rowid` is
+ * the line position that "the last line wins" de-duplication relies on. Bronze is not
+ * persisted: gold keeps the history.
+ * Errors: `PipelineError` for a missing file, a missing column, or a file DuckDB cannot
+ * read as CSV (broken quote, a row with extra fields), naming the file.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BRONZE_TABLES, OLIST_FILES, OLIST_TABLES } from '../olist-format.js';
+import { BRONZE_TABLES, OLIST_FILES, OLIST_TABLES, type OlistTable } from '../olist-format.js';
 import type { DuckDbSession } from '../warehouse/duckdb-session.js';
+import { readCsvHeader } from './csv-header.js';
 import { PipelineError } from './pipeline-error.js';
 
-const CSV_OPTIONS = "header = true, all_varchar = true, delim = ',', quote = '\"', escape = '\"'";
+const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** Temporary table holding one source file. */
+export const bronzeTable = (table: OlistTable) => `bronze_${BRONZE_TABLES[table]}`;
 
 export async function loadBronze(
   db: DuckDbSession,
   sourceDir: string,
-  loadedAt: string,
 ): Promise<Record<string, number>> {
   const dir = resolve(sourceDir);
+  const headers = new Map<OlistTable, string[]>();
   for (const table of OLIST_TABLES) {
-    const path = join(dir, OLIST_FILES[table].file);
+    const { file, columns } = OLIST_FILES[table];
+    const path = join(dir, file);
     if (!existsSync(path))
-      throw new PipelineError(`missing source file: ${OLIST_FILES[table].file} (looked in ${dir})`);
-    const described = await readingCsv(OLIST_FILES[table].file, () =>
-      db.all<{ column_name: string }>(`DESCRIBE SELECT * FROM read_csv($1, ${CSV_OPTIONS})`, [
-        path,
-      ]),
-    );
-    const present = new Set(described.map((c) => c.column_name));
-    const missing = OLIST_FILES[table].columns.filter((column) => !present.has(column));
+      throw new PipelineError(`missing source file: ${file} (looked in ${dir})`);
+    const header = await readCsvHeader(path, file);
+    const missing = columns.filter((column) => !header.includes(column));
     if (missing.length > 0) {
       throw new PipelineError(
-        `${OLIST_FILES[table].file}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
+        `${file}: missing column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`,
       );
     }
+    headers.set(table, header);
   }
-  await db.exec('CREATE SCHEMA IF NOT EXISTS bronze');
   const counts: Record<string, number> = {};
   for (const table of OLIST_TABLES) {
     const { file } = OLIST_FILES[table];
-    const name = BRONZE_TABLES[table];
+    // Every column of the file, in its order, as text; unnamed ones get a placeholder name.
+    const declared = headers
+      .get(table)!
+      .map((name, i) => `${sqlString(name || `_column_${i}`)}: 'VARCHAR'`)
+      .join(', ');
+    const options = [
+      'header = true',
+      'auto_detect = false',
+      `columns = {${declared}}`,
+      "delim = ','",
+      "quote = '\"'",
+      "escape = '\"'",
+    ].join(', ');
     await readingCsv(file, () =>
       db.exec(
-        `CREATE OR REPLACE TABLE bronze.${name} AS
-         SELECT *, row_number() OVER () AS _row_number, $2::VARCHAR AS _source_file, $3::TIMESTAMP AS _loaded_at
-         FROM read_csv($1, ${CSV_OPTIONS})`,
-        [join(dir, file), file, loadedAt],
+        `CREATE OR REPLACE TEMP TABLE ${bronzeTable(table)} AS SELECT * FROM read_csv($1, ${options})`,
+        [join(dir, file)],
       ),
     );
-    const [row] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM bronze.${name}`);
-    counts[`bronze.${name}`] = row!.n;
+    const [row] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${bronzeTable(table)}`);
+    counts[`bronze.${BRONZE_TABLES[table]}`] = row!.n;
   }
   return counts;
 }

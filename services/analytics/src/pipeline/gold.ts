@@ -1,28 +1,65 @@
 /**
- * Gold: the star schema.
+ * Gold: the star schema, the only layer besides the serving tables that is persisted.
  * - `dim_customer` (one row per `customer_unique_id`) and `dim_product` (one row per
- *   `product_id`), surrogate keys `sha256(natural key)`, upserted by MERGE;
- * - `fact_sales`, one row per order item, MERGEd on (`order_id`, `order_item_id`): a
- *   re-run or an incremental batch updates rows instead of duplicating them (only rows
- *   whose values changed are rewritten, so `updated_at` marks real changes);
- * - `dim_date`, every day of the calendar years the facts cover, `date_sk` = YYYYMMDD;
- * - then each table is rewritten ordered by the columns queries filter and join on
- *   (facts by date, customer, product; dimensions by key), which compacts it too.
+ *   `product_id`), surrogate keys `sha256(natural key)`;
+ * - `fact_sales`, one row per order item, keyed by (`order_id`, `order_item_id`);
+ * - `dim_date`, every day of the calendar years the facts cover, `date_sk` = YYYYMMDD.
+ * A first build creates each table straight from silver, sorted by what queries filter
+ * and join on (facts by date, dimensions by key). A later build (an incremental batch,
+ * or the same files again) MERGEs: a key that exists is updated only when its values
+ * changed (`updated_at` marks real changes), a new key is inserted; the tables are then
+ * rewritten in that order, which also compacts them.
  */
 import type { DuckDbSession } from '../warehouse/duckdb-session.js';
 
+const CUSTOMERS_OF_BATCH = `
+  SELECT sha256(customer_unique_id) AS customer_sk, customer_unique_id,
+         customer_zip_code_prefix, customer_city, customer_state
+  FROM (
+    SELECT customer_unique_id,
+           arg_max_null(customer_zip_code_prefix, customer_id) AS customer_zip_code_prefix,
+           arg_max_null(customer_city, customer_id) AS customer_city,
+           arg_max_null(customer_state, customer_id) AS customer_state
+    FROM silver_customers GROUP BY customer_unique_id
+    UNION ALL
+    SELECT DISTINCT s.customer_unique_id, NULL, NULL, NULL
+    FROM silver_sales s ANTI JOIN silver_customers c ON c.customer_unique_id = s.customer_unique_id
+  )`;
+
+const PRODUCT_COLUMNS = `product_category_name, product_category_name_original,
+  product_weight_g, product_length_cm, product_height_cm, product_width_cm`;
+
+const PRODUCTS_OF_BATCH = (existing: boolean) => `
+  SELECT sha256(product_id) AS product_sk, product_id, ${PRODUCT_COLUMNS}
+  FROM silver_products
+  UNION ALL
+  SELECT sha256(product_id), product_id, 'unknown', NULL, NULL, NULL, NULL, NULL
+  FROM (SELECT DISTINCT s.product_id FROM silver_sales s
+        ANTI JOIN silver_products p ON p.product_id = s.product_id) missing
+  ${existing ? 'ANTI JOIN gold.dim_product d ON d.product_id = missing.product_id' : ''}`;
+
+const FACTS_OF_BATCH = `
+  SELECT order_id, order_item_id,
+         sha256(customer_unique_id) AS customer_sk, sha256(product_id) AS product_sk,
+         CAST(year(order_date) * 10000 + month(order_date) * 100 + day(order_date) AS INTEGER) AS order_date_sk,
+         seller_id, order_status, order_purchase_timestamp,
+         price AS sales_amount, freight_value
+  FROM silver_sales`;
+
+const FACT_ORDER = 'order_date_sk, order_id, order_item_id';
+
 const CREATE_TABLES = [
   'CREATE SCHEMA IF NOT EXISTS gold',
-  `CREATE TABLE IF NOT EXISTS gold.dim_customer (
+  `CREATE TABLE gold.dim_customer (
      customer_sk VARCHAR NOT NULL, customer_unique_id VARCHAR NOT NULL,
      customer_zip_code_prefix VARCHAR, customer_city VARCHAR, customer_state VARCHAR,
      updated_at TIMESTAMP NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS gold.dim_product (
+  `CREATE TABLE gold.dim_product (
      product_sk VARCHAR NOT NULL, product_id VARCHAR NOT NULL,
      product_category_name VARCHAR NOT NULL, product_category_name_original VARCHAR,
      product_weight_g INTEGER, product_length_cm INTEGER, product_height_cm INTEGER, product_width_cm INTEGER,
      updated_at TIMESTAMP NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS gold.fact_sales (
+  `CREATE TABLE gold.fact_sales (
      order_id VARCHAR NOT NULL, order_item_id INTEGER NOT NULL,
      customer_sk VARCHAR NOT NULL, product_sk VARCHAR NOT NULL, order_date_sk INTEGER NOT NULL,
      seller_id VARCHAR, order_status VARCHAR, order_purchase_timestamp TIMESTAMP,
@@ -30,23 +67,19 @@ const CREATE_TABLES = [
      loaded_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL)`,
 ];
 
+/** A first build: each table filled straight from silver, in its clustering order. */
+const LOAD_FIRST = [
+  `INSERT INTO gold.dim_customer
+   SELECT *, $1::TIMESTAMP FROM (${CUSTOMERS_OF_BATCH}) ORDER BY customer_sk`,
+  `INSERT INTO gold.dim_product
+   SELECT *, $1::TIMESTAMP FROM (${PRODUCTS_OF_BATCH(false)}) ORDER BY product_sk`,
+  `INSERT INTO gold.fact_sales
+   SELECT *, $1::TIMESTAMP, $1::TIMESTAMP FROM (${FACTS_OF_BATCH}) ORDER BY ${FACT_ORDER}`,
+];
+
 const MERGE_CUSTOMERS = `
   MERGE INTO gold.dim_customer AS t
-  USING (
-    SELECT sha256(customer_unique_id) AS customer_sk, customer_unique_id,
-           customer_zip_code_prefix, customer_city, customer_state
-    FROM (
-      SELECT customer_unique_id,
-             arg_max(customer_zip_code_prefix, customer_id) AS customer_zip_code_prefix,
-             arg_max(customer_city, customer_id) AS customer_city,
-             arg_max(customer_state, customer_id) AS customer_state
-      FROM silver.customers GROUP BY customer_unique_id
-      UNION ALL
-      SELECT DISTINCT s.customer_unique_id, NULL, NULL, NULL
-      FROM silver.sales s
-      WHERE NOT EXISTS (SELECT 1 FROM silver.customers c WHERE c.customer_unique_id = s.customer_unique_id)
-    )
-  ) AS s
+  USING (${CUSTOMERS_OF_BATCH}) AS s
   ON t.customer_sk = s.customer_sk
   WHEN MATCHED AND (
     coalesce(s.customer_zip_code_prefix, t.customer_zip_code_prefix) IS DISTINCT FROM t.customer_zip_code_prefix
@@ -62,61 +95,46 @@ const MERGE_CUSTOMERS = `
 
 const MERGE_PRODUCTS = `
   MERGE INTO gold.dim_product AS t
-  USING (
-    SELECT sha256(product_id) AS product_sk, product_id, product_category_name, product_category_name_original,
-           product_weight_g, product_length_cm, product_height_cm, product_width_cm
-    FROM silver.products
-    UNION ALL
-    SELECT DISTINCT sha256(s.product_id), s.product_id, 'unknown', NULL, NULL, NULL, NULL, NULL
-    FROM silver.sales s
-    WHERE NOT EXISTS (SELECT 1 FROM silver.products p WHERE p.product_id = s.product_id)
-      AND NOT EXISTS (SELECT 1 FROM gold.dim_product d WHERE d.product_id = s.product_id)
-  ) AS s
+  USING (${PRODUCTS_OF_BATCH(true)}) AS s
   ON t.product_sk = s.product_sk
-  WHEN MATCHED AND (
-    (s.product_category_name, s.product_category_name_original, s.product_weight_g, s.product_length_cm, s.product_height_cm, s.product_width_cm)
-    IS DISTINCT FROM
-    (t.product_category_name, t.product_category_name_original, t.product_weight_g, t.product_length_cm, t.product_height_cm, t.product_width_cm)) THEN UPDATE SET
+  WHEN MATCHED AND ((${PRODUCT_COLUMNS.replace(/(\w+)/g, 's.$1')}) IS DISTINCT FROM (${PRODUCT_COLUMNS.replace(/(\w+)/g, 't.$1')})) THEN UPDATE SET
     product_category_name = s.product_category_name,
     product_category_name_original = s.product_category_name_original,
     product_weight_g = s.product_weight_g, product_length_cm = s.product_length_cm,
     product_height_cm = s.product_height_cm, product_width_cm = s.product_width_cm,
     updated_at = $1::TIMESTAMP
   WHEN NOT MATCHED THEN INSERT
-    (product_sk, product_id, product_category_name, product_category_name_original,
-     product_weight_g, product_length_cm, product_height_cm, product_width_cm, updated_at)
+    (product_sk, product_id, ${PRODUCT_COLUMNS}, updated_at)
     VALUES (s.product_sk, s.product_id, s.product_category_name, s.product_category_name_original,
      s.product_weight_g, s.product_length_cm, s.product_height_cm, s.product_width_cm, $1::TIMESTAMP)`;
 
+const FACT_VALUES =
+  'customer_sk, product_sk, order_date_sk, seller_id, order_status, order_purchase_timestamp, sales_amount, freight_value';
+
 const MERGE_FACTS = `
   MERGE INTO gold.fact_sales AS t
-  USING (
-    SELECT order_id, order_item_id,
-           sha256(customer_unique_id) AS customer_sk, sha256(product_id) AS product_sk,
-           CAST(strftime(order_date, '%Y%m%d') AS INTEGER) AS order_date_sk,
-           seller_id, order_status, order_purchase_timestamp,
-           price AS sales_amount, freight_value
-    FROM silver.sales
-  ) AS s
+  USING (${FACTS_OF_BATCH}) AS s
   ON t.order_id = s.order_id AND t.order_item_id = s.order_item_id
-  WHEN MATCHED AND (
-    (s.customer_sk, s.product_sk, s.order_date_sk, s.seller_id, s.order_status, s.order_purchase_timestamp, s.sales_amount, s.freight_value)
-    IS DISTINCT FROM
-    (t.customer_sk, t.product_sk, t.order_date_sk, t.seller_id, t.order_status, t.order_purchase_timestamp, t.sales_amount, t.freight_value)) THEN UPDATE SET
+  WHEN MATCHED AND ((${FACT_VALUES.replace(/(\w+)/g, 's.$1')}) IS DISTINCT FROM (${FACT_VALUES.replace(/(\w+)/g, 't.$1')})) THEN UPDATE SET
     customer_sk = s.customer_sk, product_sk = s.product_sk, order_date_sk = s.order_date_sk,
     seller_id = s.seller_id, order_status = s.order_status, order_purchase_timestamp = s.order_purchase_timestamp,
     sales_amount = s.sales_amount, freight_value = s.freight_value, updated_at = $1::TIMESTAMP
   WHEN NOT MATCHED THEN INSERT
-    (order_id, order_item_id, customer_sk, product_sk, order_date_sk, seller_id, order_status,
-     order_purchase_timestamp, sales_amount, freight_value, loaded_at, updated_at)
+    (order_id, order_item_id, ${FACT_VALUES}, loaded_at, updated_at)
     VALUES (s.order_id, s.order_item_id, s.customer_sk, s.product_sk, s.order_date_sk, s.seller_id, s.order_status,
      s.order_purchase_timestamp, s.sales_amount, s.freight_value, $1::TIMESTAMP, $1::TIMESTAMP)`;
+
+const CLUSTER = [
+  `CREATE OR REPLACE TABLE gold.fact_sales AS SELECT * FROM gold.fact_sales ORDER BY ${FACT_ORDER}`,
+  'CREATE OR REPLACE TABLE gold.dim_customer AS SELECT * FROM gold.dim_customer ORDER BY customer_sk',
+  'CREATE OR REPLACE TABLE gold.dim_product AS SELECT * FROM gold.dim_product ORDER BY product_sk',
+];
 
 const BUILD_DIM_DATE = `
   CREATE OR REPLACE TABLE gold.dim_date AS
   WITH bounds AS (
-    SELECT coalesce(min(strptime(CAST(order_date_sk AS VARCHAR), '%Y%m%d')), current_date) AS first_day,
-           coalesce(max(strptime(CAST(order_date_sk AS VARCHAR), '%Y%m%d')), current_date) AS last_day
+    SELECT coalesce(make_date(min(order_date_sk) // 10000, 1, 1), date_trunc('year', current_date)) AS first_day,
+           coalesce(make_date(max(order_date_sk) // 10000, 12, 31), current_date) AS last_day
     FROM gold.fact_sales
   )
   SELECT CAST(strftime(day, '%Y%m%d') AS INTEGER) AS date_sk,
@@ -130,14 +148,9 @@ const BUILD_DIM_DATE = `
          dayname(day) AS day_name,
          isodow(day) >= 6 AS is_weekend
   FROM bounds,
-       range(date_trunc('year', first_day), date_trunc('year', last_day) + INTERVAL 1 YEAR, INTERVAL 1 DAY) AS r(day)
+       range(CAST(date_trunc('year', first_day) AS TIMESTAMP),
+             CAST(date_trunc('year', last_day) AS TIMESTAMP) + INTERVAL 1 YEAR, INTERVAL 1 DAY) AS r(day)
   ORDER BY date_sk`;
-
-const CLUSTER = [
-  'CREATE OR REPLACE TABLE gold.fact_sales AS SELECT * FROM gold.fact_sales ORDER BY order_date_sk, customer_sk, product_sk, order_id, order_item_id',
-  'CREATE OR REPLACE TABLE gold.dim_customer AS SELECT * FROM gold.dim_customer ORDER BY customer_sk',
-  'CREATE OR REPLACE TABLE gold.dim_product AS SELECT * FROM gold.dim_product ORDER BY product_sk',
-];
 
 export interface GoldCounts {
   counts: Record<string, number>;
@@ -145,21 +158,34 @@ export interface GoldCounts {
 }
 
 export async function buildGold(db: DuckDbSession, loadedAt: string): Promise<GoldCounts> {
-  for (const statement of CREATE_TABLES) await db.exec(statement);
-  const before = await count(db, 'gold.fact_sales');
-  await db.exec(MERGE_CUSTOMERS, [loadedAt]);
-  await db.exec(MERGE_PRODUCTS, [loadedAt]);
-  const merged = await db.exec(MERGE_FACTS, [loadedAt]);
-  await db.exec(BUILD_DIM_DATE);
-  for (const statement of CLUSTER) await db.exec(statement);
-  const counts: Record<string, number> = {};
-  for (const table of ['dim_customer', 'dim_product', 'dim_date', 'fact_sales']) {
-    counts[`gold.${table}`] = await count(db, `gold.${table}`);
+  const [{ existing }] = (await db.all<{ existing: number }>(
+    "SELECT count(*) AS existing FROM duckdb_tables() WHERE schema_name = 'gold' AND table_name = 'fact_sales' AND NOT temporary",
+  )) as [{ existing: number }];
+  const [{ batch }] = (await db.all<{ batch: number }>(
+    'SELECT count(*) AS batch FROM silver_sales',
+  )) as [{ batch: number }];
+  let facts: GoldCounts['facts'];
+  if (existing === 0) {
+    for (const statement of CREATE_TABLES) await db.exec(statement);
+    for (const statement of LOAD_FIRST) await db.exec(statement, [loadedAt]);
+    facts = { inserted: batch, updated: 0, unchanged: 0 };
+  } else {
+    const before = await count(db, 'gold.fact_sales');
+    await db.exec(MERGE_CUSTOMERS, [loadedAt]);
+    await db.exec(MERGE_PRODUCTS, [loadedAt]);
+    const merged = await db.exec(MERGE_FACTS, [loadedAt]);
+    for (const statement of CLUSTER) await db.exec(statement);
+    const inserted = (await count(db, 'gold.fact_sales')) - before;
+    const updated = merged - inserted;
+    facts = { inserted, updated, unchanged: batch - inserted - updated };
   }
-  const inserted = counts['gold.fact_sales']! - before;
-  const [batch] = await db.all<{ n: number }>('SELECT count(*) AS n FROM silver.sales');
-  const updated = merged - inserted;
-  return { counts, facts: { inserted, updated, unchanged: batch!.n - inserted - updated } };
+  await db.exec(BUILD_DIM_DATE);
+  const [counts] = await db.all<Record<string, number>>(
+    `SELECT ${['dim_customer', 'dim_product', 'dim_date', 'fact_sales']
+      .map((t) => `(SELECT count(*) FROM gold.${t}) AS "gold.${t}"`)
+      .join(', ')}`,
+  );
+  return { counts: counts!, facts };
 }
 
 async function count(db: DuckDbSession, table: string): Promise<number> {

@@ -1,9 +1,11 @@
 /**
- * `analytics build`: bronze → silver → gold → quality checks → views, each step reported
- * with its row counts and time. The build runs on a copy in a scratch folder next to the
- * warehouse (starting from the current warehouse, so MERGE sees earlier batches) and the
+ * `analytics build`: bronze → silver → gold → quality checks → serving tables and views,
+ * each step reported with its row counts and time. The build runs on a copy in a scratch
+ * folder next to the warehouse (starting from the current warehouse, so MERGE sees
+ * earlier batches), in one transaction: bronze and silver are temporary tables of that
+ * transaction, only gold is written to the file, with one checkpoint at the end. The
  * finished file replaces the live one in a single rename: readers never see a half-built
- * warehouse, and a failed build leaves the live one untouched. A lock file keeps a second
+ * warehouse, and a failed build leaves the live one serving. A lock file keeps a second
  * build from running at the same time (and losing the first one's batch).
  */
 import { randomUUID } from 'node:crypto';
@@ -17,6 +19,7 @@ import { withBuildLock } from './build-lock.js';
 import { buildGold } from './gold.js';
 import { assertQuality, checkQuality, type QualityReport } from './quality.js';
 import { buildSilver } from './silver.js';
+import { buildServingTables } from './serving.js';
 import { createViews } from './views.js';
 
 export interface StepReport {
@@ -34,9 +37,16 @@ export interface PipelineOptions {
   onStep?: (report: StepReport) => void;
   /** DuckDB threads for the build. @defaultValue DuckDB's default (all cores) */
   threads?: number;
+  /**
+   * DuckDB's memory limit for the build; past it, work spills to the scratch folder.
+   * @defaultValue `600MB` (the build process stays under 1 GiB at one million orders)
+   */
+  memoryLimit?: string;
 }
 
 export interface PipelineResult {
+  /** This build's identity, as `gold.build_info` records it. */
+  buildId: string;
   steps: StepReport[];
   quality: QualityReport;
   facts: { inserted: number; updated: number; unchanged: number };
@@ -55,12 +65,23 @@ async function build(options: PipelineOptions): Promise<PipelineResult> {
   const buildFile = join(scratch, WAREHOUSE_FILE);
   try {
     if (existsSync(options.warehouseFile)) await copyFile(options.warehouseFile, buildFile);
-    const settings: Record<string, string> = {};
+    const settings: Record<string, string> = {
+      memory_limit: options.memoryLimit ?? '600MB',
+      temp_directory: join(scratch, 'spill'),
+      preserve_insertion_order: 'true',
+    };
     if (options.threads) settings.threads = String(options.threads);
     const db = await openDuckDb(buildFile, { settings });
     let result: Omit<PipelineResult, 'totalMs'>;
     try {
-      result = await buildInto(db, options);
+      await db.exec('BEGIN TRANSACTION');
+      try {
+        result = await buildInto(db, options);
+        await db.exec('COMMIT');
+      } catch (error) {
+        await db.exec('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
       await db.exec('CHECKPOINT');
     } finally {
       db.close();
@@ -89,12 +110,14 @@ async function buildInto(
     options.onStep?.(report);
     return value;
   };
-  const [{ now }] = (await db.all<{ now: string }>(
-    'SELECT CAST(current_timestamp AS TIMESTAMP) AS now',
-  )) as [{ now: string }];
+  // UTC, as DuckDB reads a TIMESTAMP literal.
+  const now = new Date().toISOString().replace('T', ' ').replace('Z', '');
+  const buildId = randomUUID();
+  // Warehouses built before bronze and silver became temporary kept them in the file.
+  await db.exec('DROP SCHEMA IF EXISTS bronze CASCADE; DROP SCHEMA IF EXISTS silver CASCADE');
   await step(
     'bronze',
-    () => loadBronze(db, options.sourceDir, now),
+    () => loadBronze(db, options.sourceDir),
     (rows) => rows,
   );
   await step(
@@ -114,7 +137,7 @@ async function buildInto(
   );
   const quality = await step(
     'quality',
-    () => checkQuality(db),
+    () => checkQuality(db, { batch: true }),
     (q) => ({
       'checks passed': q.checks.filter((c) => c.passed).length,
       'checks failed': q.checks.filter((c) => !c.passed).length,
@@ -124,10 +147,14 @@ async function buildInto(
   assertQuality(quality);
   await step(
     'views',
-    () => createViews(db),
-    () => ({ views: 5 }),
+    async () => {
+      const rows = await buildServingTables(db, { buildId, builtAt: now });
+      await createViews(db);
+      return rows;
+    },
+    (rows) => ({ views: 5, ...rows }),
   );
-  return { steps, quality, facts: gold.facts };
+  return { buildId, steps, quality, facts: gold.facts };
 }
 
 /** One line per step, as the CLI and first start print them. */

@@ -25,8 +25,13 @@ export interface ReadSpec {
   params: Record<string, ParamSpec>;
   /** Filters on view columns: parameter → SQL condition on `$n`. */
   filters: Record<string, (placeholder: string) => string>;
-  /** The view's order, repeated so pagination is stable. */
+  /** The view's order (its serving table is stored in it). */
   orderBy: string;
+  /**
+   * The filtered total as the build stored it, given each filter's placeholder; unset:
+   * a count of the view.
+   */
+  total?: (placeholders: Record<string, string>) => string;
   /** Columns and types; `nullable` lists those that may be null. */
   columns: Record<string, ColumnType>;
   nullable: string[];
@@ -137,6 +142,8 @@ export const READS = {
     },
     filters: { decile: (p) => `ltv_decile = ${p}` },
     orderBy: 'ltv_rank, customer_sk',
+    total: ({ decile }) =>
+      `SELECT customers AS total FROM raw_data.gold.customer_ltv_deciles WHERE ltv_decile IS NOT DISTINCT FROM ${decile ?? 'NULL'}::INTEGER`,
     columns: {
       customer_sk: 'string',
       total_orders: 'integer',

@@ -1,13 +1,14 @@
 /**
  * Reads one semantic view with its filters and paging: the one use case behind each REST
- * endpoint and each MCP tool. Values go to DuckDB as parameters, never into the SQL text.
+ * endpoint and each MCP tool. Each view is a plain read of a serving table stored in the
+ * view's order, so a page is `LIMIT … OFFSET …` of a scan (no sort), and the filtered
+ * total comes from the build's stored totals where it has them (the LTV deciles) or a
+ * count of the small table. Values go to DuckDB as parameters, never into the SQL text.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
-import type { Warehouse } from '../warehouse/warehouse.js';
+import type { BuildInfo, Warehouse } from '../warehouse/warehouse.js';
 import { READS, type ReadName, type ReadSpec } from './catalog.js';
-
-const TOTAL = '__total_rows';
 
 export type ReadParams = Record<string, number | undefined>;
 
@@ -20,6 +21,10 @@ export interface ViewPage {
     limit: number | null;
     offset: number;
     filters: Record<string, number>;
+    /** The build the rows come from. */
+    build_id: string;
+    /** When that build loaded its data (ISO 8601 UTC). */
+    data_as_of: string;
   };
 }
 
@@ -32,37 +37,47 @@ export async function readView(
   const qualified = `${WAREHOUSE_CATALOG}.gold.${spec.view}`;
   const values: DuckDBValue[] = [];
   const conditions: string[] = [];
+  const placeholders: Record<string, string> = {};
   const filters: Record<string, number> = {};
   for (const [param, condition] of Object.entries(spec.filters)) {
     const value = params[param];
     if (value === undefined) continue;
     values.push(value);
     filters[param] = value;
-    conditions.push(condition(`$${values.length}`));
+    placeholders[param] = `$${values.length}`;
+    conditions.push(condition(placeholders[param]));
   }
   const where = conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
   const limit = spec.paged ? (params.limit ?? spec.params.limit?.default ?? 100) : null;
   const offset = spec.paged ? (params.offset ?? 0) : 0;
-  const pageValues = limit === null ? values : [...values, limit, offset];
   const paging =
     limit === null
       ? ''
       : ` LIMIT $${values.length + 1}::BIGINT OFFSET $${values.length + 2}::BIGINT`;
-  // One pass: the page and the filtered total together.
-  const page = await warehouse.query(
-    `SELECT *, count(*) OVER () AS ${TOTAL} FROM ${qualified}${where} ORDER BY ${spec.orderBy}${paging}`,
-    pageValues,
-  );
-  const total =
-    page.rows.length > 0
-      ? Number(page.rows[0]![TOTAL])
-      : Number(
-          (await warehouse.query(`SELECT count(*) AS total FROM ${qualified}${where}`, values))
-            .rows[0]?.total ?? 0,
-        );
-  const data = page.rows.map(({ [TOTAL]: _total, ...row }) => row);
+  const [page, total] = await Promise.all([
+    warehouse.query(
+      `SELECT * FROM ${qualified}${where}${paging}`,
+      limit === null ? values : [...values, limit, offset],
+    ),
+    limit === null
+      ? undefined
+      : warehouse.query(
+          spec.total?.(placeholders) ?? `SELECT count(*) AS total FROM ${qualified}${where}`,
+          values,
+        ),
+  ]);
+  const build: BuildInfo = page.build;
   return {
-    data,
-    meta: { view: qualified, count: data.length, total, limit, offset, filters },
+    data: page.rows,
+    meta: {
+      view: qualified,
+      count: page.rows.length,
+      total: total ? Number(total.rows[0]?.total ?? 0) : page.rows.length,
+      limit,
+      offset,
+      filters,
+      build_id: build.id,
+      data_as_of: build.builtAt,
+    },
   };
 }

@@ -1,11 +1,13 @@
 /**
  * The five REST reads (`GET /api/v1/...`), generated from the catalog: querystring schema
  * with bounds (unknown parameters are a 400), the `{ data, meta }` wrapper, rows typed
- * per view for the OpenAPI document.
+ * per view for the OpenAPI document, and the build's validators (`ETag`, `Last-Modified`;
+ * 304 for a matching `If-None-Match`).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { READ_NAMES, READS, type ReadSpec } from './catalog.js';
+import { ifNoneMatchHits, etagOf, validatorHeaders } from './conditional.js';
 import { readView, type ReadParams } from './read-view.js';
 
 function rowSchema(spec: ReadSpec) {
@@ -58,16 +60,35 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
                     limit: { type: ['integer', 'null'] },
                     offset: { type: 'integer' },
                     filters: { type: 'object', additionalProperties: { type: 'number' } },
+                    build_id: { type: 'string' },
+                    data_as_of: { type: 'string', format: 'date-time' },
                   },
                 },
               },
+            },
+            304: {
+              type: 'null',
+              description: 'Not modified since the build named by If-None-Match',
             },
             400: errorSchema,
             503: errorSchema,
           },
         },
+        config: { scope: 'read' },
       },
-      async (request) => readView(warehouse, name, request.query as ReadParams),
+      async (request, reply) => {
+        const representation = 'json';
+        const ifNoneMatch = request.headers['if-none-match'];
+        if (ifNoneMatch) {
+          const build = await warehouse.currentBuild();
+          if (ifNoneMatchHits(ifNoneMatch, etagOf(build, representation)))
+            return reply.code(304).headers(validatorHeaders(build, representation)).send();
+        }
+        const page = await readView(warehouse, name, request.query as ReadParams);
+        const build = { id: page.meta.build_id, builtAt: page.meta.data_as_of };
+        reply.headers(validatorHeaders(build, representation));
+        return page;
+      },
     );
   }
 }

@@ -4,10 +4,15 @@
  * load extensions or change settings. When `analytics build` replaces the file, the next
  * query opens the new one (the old instance closes once its queries finish). Each query
  * runs on its own connection with a time limit (interrupt) and an optional row cap.
+ * Each opened file carries its build's identity (`gold.build_info`), returned with every
+ * result so answers can name the build they come from (`ETag`, `data_as_of`). The result
+ * cache is the second level behind the serving tables: it is cleared when a new build is
+ * opened.
  *
  * Errors: `WAREHOUSE_NOT_BUILT` (503) while the file does not exist, `QUERY_TIMEOUT`
  * (504) when the time limit is reached; DuckDB's own errors pass through.
  */
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { errors } from '../errors.js';
@@ -40,6 +45,16 @@ export interface QueryOutput {
   columns: string[];
   rows: Row[];
   truncated: boolean;
+  /** The build the rows come from. */
+  build: BuildInfo;
+}
+
+/** Which build of the warehouse answered. */
+export interface BuildInfo {
+  /** Unique per build (`gold.build_info.build_id`). */
+  id: string;
+  /** When the build loaded its data, ISO 8601 UTC. */
+  builtAt: string;
 }
 
 export interface WarehouseInfo {
@@ -56,12 +71,15 @@ export interface Warehouse {
   inspect(sql: string): Promise<{ count: number; statementType?: number }>;
   /** Resolves with where the warehouse is; rejects (`WAREHOUSE_NOT_BUILT`) when absent. */
   ping(): Promise<WarehouseInfo>;
+  /** The build now serving (opens it when needed); rejects (`WAREHOUSE_NOT_BUILT`) when absent. */
+  currentBuild(): Promise<BuildInfo>;
   close(): Promise<void>;
 }
 
 interface Opened {
   instance: DuckDBInstance;
   identity: string;
+  build: BuildInfo;
   active: number;
   retired: boolean;
 }
@@ -81,6 +99,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
   const defaultTimeout = options.timeoutMs ?? 10_000;
 
   async function identity(): Promise<{ id: string; mtime: Date }> {
+    // One stat per query: how a replaced file (a new build) is noticed.
     try {
       const info = await stat(options.file);
       return { id: `${info.ino}:${info.mtimeMs}:${info.size}`, mtime: info.mtime };
@@ -111,8 +130,15 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         memory_limit: options.memoryLimit ?? '1GB',
         lock_configuration: 'true',
       });
+      let build: BuildInfo;
+      try {
+        build = await readBuildInfo(instance, id);
+      } catch (error) {
+        instance.closeSync();
+        throw error;
+      }
       const previous = current;
-      current = { instance, identity: id, active: 0, retired: false };
+      current = { instance, identity: id, build, active: 0, retired: false };
       cache.clear();
       if (previous) {
         previous.retired = true;
@@ -158,6 +184,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
           columns: reader.columnNames(),
           rows: all.slice(0, cap).map(toJsonRow),
           truncated: all.length > cap,
+          build: opened.build,
         };
         if (output.rows.length <= CACHEABLE_ROWS && charsLeft(output.rows, CACHEABLE_CHARS) >= 0)
           cache.set(key, output);
@@ -191,6 +218,11 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       await this.query('SELECT 1 FROM raw_data.gold.vw_executive_kpis LIMIT 0');
       return { file: options.file, modifiedAt: mtime.toISOString() };
     },
+    async currentBuild() {
+      const opened = await acquire();
+      release(opened);
+      return opened.build;
+    },
     async close() {
       await opening?.catch(() => undefined);
       if (current) {
@@ -199,6 +231,34 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         current = undefined;
       }
     },
+  };
+}
+
+/**
+ * The build identity recorded by the pipeline; a warehouse built before it recorded one
+ * is named after its file (inode, modification time, size).
+ */
+async function readBuildInfo(instance: DuckDBInstance, fileIdentity: string): Promise<BuildInfo> {
+  const connection = await instance.connect();
+  try {
+    const exists = await connection.runAndReadAll(
+      "SELECT count(*) AS n FROM duckdb_tables() WHERE schema_name = 'gold' AND table_name = 'build_info'",
+    );
+    if (Number(exists.getRowObjectsJS()[0]?.n) > 0) {
+      const reader = await connection.runAndReadAll(
+        'SELECT build_id, built_at FROM gold.build_info LIMIT 1',
+      );
+      const row = reader.getRowObjectsJS()[0];
+      if (row?.build_id && row.built_at instanceof Date)
+        return { id: String(row.build_id), builtAt: row.built_at.toISOString() };
+    }
+  } finally {
+    connection.closeSync();
+  }
+  const [, mtimeMs] = fileIdentity.split(':');
+  return {
+    id: createHash('sha256').update(fileIdentity).digest('hex').slice(0, 32),
+    builtAt: new Date(Number(mtimeMs)).toISOString(),
   };
 }
 

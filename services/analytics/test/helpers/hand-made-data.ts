@@ -1,8 +1,8 @@
 /**
  * A small hand-made Olist data set for the view tests: a repeat customer (two customer_ids,
  * one unique id), an order whose customer row is absent, a tie in lifetime value, a
- * zero-revenue customer and year, a missing year (2017), untranslated and empty
- * categories (`unknown`), a category exactly at the 1000 threshold and one just above,
+ * zero-revenue customer and year, a missing year (2017), an untranslated category (kept
+ * in Portuguese) and an empty one (`unknown`), a category exactly at the 1000 threshold and one just above,
  * whitespace to trim, a duplicated item line (the last wins), and rows to drop.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -99,7 +99,7 @@ export function expectedSales(): Sale[] {
   );
   const translation = new Map(TRANSLATIONS.map(([pt, en]) => [pt!, en!]));
   const categoryOf = new Map(
-    PRODUCTS.map(([id, pt]) => [id!, translation.get(pt!.trim()) ?? 'unknown']),
+    PRODUCTS.map(([id, pt]) => [id!, translation.get(pt!.trim()) ?? (pt!.trim() || 'unknown')]),
   );
   const orders = new Map(
     ORDERS.filter(([, customer, ts]) => customer && /^\d{4}-/.test(ts!)).map(

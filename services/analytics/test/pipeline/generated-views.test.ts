@@ -43,7 +43,7 @@ async function salesFromCsv(dir: string): Promise<Sale[]> {
   const categoryOf = new Map(
     (await rows(dir, OLIST_FILES.products.file)).map((p) => [
       p.product_id!,
-      english.get(p.product_category_name!) ?? 'unknown',
+      english.get(p.product_category_name!) ?? (p.product_category_name || 'unknown'),
     ]),
   );
   const orders = new Map((await rows(dir, OLIST_FILES.orders.file)).map((o) => [o.order_id!, o]));

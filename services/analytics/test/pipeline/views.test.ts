@@ -83,6 +83,10 @@ describe('the five views on a hand-made data set', () => {
     assert.ok(names.includes('toys'), '1000.01 is above the threshold');
     assert.ok(!names.includes('food'), 'exactly 1000 is not above the threshold');
     assert.ok(!names.includes('unknown'));
+    assert.ok(
+      names.includes('pc_gamer'),
+      'a category without translation keeps its Portuguese name',
+    );
   });
 
   it('silver resolves customers and drops bad rows, and the quality report accounts for each', async () => {
@@ -93,7 +97,8 @@ describe('the five views on a hand-made data set', () => {
       (SELECT sales_amount FROM gold.fact_sales WHERE order_id = 'o2' AND order_item_id = 1) AS o2_price`);
     assert.equal(reconciliation!.facts, sales.length);
     assert.equal(reconciliation!.customers, new Set(sales.map((s) => s.customerUniqueId)).size);
-    assert.equal(reconciliation!.unknown_products, 2);
+    // p3 has no category; p2's category has no English name and keeps its Portuguese one.
+    assert.equal(reconciliation!.unknown_products, 1);
     assert.equal(reconciliation!.o2_price, 500);
     assert.equal(
       ITEMS.length,

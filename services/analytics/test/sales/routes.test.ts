@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { readdirSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { buildApp } from '../../src/app.js';
+import { OLIST_FILES } from '../../src/olist-format.js';
+import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { READ_NAMES, READS } from '../../src/sales/catalog.js';
 import { openDuckDb } from '../../src/warehouse/duckdb-session.js';
 import { expectedLtv, expectedMonthly } from '../helpers/expected-views.js';
-import { expectedSales, ORDERS } from '../helpers/hand-made-data.js';
+import { expectedSales, ORDERS, writeHandMadeData } from '../helpers/hand-made-data.js';
 import {
   createWarehouseFixture,
   silentLogger,
@@ -82,6 +87,51 @@ describe('REST reads', () => {
     assert.ok(freight.body.data.length < views.category_analysis!.length);
   });
 
+  it('pages deep in the LTV ranking and within a decile are slices of the view', async () => {
+    const ltv = expectedLtv(expectedSales());
+    for (let offset = 0; offset <= ltv.length; offset++) {
+      const { body } = await get(`/api/v1/analytics/customer-ltv?limit=3&offset=${offset}`);
+      assert.deepEqual(body.data, ltv.slice(offset, offset + 3), `offset ${offset}`);
+      assert.equal(body.meta.total, ltv.length);
+    }
+    for (const decile of [1, 5, 10]) {
+      const rows = ltv.filter((r) => r.ltv_decile === decile);
+      const { body } = await get(`/api/v1/analytics/customer-ltv?decile=${decile}&offset=0`);
+      assert.deepEqual(body.data, rows);
+      assert.equal(body.meta.total, rows.length, `decile ${decile}`);
+    }
+  });
+
+  it('answers carry the build: ETag, Last-Modified, data_as_of; a matching If-None-Match is 304', async () => {
+    const first = await app.inject({
+      method: 'GET',
+      url: '/api/v1/analytics/customer-ltv?limit=2',
+    });
+    const etag = first.headers.etag as string;
+    assert.match(etag, /^"[\w-]+\.json"$/);
+    const meta = first.json().meta;
+    assert.equal(etag, `"${meta.build_id}.json"`);
+    assert.ok(!Number.isNaN(Date.parse(meta.data_as_of)));
+    assert.equal(first.headers['last-modified'], new Date(meta.data_as_of).toUTCString());
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const again = await app.inject({
+        method: 'GET',
+        url: '/api/v1/analytics/customer-ltv?limit=2',
+        headers: { 'if-none-match': ifNoneMatch },
+      });
+      assert.equal(again.statusCode, 304, ifNoneMatch);
+      assert.equal(again.body, '');
+      assert.equal(again.headers.etag, etag);
+    }
+    const other = await app.inject({
+      method: 'GET',
+      url: '/api/v1/sales/kpis',
+      headers: { 'if-none-match': '"some-older-build.json"' },
+    });
+    assert.equal(other.statusCode, 200);
+    assert.equal(other.json().meta.build_id, meta.build_id);
+  });
+
   it('a bad parameter is a 400 with a detail naming it', async () => {
     for (const url of [
       '/api/v1/analytics/customer-ltv?limit=0',
@@ -147,8 +197,9 @@ describe('before the warehouse is built', () => {
     );
   });
 
-  it('a rebuild is picked up without a restart (no stale cached answer)', async () => {
-    const before = (await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json().data[0];
+  it('a rebuild is picked up without a restart (no stale cached answer, a new ETag)', async () => {
+    const first = await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' });
+    const before = first.json().data[0];
     assert.deepEqual(
       (await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json().data[0],
       before,
@@ -157,11 +208,34 @@ describe('before the warehouse is built', () => {
       items: [['o99', '1', 'p1', '100.00', '1.00']],
       orders: [...ORDERS, ['o99', 'c1', '2019-09-09 09:09:09']],
     });
-    const after = (await app.inject({ method: 'GET', url: '/api/v1/sales/kpis' })).json().data[0];
+    const rebuilt = await app.inject({
+      method: 'GET',
+      url: '/api/v1/sales/kpis',
+      headers: { 'if-none-match': first.headers.etag as string },
+    });
+    assert.equal(rebuilt.statusCode, 200, 'the old ETag no longer matches');
+    assert.notEqual(rebuilt.headers.etag, first.headers.etag);
+    const after = rebuilt.json().data[0];
     assert.equal(after.total_lifetime_orders, before.total_lifetime_orders + 1);
     assert.equal(
       after.total_lifetime_revenue,
       Math.round((before.total_lifetime_revenue + 100) * 100) / 100,
     );
+  });
+
+  it('a failed build leaves the last good warehouse serving, same build and answers', async () => {
+    const before = await app.inject({ method: 'GET', url: '/api/v1/analytics/customer-ltv' });
+    const source = join(fixture.dataDir, 'broken');
+    await writeHandMadeData(source);
+    await writeFile(join(source, OLIST_FILES.orderItems.file), 'order_id,order_item_id\n"o1,1\n');
+    await assert.rejects(
+      runPipeline({ sourceDir: source, warehouseFile: fixture.file }),
+      /olist_order_items_dataset\.csv/,
+    );
+    const after = await app.inject({ method: 'GET', url: '/api/v1/analytics/customer-ltv' });
+    assert.equal(after.statusCode, 200);
+    assert.equal(after.headers.etag, before.headers.etag);
+    assert.deepEqual(after.json(), before.json());
+    assert.deepEqual(readdirSync(dirname(fixture.file)), ['raw_data.duckdb'], 'no scratch left');
   });
 });

@@ -1,0 +1,27 @@
+/**
+ * HTTP validators of a read: its `ETag` names the warehouse build (the result of a URL
+ * changes only with a new build) and the representation, `Last-Modified` is the build's
+ * time; a request whose `If-None-Match` lists the current tag is answered 304 without
+ * running the query.
+ */
+import type { BuildInfo } from '../warehouse/warehouse.js';
+
+export function etagOf(build: BuildInfo, representation: string): string {
+  return `"${build.id}.${representation}"`;
+}
+
+/** RFC 9110 13.1.2: `*`, or any listed tag equal under weak comparison. */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
+}
+
+export function validatorHeaders(build: BuildInfo, representation: string): Record<string, string> {
+  return {
+    etag: etagOf(build, representation),
+    'last-modified': new Date(build.builtAt).toUTCString(),
+    'cache-control': 'no-cache',
+  };
+}
