@@ -18,7 +18,7 @@ console.log(
   `machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`,
 );
 console.log(
-  `clip: realmagnolia.osr (DT HD), ${seconds} s of video from 30 s in, 60 fps, motion blur on, bg dim 0.8\n`,
+  `clip: realmagnolia.osr (DT HD), ${seconds} s of video from 30 s in, ${process.env.BENCH_FPS ?? 60} fps, motion blur on, bg dim 0.8\n`,
 );
 /** CPU seconds of this process and its finished children (ffmpeg), from /proc where there is one. */
 function cpuSeconds(): number {
@@ -34,7 +34,9 @@ function cpuSeconds(): number {
 }
 
 try {
-  for (const resolution of ['1080p', '4k'] as const) {
+  const only = process.env.BENCH_RESOLUTIONS?.split(',');
+  for (const resolution of ['720p', '1080p', '4k'] as const) {
+    if (only && !only.includes(resolution)) continue;
     const secs = resolution === '4k' ? Math.max(2, seconds / 4) : seconds;
     const options: RenderOptions = {
       resolution,
@@ -49,6 +51,8 @@ try {
       skipSeconds: 30,
       maxSeconds: secs,
       ...(process.env.BENCH_WORKERS ? { workers: Number(process.env.BENCH_WORKERS) } : {}),
+      ...(process.env.BENCH_FPS ? { fps: Number(process.env.BENCH_FPS) } : {}),
+      ...(process.env.BENCH_CONVERT === 'ffmpeg' ? { convert: 'ffmpeg' as const } : {}),
     };
     const cpu0 = cpuSeconds();
     const t0 = performance.now();
@@ -58,7 +62,10 @@ try {
       outputVideoPath: join(out, `${resolution}.mp4`),
       outputThumbnailPath: join(out, `${resolution}.jpg`),
       options,
-      log: process.env.BENCH_LOG ? (l) => console.log(`  ${((performance.now() - t0) / 1000).toFixed(2)} s ${l.slice(0, 160)}`) : undefined,
+      log: process.env.BENCH_LOG
+        ? (l) =>
+            console.log(`  ${((performance.now() - t0) / 1000).toFixed(2)} s ${l.slice(0, 160)}`)
+        : undefined,
     });
     const wall = (performance.now() - t0) / 1000;
     const cpuMs = ((cpuSeconds() - cpu0) * 1000) / r.frames;

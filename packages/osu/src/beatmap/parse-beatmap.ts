@@ -6,7 +6,15 @@
  */
 import { computeSliderPath } from './slider-path.js';
 import { parseStoryboardLines } from './storyboard.js';
-import type { Beatmap, BeatmapEvents, CurveType, HitObject, TimingPoint, Vec2 } from './types.js';
+import type {
+  Beatmap,
+  BeatmapEvents,
+  CurveType,
+  HitObject,
+  HitSample,
+  TimingPoint,
+  Vec2,
+} from './types.js';
 
 export class BeatmapParseError extends Error {
   override readonly name = 'BeatmapParseError';
@@ -216,10 +224,22 @@ function parseHitObjects(
     let newCombo = (type & 4) !== 0 || first;
     const comboSkip = (type >> 4) & 7;
     // numbered below, once the combo is known
-    const common = { x, y, time, newCombo, comboSkip, hitSound, comboIndex: 0, comboNumber: 0 };
+    const isSlider = (type & 2) !== 0 && !!p[5];
+    const hitSample = parseHitSample(isSlider ? p[10] : isSpinner ? p[6] : p[5]);
+    const common = {
+      x,
+      y,
+      time,
+      newCombo,
+      comboSkip,
+      hitSound,
+      hitSample,
+      comboIndex: 0,
+      comboNumber: 0,
+    };
     let obj: HitObject;
-    if ((type & 2) !== 0 && p[5]) {
-      const curve = p[5].split('|');
+    if (isSlider) {
+      const curve = p[5]!.split('|');
       let curveType = (curve[0]!.trim()[0] ?? 'B') as CurveType;
       if (!'LPBC'.includes(curveType)) curveType = 'B';
       const controlPoints: Vec2[] = [{ x, y }];
@@ -261,7 +281,11 @@ function parseHitObjects(
           spanDuration,
           velocity,
           tickDistance,
-          edgeSounds: (p[8] ?? '').split('|').map(Number),
+          edgeSounds: edgeList(p[8], slides + 1, (e) => num(e, hitSound)),
+          edgeSets: edgeList(p[9], slides + 1, (e) => {
+            const [n, a] = e.split(':');
+            return [num(n, 0), num(a, 0)] as [number, number];
+          }),
         },
       };
     } else if (isSpinner) {
@@ -296,4 +320,28 @@ function parseHitObjects(
   }
   objects.sort((a, b) => a.time - b.time);
   return objects;
+}
+
+/** `normalSet:additionSet:index:volume:filename`; anything missing or malformed inherits. */
+function parseHitSample(field: string | undefined): HitSample {
+  const p = (field ?? '').split(':');
+  const int = (s: string | undefined, max: number): number => {
+    const n = Math.trunc(num(s, 0));
+    return n >= 0 && n <= max ? n : 0;
+  };
+  return {
+    normalSet: int(p[0], 3),
+    additionSet: int(p[1], 3),
+    index: int(p[2], 1_000_000),
+    volume: int(p[3], 100),
+    filename: (p.slice(4).join(':') ?? '').trim(),
+  };
+}
+
+/** One entry per slider edge (at most `count`, as many as the map gives); the rest is filled by `parse('')`. */
+function edgeList<T>(field: string | undefined, count: number, parse: (e: string) => T): T[] {
+  const given = field ? field.split('|').slice(0, count) : [];
+  const out = given.map(parse);
+  while (out.length < count) out.push(parse(''));
+  return out;
 }

@@ -60,7 +60,23 @@ export interface SliderData {
   /** Velocity in osu! pixels per ms. */
   velocity: number;
   tickDistance: number;
+  /** Hitsound bits (1 normal, 2 whistle, 4 finish, 8 clap) of each edge: head, repeats, end. */
   edgeSounds: number[];
+  /** Normal and addition sample set of each edge (0 = inherit). */
+  edgeSets: [number, number][];
+}
+
+/** An object's hit-sample field: `normalSet:additionSet:index:volume:filename`; 0 / '' inherit. */
+export interface HitSample {
+  /** 0 inherit, 1 normal, 2 soft, 3 drum. */
+  normalSet: number;
+  additionSet: number;
+  /** Custom sample index; 0 takes the timing point's. */
+  index: number;
+  /** 0 to 100; 0 takes the timing point's. */
+  volume: number;
+  /** A file in the beatmap folder played instead of the normal sound. */
+  filename: string;
 }
 
 export interface HitObject {
@@ -72,6 +88,7 @@ export interface HitObject {
   newCombo: boolean;
   comboSkip: number;
   hitSound: number;
+  hitSample: HitSample;
   /** Index in the beatmap's combo colours (after skips), from 0. */
   comboIndex: number;
   /** Number shown on the circle, from 1. */

@@ -1,6 +1,6 @@
 /**
  * The render-replay CLI.
- *   render-replay REPLAY.osr --beatmaps DIR [--skin X.osk|DIR] [--resolution 1080p|4k] [-o out.mp4] ...
+ *   render-replay REPLAY.osr --beatmaps DIR [--skin X.osk|DIR] [--resolution 720p|1080p|4k] [-o out.mp4] ...
  *   render-replay judge REPLAY.osr --beatmaps DIR [--json]
  * Finds the beatmap by the replay's beatmap MD5 among .osu files and .osz archives.
  * Exit codes: 0 done, 1 failure, 2 bad usage.
@@ -19,7 +19,7 @@ import { extractOsk } from '../skin/extract-osk.js';
 
 const USAGE = `usage:
   render-replay REPLAY.osr --beatmaps DIR [-o out.mp4] [--thumbnail out.jpg] [--skin X.osk|DIR]
-                [--resolution 1080p|4k] [--bg-dim 0.95] [--no-motion-blur] [--no-storyboard] [--video]
+                [--resolution 720p|1080p|4k] [--bg-dim 0.95] [--music-volume 0-100] [--hitsound-volume 0-100] [--no-motion-blur] [--no-storyboard] [--video]
                 [--no-snaking-in] [--no-snaking-out] [--no-hit-error-meter] [--no-key-overlay]
                 [--width N --height N] [--fps N] [--quiet]
   render-replay judge REPLAY.osr --beatmaps DIR [--json]`;
@@ -41,6 +41,8 @@ export async function main(
         skin: { type: 'string' },
         resolution: { type: 'string' },
         'bg-dim': { type: 'string' },
+        'music-volume': { type: 'string' },
+        'hitsound-volume': { type: 'string' },
         'no-motion-blur': { type: 'boolean' },
         'no-storyboard': { type: 'boolean' },
         video: { type: 'boolean' },
@@ -119,8 +121,8 @@ export async function main(
     const output = v.output ?? replayPath.replace(/\.osr$/i, '') + '.mp4';
     const thumbnail = v.thumbnail ?? output.replace(/\.mp4$/i, '') + '.jpg';
     const resolution = v.resolution ?? '1080p';
-    if (resolution !== '1080p' && resolution !== '4k') {
-      err.write('--resolution must be 1080p or 4k\n');
+    if (resolution !== '720p' && resolution !== '1080p' && resolution !== '4k') {
+      err.write('--resolution must be 720p, 1080p or 4k\n');
       return 2;
     }
     const num = (s: string | undefined): number | undefined =>
@@ -146,6 +148,8 @@ export async function main(
           width: num(v.width),
           height: num(v.height),
           fps: num(v.fps),
+          musicVolume: num(v['music-volume']),
+          hitsoundVolume: num(v['hitsound-volume']),
         },
         onProgress: v.quiet
           ? undefined

@@ -1,11 +1,13 @@
 /**
- * ffmpeg as an encoder: raw RGBA frames on stdin, H.264 yuv420p with +faststart,
- * the beatmap's audio (rate-changed for DT/NC/HT, delayed when the video starts
- * before the song) or a silent track, optional frame-blend motion blur.
- * Writes respect backpressure; abort kills the process.
+ * ffmpeg as an encoder: frames drawn as RGBA, converted here to I420 (BT.709, limited
+ * range, tagged so) and piped raw, H.264 yuv420p with +faststart, the sound of
+ * `audioGraph` (music and hitsounds), optional frame-blend motion blur. Up to `framesInFlight` frames are
+ * queued on the pipe while the next one is drawn; their buffers are reused. Abort
+ * kills the process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { audioGraph, type HitSoundInput, type MusicInput } from './encode/audio-graph.js';
+import { i420Size, rgbaToI420 } from './encode/rgba-to-i420.js';
 
 export interface EncoderOptions {
   ffmpeg: string;
@@ -14,19 +16,24 @@ export interface EncoderOptions {
   fps: number;
   output: string;
   durationSeconds: number;
-  /** Audio file and where in it (seconds, may be negative) the video starts. */
-  audio:
-    | {
-        path: string;
-        startSeconds: number;
-        speed: number;
-        /** Nightcore: pitch rises with the rate (needs the sample rate). */ resampleFrom?: number;
-      }
-    | undefined;
+  /** The beatmap's music and where in it the video starts. */
+  audio: MusicInput | undefined;
+  /** The offline-mixed hitsound track. */
+  hitSounds?: HitSoundInput;
+  /** 0..1 @defaultValue 1 */
+  musicVolume?: number;
   motionBlur: boolean;
   preset: string;
   crf: number;
   log: (line: string) => void;
+  /**
+   * Where RGBA becomes yuv420p: 'node' converts in this process and pipes 1.5 bytes a
+   * pixel; 'ffmpeg' pipes RGBA and lets swscale convert (for comparison).
+   * @defaultValue 'node'
+   */
+  convert?: 'node' | 'ffmpeg';
+  /** Frames written to the pipe but not yet taken by ffmpeg before write() waits. @defaultValue 2 */
+  framesInFlight?: number;
 }
 
 export class EncoderError extends Error {
@@ -37,8 +44,16 @@ export class FfmpegEncoder {
   private readonly proc: ChildProcess;
   private readonly done: Promise<void>;
   private stderr = '';
+  private readonly convert: boolean;
+  private readonly pool: Uint8Array[] = [];
+  private readonly inFlight: Promise<void>[] = [];
+  private written = 0;
 
   constructor(private readonly o: EncoderOptions) {
+    this.convert = (o.convert ?? 'node') === 'node';
+    const depth = Math.max(1, Math.floor(o.framesInFlight ?? 2));
+    if (this.convert)
+      for (let i = 0; i < depth; i++) this.pool.push(new Uint8Array(i420Size(o.width, o.height)));
     const args = [
       '-hide_banner',
       '-loglevel',
@@ -47,7 +62,8 @@ export class FfmpegEncoder {
       '-f',
       'rawvideo',
       '-pix_fmt',
-      'rgba',
+      this.convert ? 'yuv420p' : 'rgba',
+      ...(this.convert ? ['-color_range', 'tv', '-colorspace', 'bt709'] : []),
       '-s',
       `${o.width}x${o.height}`,
       '-r',
@@ -55,29 +71,18 @@ export class FfmpegEncoder {
       '-i',
       'pipe:0',
     ];
-    const audioFilters: string[] = [];
-    if (o.audio) {
-      if (o.audio.startSeconds > 0) args.push('-ss', o.audio.startSeconds.toFixed(3));
-      args.push('-i', o.audio.path);
-      if (o.audio.startSeconds < 0) {
-        const ms = Math.round((-o.audio.startSeconds * 1000) / o.audio.speed);
-        // one delay per channel (up to 7.1): older ffmpeg builds have no `all=1`
-        audioFilters.push(`adelay=${Array(8).fill(ms).join('|')}`);
-      }
-      if (o.audio.resampleFrom) {
-        const sr = o.audio.resampleFrom;
-        audioFilters.unshift(`asetrate=${Math.round(sr * o.audio.speed)}`, `aresample=${sr}`);
-      } else if (o.audio.speed !== 1) audioFilters.unshift(`atempo=${o.audio.speed}`);
-    } else {
-      args.push('-f', 'lavfi', '-i', 'anullsrc=r=44100:cl=stereo');
-    }
+    const audio = audioGraph(
+      { music: o.audio, hitSounds: o.hitSounds, musicVolume: o.musicVolume },
+      1,
+    );
+    args.push(...audio.inputs);
     // blend after the conversion to yuv420p: 1.5 bytes a pixel instead of 4. The 1-2-1
     // blend of frames n-2, n-1, n is two averages of neighbours in a row (tblend), about
     // ten times cheaper than tmix (4.8 -> 0.4 ms a 1080p frame, same pixels within
     // rounding); the first frame is cloned twice as tmix does, and the timestamps are
     // renumbered because tblend drops its first frame.
     const videoFilters = [
-      'format=yuv420p',
+      this.convert ? 'null' : 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p',
       ...(o.motionBlur
         ? [
             'tpad=start=2:start_mode=clone',
@@ -87,8 +92,7 @@ export class FfmpegEncoder {
           ]
         : []),
     ];
-    args.push('-map', '0:v', '-map', '1:a', '-vf', videoFilters.join(','));
-    if (audioFilters.length) args.push('-af', audioFilters.join(','));
+    args.push('-map', '0:v', '-vf', videoFilters.join(','), ...audio.output);
     args.push(
       '-c:v',
       'libx264',
@@ -98,6 +102,14 @@ export class FfmpegEncoder {
       String(o.crf),
       '-pix_fmt',
       'yuv420p',
+      '-color_range',
+      'tv',
+      '-colorspace',
+      'bt709',
+      '-color_primaries',
+      'bt709',
+      '-color_trc',
+      'bt709',
       '-r',
       String(o.fps),
     );
@@ -137,18 +149,29 @@ export class FfmpegEncoder {
     this.done.catch(() => undefined);
   }
 
+  /** Queues one RGBA frame (width * height * 4 bytes); waits while the pipe holds `framesInFlight` frames. */
   async write(frame: Uint8Array): Promise<void> {
     const stdin = this.proc.stdin!;
+    if (this.inFlight.length >= Math.max(1, this.pool.length || (this.o.framesInFlight ?? 2)))
+      await Promise.race([this.inFlight.shift()!, this.done]);
     if (stdin.destroyed || this.proc.exitCode !== null) {
       await this.done;
       throw new EncoderError('ffmpeg exited early');
     }
-    if (!stdin.write(frame)) {
-      await Promise.race([once(stdin, 'drain'), this.done.then(() => undefined)]);
-    }
+    // the buffer used `pool.length` frames ago: its write has completed (awaited above)
+    const chunk = this.convert
+      ? rgbaToI420(frame, this.o.width, this.o.height, this.pool[this.written % this.pool.length]!)
+      : frame;
+    this.written++;
+    this.inFlight.push(
+      new Promise<void>((resolve) => {
+        stdin.write(chunk, () => resolve());
+      }),
+    );
   }
 
   async finish(): Promise<void> {
+    await Promise.race([Promise.all(this.inFlight), this.done]);
     this.proc.stdin!.end();
     await this.done;
   }

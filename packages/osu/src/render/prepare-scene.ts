@@ -4,15 +4,16 @@
  * background, the storyboard and the time span the video covers (intro skipped as
  * the game's skip button does, ending shortly after the last object).
  */
-import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createCanvas, GlobalFonts, loadImage, type Canvas } from '@napi-rs/canvas';
+import { createCanvas, GlobalFonts, type Canvas } from '@napi-rs/canvas';
+import { fileIn } from '../beatmap/beatmap-file.js';
 import { beatmapMd5 } from '../beatmap/beatmap-md5.js';
-import { parseBeatmap } from '../beatmap/parse-beatmap.js';
+import { BeatmapParseError, parseBeatmap } from '../beatmap/parse-beatmap.js';
 import { preparePlayable } from '../beatmap/playable.js';
 import { parseStoryboardFile } from '../beatmap/storyboard.js';
 import type { Beatmap } from '../beatmap/types.js';
+import { loadBoundedImage } from '../image/bounded-image.js';
 import { judgePlayable } from '../judgement/judge-replay.js';
 import type { JudgementResult } from '../judgement/types.js';
 import { Mods, modsToString } from '../replay/mods.js';
@@ -52,24 +53,13 @@ export interface PreparedRender {
 /** Leaves a little lead-in before the first object, like the skip button. */
 const LEAD_IN_MS = 1500;
 const TAIL_MS = 2000;
-
-async function fileIn(folder: string, name: string | undefined): Promise<string | undefined> {
-  if (!name) return undefined;
-  const direct = join(folder, name);
-  if (existsSync(direct)) return direct;
-  try {
-    const lower = name.toLowerCase();
-    const hit = (await readdir(folder)).find((f) => f.toLowerCase() === lower);
-    return hit ? join(folder, hit) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export { fileIn };
+/** Largest .osu / .osb read (the biggest real storyboards are a few MB). */
+const MAX_TEXT_BYTES = 32 << 20;
 
 export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   const { replay, width: W, height: H, log } = args;
+  if ((await stat(args.beatmapPath)).size > MAX_TEXT_BYTES)
+    throw new BeatmapParseError(`the beatmap file is larger than ${MAX_TEXT_BYTES >> 20} MB`);
   const osuBytes = await readFile(args.beatmapPath);
   const beatmap = parseBeatmap(osuBytes.toString('utf8'));
   if (beatmapMd5(osuBytes) !== replay.beatmapMd5)
@@ -109,7 +99,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   const bgPath = await fileIn(folder, beatmap.backgroundFilename);
   if (bgPath) {
     try {
-      const img = await loadImage(await readFile(bgPath));
+      const img = await loadBoundedImage(await readFile(bgPath), 'background');
       const k = Math.max(W / img.width, H / img.height);
       bctx.drawImage(
         img,
@@ -134,8 +124,13 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     const elements = [...beatmap.events.storyboard];
     try {
       for (const f of await readdir(folder)) {
-        if (f.toLowerCase().endsWith('.osb'))
-          elements.push(...parseStoryboardFile(await readFile(join(folder, f), 'utf8')));
+        if (!f.toLowerCase().endsWith('.osb')) continue;
+        const path = join(folder, f);
+        if ((await stat(path)).size > MAX_TEXT_BYTES) {
+          log(`storyboard ${f} is larger than ${MAX_TEXT_BYTES >> 20} MB: skipped`);
+          continue;
+        }
+        elements.push(...parseStoryboardFile(await readFile(path, 'utf8')));
       }
     } catch {
       // no folder listing: no .osb

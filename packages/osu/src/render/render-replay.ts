@@ -7,10 +7,11 @@
  * (killing ffmpeg) when the signal aborts.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
+import { buildHitSoundTrack, type HitSoundTrack } from '../audio/hit-sound-track.js';
 import { resolveFfmpeg } from '../ffmpeg/resolve-ffmpeg.js';
 import type { JudgementSummary } from '../judgement/types.js';
 import { decodeReplay } from '../replay/decode-replay.js';
@@ -19,13 +20,14 @@ import { ReplayDecodeError } from '../replay/replay-decode-error.js';
 import type { Replay } from '../replay/types.js';
 import { FfmpegEncoder } from './ffmpeg-encoder.js';
 import { FrameDrawer, readFrame } from './frame-drawer.js';
-import { fileIn, prepareScene } from './prepare-scene.js';
+import { fileIn } from '../beatmap/beatmap-file.js';
+import { prepareScene } from './prepare-scene.js';
 import { VideoSource } from './video-source.js';
 import { WorkerPool } from './worker-pool.js';
 
 export interface RenderOptions {
-  /** Output size. @defaultValue '1080p' */
-  resolution: '1080p' | '4k';
+  /** Output size: 1280x720, 1920x1080 or 3840x2160. @defaultValue '1080p' */
+  resolution: '720p' | '1080p' | '4k';
   /** Background dim, 0 (none) to 1 (black); values above 1 are read as percent. @defaultValue 0.95 */
   bgDim: number;
   /** Blend neighbouring frames. @defaultValue true */
@@ -45,7 +47,7 @@ export interface RenderOptions {
   /** Overrides of the resolution's size, for tests and benchmarks. */
   width?: number;
   height?: number;
-  /** Frames per second. @defaultValue 60 */
+  /** Frames per second, 1 to 240 (30 and 60 are the usual choices). @defaultValue 60 */
   fps?: number;
   /** Cut the video after this many seconds (previews, benchmarks). */
   maxSeconds?: number;
@@ -55,9 +57,21 @@ export interface RenderOptions {
   preset?: string;
   /** x264 CRF. @defaultValue 20 */
   crf?: number;
+  /** Music volume, 0 (none) to 100 (as the file). @defaultValue 100 */
+  musicVolume?: number;
+  /** Hitsound volume, 0 (none) to 100 (the map's own volumes). @defaultValue 100 */
+  hitsoundVolume?: number;
+  /** Where RGBA becomes yuv420p ('ffmpeg' is kept for comparison). @defaultValue 'node' */
+  convert?: 'node' | 'ffmpeg';
   /** Frame-drawing worker threads; 0 draws on the calling thread. @defaultValue 0 below 4 cores, else cores - 2 (max 4) */
   workers?: number;
 }
+
+const RESOLUTIONS: Readonly<Record<RenderOptions['resolution'], readonly [number, number]>> = {
+  '720p': [1280, 720],
+  '1080p': [1920, 1080],
+  '4k': [3840, 2160],
+};
 
 export const defaultRenderOptions: Readonly<RenderOptions> = Object.freeze({
   resolution: '1080p',
@@ -101,6 +115,12 @@ export class RenderAbortedError extends Error {
   readonly code = 'ABORTED';
 }
 
+/** A 0..100 volume option as a gain 0..1 (absent or not a number: full). */
+function volume(v: number | undefined): number {
+  if (v === undefined || !Number.isFinite(v)) return 1;
+  return Math.min(100, Math.max(0, v)) / 100;
+}
+
 export function normalizeBgDim(v: number): number {
   if (!Number.isFinite(v)) return defaultRenderOptions.bgDim;
   let d = v;
@@ -118,10 +138,12 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
       'UNSUPPORTED_MODE',
       `game mode ${replay.mode} is not supported (only osu! standard)`,
     );
-  const base = o.resolution === '4k' ? [3840, 2160] : [1920, 1080];
+  const base = RESOLUTIONS[o.resolution] ?? RESOLUTIONS['1080p'];
   const width = (o.width ?? base[0]!) & ~1;
   const height = (o.height ?? base[1]!) & ~1;
   const fps = o.fps ?? 60;
+  if (!Number.isInteger(fps) || fps < 1 || fps > 240)
+    throw new RangeError(`fps must be a whole number from 1 to 240, not ${fps}`);
   const bgDim = normalizeBgDim(o.bgDim);
   const draw = {
     bgDim,
@@ -202,6 +224,26 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   }
 
   await mkdir(dirname(input.outputVideoPath), { recursive: true });
+  const hitsoundVolume = volume(o.hitsoundVolume);
+  const musicVolume = volume(o.musicVolume);
+  let hitSounds: HitSoundTrack | undefined;
+  if (hitsoundVolume > 0)
+    hitSounds = await buildHitSoundTrack({
+      play: prepared.scene.play,
+      judgement,
+      ffmpeg,
+      beatmapDir: folder,
+      skinDir: input.skinDir,
+      startTime,
+      speed,
+      durationSeconds: frames / fps,
+      volume: hitsoundVolume,
+      outputPath: `${input.outputVideoPath}.hitsounds.pcm`,
+      log,
+    });
+  log(
+    `volumes: music ${Math.round(musicVolume * 100)}, hitsounds ${Math.round(hitsoundVolume * 100)}`,
+  );
   const encoder = new FfmpegEncoder({
     ffmpeg,
     width,
@@ -212,9 +254,12 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     audio: audioPath
       ? { path: audioPath, startSeconds: startTime / 1000, speed, resampleFrom: nightcoreRate }
       : undefined,
+    hitSounds,
+    musicVolume,
     motionBlur: o.motionBlur,
     preset: o.preset ?? 'ultrafast',
     crf: o.crf ?? 20,
+    convert: o.convert,
     log,
   });
 
@@ -279,6 +324,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   } finally {
     input.signal?.removeEventListener('abort', onAbort);
     video?.close();
+    if (hitSounds) await rm(hitSounds.path, { force: true });
   }
   await thumbnail(ffmpeg, input.outputVideoPath, input.outputThumbnailPath, (frames / fps) * 0.4);
   log(`thumbnail at ${((frames / fps) * 0.4).toFixed(2)} s`);

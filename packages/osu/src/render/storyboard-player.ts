@@ -4,16 +4,11 @@
  * its easing, and draws them in storyboard space (640x480, widescreen-centred).
  * Colour commands tint the image (tinted copies cached, colours quantised to 32 levels).
  */
-import {
-  createCanvas,
-  loadImage,
-  type Canvas,
-  type Image,
-  type SKRSContext2D,
-} from '@napi-rs/canvas';
+import { createCanvas, type Canvas, type Image, type SKRSContext2D } from '@napi-rs/canvas';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { pathInFolder } from '../beatmap/beatmap-file.js';
 import type { StoryboardCommand, StoryboardElement } from '../beatmap/types.js';
+import { loadBoundedImage } from '../image/bounded-image.js';
 
 /** A command with its loop expanded: loops and triggers are gone. */
 type Flat = Omit<StoryboardCommand, 'loopCount' | 'children'>;
@@ -25,6 +20,9 @@ interface Prepared {
   end: number;
   byType: Map<string, Flat[]>;
 }
+
+/** Decoded storyboard images in all (~1.2 GB of RGBA); past it, sprites are left out. */
+const MAX_STORYBOARD_PIXELS = 300_000_000;
 
 const ORIGINS: Record<string, [number, number]> = {
   TopLeft: [0, 0],
@@ -160,12 +158,22 @@ export class StoryboardPlayer {
     log?: (l: string) => void,
   ): Promise<StoryboardPlayer> {
     const cache = new Map<string, Image | undefined>();
+    let decodedPixels = 0;
+    let budgetLogged = false;
     const image = async (file: string): Promise<Image | undefined> => {
       if (cache.has(file)) return cache.get(file);
       let img: Image | undefined;
+      const path = pathInFolder(folder, file);
       try {
-        img = await loadImage(await readFile(join(folder, file)));
-      } catch {
+        if (path && decodedPixels < MAX_STORYBOARD_PIXELS) {
+          img = await loadBoundedImage(await readFile(path), `storyboard image ${file}`);
+          decodedPixels += img.width * img.height;
+        } else if (path && !budgetLogged) {
+          budgetLogged = true;
+          log?.(`storyboard images past ${MAX_STORYBOARD_PIXELS / 1e6} megapixels are left out`);
+        }
+      } catch (err) {
+        if (err instanceof Error && err.name === 'ImageRejectedError') log?.(err.message);
         img = undefined;
       }
       cache.set(file, img);

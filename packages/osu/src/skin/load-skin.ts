@@ -6,7 +6,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadImage, type Image } from '@napi-rs/canvas';
+import type { Image } from '@napi-rs/canvas';
+import { ImageRejectedError, loadBoundedImage } from '../image/bounded-image.js';
 
 export interface SkinImage {
   image: Image;
@@ -208,11 +209,15 @@ export async function loadSkin(
     const path = hd ?? sd;
     if (!path) continue;
     try {
-      const image = await loadImage(await readFile(path));
+      const image = await loadBoundedImage(await readFile(path), `skin image ${name}`);
       if (image.width > 0 && image.height > 0)
         skin.images.set(name, { image, scale: hd ? 0.5 : 1 });
-    } catch {
-      log?.(`skin image ${name} could not be decoded; using the default`);
+    } catch (err) {
+      log?.(
+        err instanceof ImageRejectedError
+          ? `${err.message}; using the default`
+          : `skin image ${name} could not be decoded; using the default`,
+      );
     }
   }
   log?.(`skin "${skin.ini.name}": ${skin.images.size} images`);

@@ -1,0 +1,95 @@
+/**
+ * RGBA (8 bits a channel, opaque) to I420 (planar Y, then U and V at half size both
+ * ways), BT.709 limited range, as x264 wants its input: doing it here instead of in
+ * ffmpeg's single-threaded swscale moves ~5 ms a 1080p frame off ffmpeg and sends
+ * 1.5 bytes a pixel down the pipe instead of 4. Chroma is the mean of each 2x2 block
+ * (centre siting). Fixed point, 16 fractional bits; width and height must be even.
+ */
+
+// Y  = 16  + 219/255 (0.2126 R + 0.7152 G + 0.0722 B)
+const YR = 11966;
+const YG = 40254;
+const YB = 4064;
+// Cb = 128 + 224/255 (-0.1146 R - 0.3854 G + 0.5 B); the row sums to zero
+const UR = -6596;
+const UG = -22188;
+const UB = 28784;
+// Cr = 128 + 224/255 (0.5 R - 0.4542 G - 0.0458 B); the row sums to zero
+const VR = 28784;
+const VG = -26144;
+const VB = -2640;
+const Y_OFFSET = (16 << 16) + (1 << 15);
+const C_OFFSET = (128 << 16) + (1 << 15);
+
+/** Bytes of an I420 frame of this size. */
+export function i420Size(width: number, height: number): number {
+  return width * height + 2 * (width >> 1) * (height >> 1);
+}
+
+/**
+ * Converts `rgba` (width * height * 4 bytes) into `out` (i420Size bytes) and returns
+ * `out`. Alpha is ignored: the frames drawn are opaque.
+ */
+export function rgbaToI420(
+  rgba: Uint8Array,
+  width: number,
+  height: number,
+  out: Uint8Array,
+): Uint8Array {
+  if (width % 2 !== 0 || height % 2 !== 0)
+    throw new RangeError('I420 needs an even width and height');
+  if (rgba.byteLength < width * height * 4) throw new RangeError('RGBA buffer is too small');
+  if (out.byteLength < i420Size(width, height)) throw new RangeError('I420 buffer is too small');
+  // one 32-bit read a pixel (R in the low byte on little-endian machines)
+  const aligned = rgba.byteOffset % 4 === 0;
+  const px = aligned
+    ? new Uint32Array(rgba.buffer, rgba.byteOffset, width * height)
+    : new Uint32Array(rgba.slice(0, width * height * 4).buffer);
+  const cw = width >> 1;
+  const uBase = width * height;
+  const vBase = uBase + cw * (height >> 1);
+  for (let y = 0; y < height; y += 2) {
+    let i0 = y * width;
+    let i1 = i0 + width;
+    let c = uBase + (y >> 1) * cw;
+    const cEnd = c + cw;
+    for (; c < cEnd; c++, i0 += 2, i1 += 2) {
+      const p00 = px[i0]!;
+      const p01 = px[i0 + 1]!;
+      const p10 = px[i1]!;
+      const p11 = px[i1 + 1]!;
+      let r = p00 & 255;
+      let g = (p00 >>> 8) & 255;
+      let b = (p00 >>> 16) & 255;
+      out[i0] = (YR * r + YG * g + YB * b + Y_OFFSET) >> 16;
+      let rs = r;
+      let gs = g;
+      let bs = b;
+      r = p01 & 255;
+      g = (p01 >>> 8) & 255;
+      b = (p01 >>> 16) & 255;
+      out[i0 + 1] = (YR * r + YG * g + YB * b + Y_OFFSET) >> 16;
+      rs += r;
+      gs += g;
+      bs += b;
+      r = p10 & 255;
+      g = (p10 >>> 8) & 255;
+      b = (p10 >>> 16) & 255;
+      out[i1] = (YR * r + YG * g + YB * b + Y_OFFSET) >> 16;
+      rs += r;
+      gs += g;
+      bs += b;
+      r = p11 & 255;
+      g = (p11 >>> 8) & 255;
+      b = (p11 >>> 16) & 255;
+      out[i1 + 1] = (YR * r + YG * g + YB * b + Y_OFFSET) >> 16;
+      rs += r;
+      gs += g;
+      bs += b;
+      // sums of four: divide by 4 inside the shift
+      out[c] = (UR * rs + UG * gs + UB * bs + (C_OFFSET << 2)) >> 18;
+      out[c - uBase + vBase] = (VR * rs + VG * gs + VB * bs + (C_OFFSET << 2)) >> 18;
+    }
+  }
+  return out;
+}
