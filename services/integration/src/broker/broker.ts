@@ -50,9 +50,6 @@ export interface Assignment {
   endOffset: number;
 }
 
-/** The assignment part of a consumer's own partition state (a copy, without its other fields). */
-export const assignmentOf = ({ topic, partition, committedOffset, endOffset }: Assignment): Assignment => ({ topic, partition, committedOffset, endOffset });
-
 export interface Consumer {
   pause(): void;
   resume(): void;

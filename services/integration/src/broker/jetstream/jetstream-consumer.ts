@@ -15,7 +15,8 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from 'nats';
-import { assignmentOf, type Assignment, type BrokerRecord, type Consumer, type ConsumerOptions, type RecordHandler } from '../broker.js';
+import { assignmentOf } from '../assignment-of.js';
+import type { Assignment, BrokerRecord, Consumer, ConsumerOptions, RecordHandler } from '../broker.js';
 import { durableName, streamName } from './naming.js';
 
 export const KEY_HEADER = 'Broker-Key';

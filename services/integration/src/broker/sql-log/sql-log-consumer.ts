@@ -8,7 +8,8 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger, SqlDatabase, Unlisten } from '@platform/core';
-import { assignmentOf, type Assignment, type BrokerRecord, type Consumer, type ConsumerOptions, type RecordHandler } from '../broker.js';
+import { assignmentOf } from '../assignment-of.js';
+import type { Assignment, BrokerRecord, Consumer, ConsumerOptions, RecordHandler } from '../broker.js';
 import { WAKE_CHANNEL } from './schema.js';
 
 interface PartitionState extends Assignment {
