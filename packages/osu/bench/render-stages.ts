@@ -31,7 +31,16 @@ const p = await prepareScene({
   height: H,
   fps: 60,
   storyboard: true,
-  draw: { bgDim: 0.8, snakingIn: true, snakingOut: true, hitErrorMeter: true, keyOverlay: true },
+  draw: {
+    bgDim: 0.8,
+    snakingIn: true,
+    snakingOut: true,
+    hitErrorMeter: true,
+    keyOverlay: true,
+    hpBar: true,
+    unstableRate: true,
+    hitCounter: true,
+  },
   log: () => undefined,
 });
 const start = p.startTime + 30000 * p.speed;

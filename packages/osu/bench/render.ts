@@ -6,7 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { renderReplay, type RenderOptions } from '../src/index.js';
+import { defaultRenderOptions, renderReplay, type RenderOptions } from '../src/index.js';
 
 const dir =
   process.env.OSU_FIXTURES_DIR ??
@@ -39,15 +39,9 @@ try {
     if (only && !only.includes(resolution)) continue;
     const secs = resolution === '4k' ? Math.max(2, seconds / 4) : seconds;
     const options: RenderOptions = {
+      ...defaultRenderOptions,
       resolution,
       bgDim: 0.8,
-      motionBlur: true,
-      storyboard: true,
-      video: false,
-      snakingIn: true,
-      snakingOut: true,
-      hitErrorMeter: true,
-      keyOverlay: true,
       skipSeconds: 30,
       maxSeconds: secs,
       ...(process.env.BENCH_WORKERS ? { workers: Number(process.env.BENCH_WORKERS) } : {}),

@@ -169,6 +169,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     background,
     storyboard,
     options: args.draw,
+    lifeBar: replay.lifeBarPoints,
     songStart: first.time,
     songEnd: lastEnd,
     flashlight,

@@ -1,0 +1,39 @@
+/** The cursor with its trail, and the flashlight mask that follows it. */
+import type { SKRSContext2D } from '@napi-rs/canvas';
+import { drawCentred } from './draw-centred.js';
+import { PlayfieldLayer } from './playfield-layer.js';
+
+export class CursorLayer extends PlayfieldLayer {
+  /** Flashlight: the mask centred on the cursor, smaller at 100 and 200 combo. */
+  drawFlashlight(ctx: SKRSContext2D, t: number, cx: number, cy: number): void {
+    const mask = this.scene.flashlight!;
+    const combo = this.timeline.stateAt(t).combo;
+    const k = combo >= 200 ? 0.75 : combo >= 100 ? 0.875 : 1;
+    const w = mask.width * k;
+    const h = mask.height * k;
+    ctx.drawImage(mask, cx - w / 2, cy - h / 2, w, h);
+    // cover what the scaled mask leaves uncovered
+    ctx.fillStyle = 'black';
+    const { width: W, height: H } = this.scene;
+    if (cx - w / 2 > 0) ctx.fillRect(0, 0, cx - w / 2 + 1, H);
+    if (cx + w / 2 < W) ctx.fillRect(cx + w / 2 - 1, 0, W, H);
+    if (cy - h / 2 > 0) ctx.fillRect(0, 0, W, cy - h / 2 + 1);
+    if (cy + h / 2 < H) ctx.fillRect(0, cy + h / 2 - 1, W, H);
+  }
+
+  /** The cursor where the replay puts it, larger while a key is down, with its trail. */
+  drawCursor(ctx: SKRSContext2D, t: number, cx: number, cy: number): void {
+    const sp = this.scene.sprites;
+    const speed = this.scene.play.speed;
+    const trail = sp.cursorTrail;
+    for (let k = 8; k >= 1; k--) {
+      const p = this.scene.cursor.positionAt(t - k * 6 * speed, this.pos2);
+      ctx.globalAlpha = 0.5 * (1 - k / 9);
+      drawCentred(ctx, trail, this.ox + p.x * this.s, this.oy + p.y * this.s);
+    }
+    ctx.globalAlpha = 1;
+    const pressed = (this.scene.cursor.keysAt(t) & 15) !== 0;
+    drawCentred(ctx, sp.cursor, cx, cy, pressed ? 1.2 : 1);
+    if (sp.cursorMiddle) drawCentred(ctx, sp.cursorMiddle, cx, cy);
+  }
+}

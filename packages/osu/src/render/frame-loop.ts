@@ -1,0 +1,78 @@
+/**
+ * Draws a render's frames in order and hands each to the encoder: on the calling
+ * thread (what 2 cores want: the frame copies of worker threads cost more than they
+ * save) or through a pool of worker threads. Stops at the first frame after `signal`
+ * aborts; reports each frame drawn.
+ */
+import { availableParallelism } from 'node:os';
+import { createCanvas } from '@napi-rs/canvas';
+import type { FfmpegEncoder } from './ffmpeg-encoder.js';
+import { FrameDrawer, readFrame } from './frame-drawer.js';
+import type { PrepareArgs, PreparedRender } from './prepare-scene.js';
+import type { VideoSource } from './video-source.js';
+import { WorkerPool } from './worker-pool.js';
+
+export class RenderAbortedError extends Error {
+  override readonly name = 'RenderAbortedError';
+  readonly code = 'ABORTED';
+}
+
+export interface FrameLoopArgs {
+  prepared: PreparedRender;
+  /** How each worker thread rebuilds the scene. */
+  sceneArgs: Omit<PrepareArgs, 'log'>;
+  encoder: FfmpegEncoder;
+  startTime: number;
+  frames: number;
+  fps: number;
+  width: number;
+  height: number;
+  video: VideoSource | undefined;
+  videoFirstFrame: number;
+  /** Worker threads asked for; undefined picks by core count. */
+  workers: number | undefined;
+  signal: AbortSignal | undefined;
+  /** Called with the number of frames drawn so far. */
+  progress: (drawn: number) => void;
+  log: (line: string) => void;
+  /** Set once a pool runs, so an abort can close it. */
+  onPool?: (pool: WorkerPool) => void;
+}
+
+/** Worker threads for a render: none with a video (frames come in order from one decoder) or below 4 cores. */
+export function workerCount(requested: number | undefined, hasVideo: boolean): number {
+  if (hasVideo) return 0;
+  const cores = availableParallelism();
+  return requested ?? (cores < 4 ? 0 : Math.min(4, cores - 2));
+}
+
+export async function drawFrames(a: FrameLoopArgs): Promise<void> {
+  const count = workerCount(a.workers, a.video !== undefined);
+  const frameMs = (1000 / a.fps) * a.prepared.speed;
+  const check = (): void => {
+    if (a.signal?.aborted) throw new RenderAbortedError('render aborted');
+  };
+  if (count > 0) {
+    a.log(`drawing with ${count} worker threads`);
+    const pool = new WorkerPool(count, { ...a.sceneArgs, startTime: a.startTime });
+    a.onPool?.(pool);
+    await pool.ready();
+    await pool.render(a.frames, async (i, data) => {
+      check();
+      await a.encoder.write(data);
+      a.progress(i + 1);
+    });
+    await pool.close();
+    return;
+  }
+  const canvas = createCanvas(a.width, a.height);
+  const ctx = canvas.getContext('2d');
+  const drawer = new FrameDrawer(a.prepared.scene);
+  for (let i = 0; i < a.frames; i++) {
+    check();
+    const vf = a.video && i >= a.videoFirstFrame ? await a.video.next() : undefined;
+    drawer.draw(ctx, a.startTime + i * frameMs, vf);
+    await a.encoder.write(readFrame(ctx, a.width, a.height));
+    a.progress(i + 1);
+  }
+}
