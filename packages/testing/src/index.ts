@@ -1,4 +1,13 @@
 export { fixturesDir, osuFixture, osuFixturesDir } from './fixtures.js';
+export {
+  MADE_BEATMAP_MD5,
+  MADE_BEATMAP_TITLE,
+  MADE_OSU,
+  madeOsuFixture,
+  madeOsuFixturesDir,
+  madeReplayJudgement,
+  type KnownJudgement,
+} from './osu/made-fixtures.js';
 export { natsUrlForTests } from './nats.js';
 export { createTestDatabase, postgresUrlForTests, type TestDatabase } from './postgres.js';
 export { startS3Server } from './s3-server.js';

@@ -7,13 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, submit } from '../helpers/app.js';
-import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { readFixture } from '../helpers/fixtures.js';
 import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
 
-const skipFixtures = fixturesSkip();
-
 for (const { kind, skip } of await engineSets()) {
-  describe(`race of fifty (${kind})`, { skip: skip ?? skipFixtures }, () => {
+  describe(`race of fifty (${kind})`, { skip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
     before(async () => {
@@ -32,7 +30,7 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     async function race(address: string) {
-      const replay = readFixture('tool.osr');
+      const replay = readFixture('perfect.osr');
       const responses = await Promise.all(
         Array.from({ length: 50 }, () => submit(app, { address, replay })),
       );

@@ -7,10 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { ObjectStore } from '@platform/core';
 import { buildTestApp, submit } from '../helpers/app.js';
-import { corruptLzma, fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { corruptLzma, readFixture } from '../helpers/fixtures.js';
 import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
-
-const skipFixtures = fixturesSkip();
 
 async function countRows(engines: TestEngines) {
   const jobs = await engines.ctx.db.query<{ n: number }>(
@@ -26,14 +24,14 @@ const INVALID = 'Invalid replay file. The structure is corrupted or unsupported.
 const EXTENSION = 'File must be an osu! replay (.osr) file.';
 
 for (const { kind, skip } of await engineSets()) {
-  describe(`POST /v1/render (${kind})`, { skip: skip ?? skipFixtures }, () => {
+  describe(`POST /v1/render (${kind})`, { skip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
     let tool: Buffer;
     before(async () => {
       engines = await openTestEngines(kind, { maxQueued: 1000, maxRendering: 1000 });
       app = await buildTestApp(engines);
-      tool = readFixture('tool.osr');
+      tool = readFixture('perfect.osr');
     });
     after(async () => {
       await app?.close();
@@ -161,19 +159,19 @@ for (const { kind, skip } of await engineSets()) {
       ],
       [
         'taiko replay',
-        () => ({ address: freshAddress(), replay: readFixture('kszlim-taiko.osr') }),
+        () => ({ address: freshAddress(), replay: readFixture('taiko.osr') }),
         415,
         INVALID,
       ],
       [
         'catch replay',
-        () => ({ address: freshAddress(), replay: readFixture('kszlim-ctb.osr') }),
+        () => ({ address: freshAddress(), replay: readFixture('catch.osr') }),
         415,
         INVALID,
       ],
       [
         'mania replay',
-        () => ({ address: freshAddress(), replay: readFixture('kszlim-mania.osr') }),
+        () => ({ address: freshAddress(), replay: readFixture('mania.osr') }),
         415,
         INVALID,
       ],
@@ -324,7 +322,7 @@ for (const { kind, skip } of await engineSets()) {
     });
   });
 
-  describe(`POST /v1/render capacity and storage (${kind})`, { skip: skip ?? skipFixtures }, () => {
+  describe(`POST /v1/render capacity and storage (${kind})`, { skip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
     let failPuts = false;
@@ -360,7 +358,7 @@ for (const { kind, skip } of await engineSets()) {
     test('replay upload failure → 500, and neither job nor event is left behind', async () => {
       failPuts = true;
       try {
-        const res = await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') });
+        const res = await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') });
         assert.equal(res.statusCode, 500);
         assert.ok(!res.body.includes('storage is down'), 'no internals leaked');
         assert.deepEqual(await countRows(engines), { jobs: 0, events: 0 });
@@ -370,7 +368,7 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('MAX_QUEUED queued jobs → 503 queue full; MAX_RENDERING busy → 503 capacity', async () => {
-      const tool = readFixture('tool.osr');
+      const tool = readFixture('perfect.osr');
       for (let i = 0; i < 3; i += 1)
         assert.equal(
           (await submit(app, { address: freshAddress(), replay: tool })).statusCode,

@@ -11,10 +11,8 @@ import { createReplayDecoder, ReplayRejected } from '../../src/admission/replay-
 import { summarizeReplay } from '../../src/admission/replay-summary.js';
 import { createUploadGate } from '../../src/admission/upload-gate.js';
 import { buildTestApp, submit } from '../helpers/app.js';
-import { corruptLzma, fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { corruptLzma, readFixture } from '../helpers/fixtures.js';
 import { freshAddress, multipart, openTestEngines, type TestEngines } from '../helpers/harness.js';
-
-const skipFixtures = fixturesSkip();
 
 function codeOf(fn: () => unknown): { status: number; detail: string } | undefined {
   try {
@@ -51,22 +49,22 @@ describe('upload gate', () => {
   });
 });
 
-describe('replay decoder', { skip: skipFixtures }, () => {
+describe('replay decoder', () => {
   test('a thread decodes what the inline path decodes, and refuses what it refuses', async () => {
     const decoder = createReplayDecoder({ threads: 1, inlineMaxBytes: 0, timeoutMs: 30_000 });
     try {
-      const tool = readFixture('tool.osr');
+      const tool = readFixture('perfect.osr');
       assert.deepEqual(await decoder.decode(tool), summarizeReplay(new Uint8Array(tool)));
       await assert.rejects(decoder.decode(corruptLzma(tool)), ReplayRejected);
       await assert.rejects(decoder.decode(Buffer.from('not a replay at all')), ReplayRejected);
       // Several at once through one thread: each answer goes to its own caller.
       const many = await Promise.all(
-        ['tool.osr', '1reimei.osr', '2yomi.osr'].map((f) => decoder.decode(readFixture(f))),
+        ['perfect.osr', 'missed.osr', 'other-map.osr'].map((f) => decoder.decode(readFixture(f))),
       );
       assert.deepEqual(
-        many.map((m) => m.info.beatmapMd5),
-        ['tool.osr', '1reimei.osr', '2yomi.osr'].map(
-          (f) => summarizeReplay(new Uint8Array(readFixture(f))).info.beatmapMd5,
+        many.map((m) => m.info.playerName),
+        ['perfect.osr', 'missed.osr', 'other-map.osr'].map(
+          (f) => summarizeReplay(new Uint8Array(readFixture(f))).info.playerName,
         ),
       );
     } finally {
@@ -78,14 +76,14 @@ describe('replay decoder', { skip: skipFixtures }, () => {
     // The thread takes far longer than 1 ms to start, so the first decode times out.
     const decoder = createReplayDecoder({ threads: 1, inlineMaxBytes: 0, timeoutMs: 1 });
     try {
-      await assert.rejects(decoder.decode(readFixture('tool.osr')), /took too long/);
+      await assert.rejects(decoder.decode(readFixture('perfect.osr')), /took too long/);
     } finally {
       await decoder.close();
     }
   });
 });
 
-describe('uploads over a real socket (embedded)', { skip: skipFixtures }, () => {
+describe('uploads over a real socket (embedded)', () => {
   let engines: TestEngines;
   let app: FastifyInstance;
   let port: number;
@@ -107,7 +105,7 @@ describe('uploads over a real socket (embedded)', { skip: skipFixtures }, () => 
   /** Sends headers and half the body, then nothing; resolves when the server hangs up. */
   function stall(address: string): { closed: Promise<number> } {
     const { body, contentType } = multipart({}, [
-      { field: 'replay', filename: 'slow.osr', data: readFixture('tool.osr') },
+      { field: 'replay', filename: 'slow.osr', data: readFixture('perfect.osr') },
     ]);
     const socket = connect(port, '127.0.0.1');
     const started = Date.now();
@@ -128,14 +126,14 @@ describe('uploads over a real socket (embedded)', { skip: skipFixtures }, () => 
     const address = freshAddress();
     const slow = stall(address);
     await new Promise((r) => setTimeout(r, 100));
-    const meanwhile = await submit(app, { address, replay: readFixture('tool.osr') });
+    const meanwhile = await submit(app, { address, replay: readFixture('perfect.osr') });
     assert.equal(meanwhile.statusCode, 429);
     assert.equal(meanwhile.json().detail, 'You already have 1 uploads in progress.');
-    const other = await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') });
+    const other = await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') });
     assert.equal(other.statusCode, 202, 'another address is not held up');
     const ms = await slow.closed;
     assert.ok(ms >= 250 && ms < 5000, `closed after ${ms} ms`);
-    const after = await submit(app, { address, replay: readFixture('tool.osr') });
+    const after = await submit(app, { address, replay: readFixture('perfect.osr') });
     assert.equal(after.statusCode, 202, 'the slot came back');
     assert.equal(engines.ctx.uploads.inFlight, 0);
   });

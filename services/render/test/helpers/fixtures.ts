@@ -1,26 +1,9 @@
-/** Replay fixtures from ../shared/fixtures/osu, and replay bytes broken in chosen ways. */
+/** Replays and beatmaps of the made osu! fixture set, and replay bytes broken in chosen ways. */
 import { readFileSync } from 'node:fs';
-import { osuFixture, skipReason } from '@platform/testing';
-
-export const REPLAY_NAMES = [
-  'tool.osr',
-  'yomi.osr',
-  'kszlim-taiko.osr',
-  'kszlim-ctb.osr',
-  'kszlim-mania.osr',
-];
-
-export function fixturesSkip(): string | undefined {
-  return skipReason(
-    'osu! fixtures (../shared/fixtures/osu)',
-    REPLAY_NAMES.every((name) => osuFixture(name) !== undefined),
-  );
-}
+import { madeOsuFixture } from '@platform/testing';
 
 export function readFixture(name: string): Buffer {
-  const path = osuFixture(name);
-  if (!path) throw new Error(`fixture ${name} is absent`);
-  return readFileSync(path);
+  return readFileSync(madeOsuFixture(name));
 }
 
 /** The LZMA frame block starts after the header strings and counts; corrupt a byte in it. */

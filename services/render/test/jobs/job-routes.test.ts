@@ -3,21 +3,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, submit } from '../helpers/app.js';
-import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { readFixture } from '../helpers/fixtures.js';
 import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { seedJobs } from '../helpers/outbox.js';
 
-const skipFixtures = fixturesSkip();
-
 for (const { kind, skip } of await engineSets()) {
-  describe(`job routes (${kind})`, { skip: skip ?? skipFixtures }, () => {
+  describe(`job routes (${kind})`, { skip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
     const ids: string[] = [];
     before(async () => {
       engines = await openTestEngines(kind, { maxQueued: 1000, maxRendering: 1000 });
       app = await buildTestApp(engines);
-      const tool = readFixture('tool.osr');
+      const tool = readFixture('perfect.osr');
       for (let i = 0; i < 7; i += 1) {
         const res = await submit(app, { address: freshAddress(), replay: tool });
         assert.equal(res.statusCode, 202);
@@ -153,7 +151,7 @@ for (const { kind, skip } of await engineSets()) {
     test('legacy POST /render answers job_id (32 hex), view_url, video_url', async () => {
       const res = await submit(app, {
         address: freshAddress(),
-        replay: readFixture('yomi.osr'),
+        replay: readFixture('missed.osr'),
         path: '/render',
         fields: { quality: 'ultra' },
       });
@@ -166,7 +164,7 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(v1.options.resolution, '4k');
       const other = await submit(app, {
         address: freshAddress(),
-        replay: readFixture('yomi.osr'),
+        replay: readFixture('missed.osr'),
         path: '/render',
         fields: { quality: 'high' },
       });

@@ -5,13 +5,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { chromiumSkipReason, launchChromium, osuFixture, osuFixturesDir } from '@platform/testing';
+import {
+  chromiumSkipReason,
+  launchChromium,
+  madeOsuFixture,
+  madeOsuFixturesDir,
+} from '@platform/testing';
 import { buildTestApp } from '../helpers/app.js';
-import { fixturesSkip } from '../helpers/fixtures.js';
 import { engineSets, openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { startTestPipeline, type TestPipeline } from '../helpers/pipeline.js';
 
-const skip = chromiumSkipReason() ?? fixturesSkip();
+const skip = chromiumSkipReason();
 
 for (const { kind, skip: engineSkip } of await engineSets()) {
   describe(`pages in a browser (${kind})`, { skip: skip ?? engineSkip }, () => {
@@ -24,7 +28,7 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
       app = await buildTestApp(engines);
       base = await app.listen({ port: 0, host: '127.0.0.1' });
       pipeline = await startTestPipeline(engines, {
-        beatmapDirs: [osuFixturesDir()!],
+        beatmapDirs: [madeOsuFixturesDir()],
         worker: { width: 640, height: 360, fps: 30 },
       });
     });
@@ -40,7 +44,7 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
         const page = await browser.newPage();
         await page.goto(`${base}/`);
         assert.equal(await page.title(), 'osu! replay renderer');
-        await page.setInputFiles('input[name="replay"]', osuFixture('tool.osr')!);
+        await page.setInputFiles('input[name="replay"]', madeOsuFixture('perfect.osr'));
         await page.selectOption('select[name="resolution"]', '1080p');
         await page.uncheck('input[name="motion_blur"]');
         await page.click('#render-submit');

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { osuFixturesDir } from '@platform/testing';
+import { madeOsuFixturesDir } from '@platform/testing';
 import { createDispatcher } from '../../src/dispatcher/dispatcher.js';
 import { pendingEventCount } from '../../src/dispatcher/outbox-store.js';
 import type { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
 import { reapOnce } from '../../src/reaper/reaper.js';
 import { buildTestApp, submit } from '../helpers/app.js';
-import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { readFixture } from '../helpers/fixtures.js';
 import {
   engineSets,
   freshAddress,
@@ -28,7 +28,7 @@ import { startTestPipeline, testQueue, waitForJob } from '../helpers/pipeline.js
 import { drain, seedJobs } from '../helpers/outbox.js';
 
 const real = (await engineSets()).find((e) => e.kind === 'real')!;
-const skip = real.skip ?? fixturesSkip();
+const skip = real.skip;
 const childDir = fileURLToPath(new URL('./children/', import.meta.url));
 
 function startChild(script: string, engines: TestEngines, extra: Record<string, string> = {}) {
@@ -117,15 +117,15 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
     try {
       app = await buildTestApp(engines);
       const { child, lines } = startChild('worker-child.ts', engines, {
-        BEATMAPS_DIR: osuFixturesDir()!,
+        BEATMAPS_DIR: madeOsuFixturesDir(),
         TEMP_ROOT: tempRoot,
       });
       await until(() => lines.includes('ready'));
       const first = (
-        await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+        await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })
       ).json().job_id as string;
       const second = (
-        await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+        await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })
       ).json().job_id as string;
       const job = (id: string) => async () =>
         (await app!.inject(`/v1/jobs/${id}`)).json() as {
@@ -155,7 +155,7 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
 
       // A new worker takes the waiting job; the killed job's task is not run again.
       await pipeline.dispatcher.stop();
-      const fresh = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!] });
+      const fresh = await startTestPipeline(engines, { beatmapDirs: [madeOsuFixturesDir()] });
       try {
         const done = await waitForJob(
           job(second),

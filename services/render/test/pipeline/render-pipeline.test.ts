@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { beatmapMd5 } from '@platform/osu';
-import { osuFixturesDir } from '@platform/testing';
+import { madeOsuFixturesDir } from '@platform/testing';
 import { buildTestApp, submit } from '../helpers/app.js';
-import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { readFixture } from '../helpers/fixtures.js';
 import {
   engineSets,
   freshAddress,
@@ -27,8 +27,6 @@ import {
 import { startTestPipeline, waitForJob, type TestPipeline } from '../helpers/pipeline.js';
 import { makeZip, goodSkinEntries } from '../helpers/zips.js';
 
-const skipAll = fixturesSkip();
-
 interface Mirror {
   url: string;
   hits: string[];
@@ -37,7 +35,7 @@ interface Mirror {
 
 /** A stand-in for the beatmap mirror: serves fixture .osu files by MD5 at /osu/<md5>. */
 async function startMirror(): Promise<Mirror> {
-  const dir = osuFixturesDir()!;
+  const dir = madeOsuFixturesDir();
   const byMd5 = new Map<string, Buffer>();
   for (const name of readdirSync(dir).filter((n) => n.endsWith('.osu'))) {
     const data = readFileSync(join(dir, name));
@@ -72,7 +70,7 @@ type Job = {
 };
 
 for (const { kind, skip } of await engineSets()) {
-  describe(`render pipeline (${kind})`, { skip: skip ?? skipAll }, () => {
+  describe(`render pipeline (${kind})`, { skip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
     let pipeline: TestPipeline;
@@ -85,7 +83,7 @@ for (const { kind, skip } of await engineSets()) {
       app = await buildTestApp(engines);
       mirror = await startMirror();
       pipeline = await startTestPipeline(engines, {
-        beatmapDirs: [osuFixturesDir()!],
+        beatmapDirs: [madeOsuFixturesDir()],
         mirrorUrl: mirror.url,
       });
     });
@@ -97,7 +95,7 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('a replay becomes a video, a thumbnail and a log; progress and the log are visible while rendering', async () => {
-      const res = await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') });
+      const res = await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') });
       assert.equal(res.statusCode, 202);
       const id = res.json().job_id as string;
       const seen = new Set<string>();
@@ -116,7 +114,7 @@ for (const { kind, skip } of await engineSets()) {
       }, finished);
       assert.equal(job.status, 'completed', job.error ?? '');
       assert.equal(job.progress, 100);
-      assert.match(job.map_title ?? '', /Tool-Assisted Speedcore/);
+      assert.match(job.map_title ?? '', /Made For Tests/);
       assert.ok(seen.has('rendering') || seen.has('downloading'), `saw ${[...seen]}`);
       assert.ok(logWhileRunning?.includes(`job ${id} taken`), 'log readable during the job');
       const video = await engines.ctx.store.get(`videos/${id}.mp4`);
@@ -140,8 +138,8 @@ for (const { kind, skip } of await engineSets()) {
       // A pipeline without the library: the mirror is the only source.
       await pipeline.stop();
       pipeline = await startTestPipeline(engines, { mirrorUrl: mirror.url });
-      const replay = readFixture('tool.osr');
-      const md5 = beatmapMd5(readFixture('tool.osu'));
+      const replay = readFixture('perfect.osr');
+      const md5 = beatmapMd5(readFixture('made.osu'));
       const hitsBefore = mirror.hits.filter((h) => h === md5).length;
       await engines.ctx.store.delete(`beatmaps/${md5}.osu`);
       const first = (await submit(app, { address: freshAddress(), replay })).json().job_id;
@@ -156,8 +154,8 @@ for (const { kind, skip } of await engineSets()) {
 
     test('a beatmap nowhere to be found fails the job with a clear reason', async () => {
       // A replay naming a beatmap MD5 that neither the library nor the mirror has.
-      const replay = Buffer.from(readFixture('tool.osr'));
-      const md5 = beatmapMd5(readFixture('tool.osu'));
+      const replay = Buffer.from(readFixture('perfect.osr'));
+      const md5 = beatmapMd5(readFixture('made.osu'));
       const at = replay.indexOf(Buffer.from(md5));
       Buffer.from('0'.repeat(32)).copy(replay, at);
       const id = (await submit(app, { address: freshAddress(), replay })).json().job_id;
@@ -168,10 +166,10 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('a mirror answer with the wrong content is refused', async () => {
-      const replay = Buffer.from(readFixture('tool.osr'));
+      const replay = Buffer.from(readFixture('perfect.osr'));
       Buffer.from('f'.repeat(32)).copy(
         replay,
-        replay.indexOf(Buffer.from(beatmapMd5(readFixture('tool.osu')))),
+        replay.indexOf(Buffer.from(beatmapMd5(readFixture('made.osu')))),
       );
       const id = (await submit(app, { address: freshAddress(), replay })).json().job_id;
       const job = await waitForJob(getJob(id), finished);
@@ -193,7 +191,7 @@ for (const { kind, skip } of await engineSets()) {
       const id = (
         await submit(app, {
           address: freshAddress(),
-          replay: readFixture('tool.osr'),
+          replay: readFixture('perfect.osr'),
           fields: { skin: 'Pipeline Skin' },
         })
       ).json().job_id;
@@ -212,14 +210,14 @@ for (const { kind, skip } of await engineSets()) {
         await writeFile(
           join(dir, 'pack.osz'),
           await makeZip([
-            { name: 'Some Map [test].osu', data: readFixture('tool.osu') },
+            { name: 'Some Map [test].osu', data: readFixture('made.osu') },
             { name: 'bg.jpg', data: Buffer.from('x') },
           ]),
         );
         await pipeline.stop();
         pipeline = await startTestPipeline(engines, { beatmapDirs: [dir] });
         const id = (
-          await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+          await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })
         ).json().job_id;
         const job = await waitForJob(getJob(id), finished);
         assert.equal(job.status, 'completed', job.error ?? '');
@@ -234,16 +232,16 @@ for (const { kind, skip } of await engineSets()) {
 
     test('two workers with their dispatchers (one BullMQ queue on Redis): every job rendered exactly once', async () => {
       await pipeline.stop();
-      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!] });
+      pipeline = await startTestPipeline(engines, { beatmapDirs: [madeOsuFixturesDir()] });
       const second = await startTestPipeline(engines, {
-        beatmapDirs: [osuFixturesDir()!],
+        beatmapDirs: [madeOsuFixturesDir()],
         worker: { workerId: 'second-worker' },
       });
       try {
         const ids = [];
         for (let i = 0; i < 4; i += 1)
           ids.push(
-            (await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })).json()
+            (await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })).json()
               .job_id as string,
           );
         for (const id of ids)
@@ -260,11 +258,11 @@ for (const { kind, skip } of await engineSets()) {
     test('a worker shut down mid-render gives the job back to the queue, and it completes later', async () => {
       await pipeline.stop();
       pipeline = await startTestPipeline(engines, {
-        beatmapDirs: [osuFixturesDir()!],
+        beatmapDirs: [madeOsuFixturesDir()],
         worker: { width: 1280, height: 720, fps: 60 },
       });
       const id = (
-        await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+        await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })
       ).json().job_id as string;
       // Progress is reported while rendering (between 0 and 100).
       await waitForJob(
@@ -288,7 +286,7 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(pending.rows.length, 1, 'waiting for the next dispatcher');
       assert.deepEqual(await pipeline.leftovers(), []);
       await pipeline.stop();
-      pipeline = await startTestPipeline(engines, { beatmapDirs: [osuFixturesDir()!] });
+      pipeline = await startTestPipeline(engines, { beatmapDirs: [madeOsuFixturesDir()] });
       const done = await waitForJob(getJob(id), finished);
       assert.equal(done.status, 'completed', done.error ?? '');
       assert.match((await engines.ctx.store.get(`logs/${id}.log`)).toString(), /taken by/);
@@ -297,11 +295,11 @@ for (const { kind, skip } of await engineSets()) {
     test('a render past its timeout fails and its temp folder is removed', async () => {
       await pipeline.stop();
       pipeline = await startTestPipeline(engines, {
-        beatmapDirs: [osuFixturesDir()!],
+        beatmapDirs: [madeOsuFixturesDir()],
         worker: { renderTimeoutMs: 150, width: 640, height: 360, fps: 60 },
       });
       const id = (
-        await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') })
+        await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })
       ).json().job_id;
       const job = await waitForJob(getJob(id), finished);
       assert.equal(job.status, 'failed');

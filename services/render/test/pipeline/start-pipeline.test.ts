@@ -7,17 +7,16 @@ import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { osuFixture } from '@platform/testing';
+import { madeOsuFixture } from '@platform/testing';
 import { renderEnvSchema } from '../../src/config.js';
 import { startPipeline } from '../../src/pipeline.js';
 import { buildTestApp, submit } from '../helpers/app.js';
-import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { readFixture } from '../helpers/fixtures.js';
 import { freshAddress, openTestEngines, quietLogger } from '../helpers/harness.js';
 import { testQueue, waitForJob } from '../helpers/pipeline.js';
 
 test(
   'without BEATMAPS_DIR, beatmaps dropped in DATA_DIR/render/beatmaps are found',
-  { skip: fixturesSkip() },
   async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'render-start-pipeline-'));
     const engines = await openTestEngines('embedded');
@@ -27,7 +26,7 @@ test(
     try {
       const library = join(dataDir, 'render', 'beatmaps');
       await mkdir(library, { recursive: true });
-      await copyFile(osuFixture('tool.osu')!, join(library, 'tool.osu'));
+      await copyFile(madeOsuFixture('made.osu'), join(library, 'made.osu'));
       const env = renderEnvSchema.parse({
         DATA_DIR: dataDir,
         RUN_REAPER: 'false',
@@ -35,7 +34,7 @@ test(
         RENDER_HEIGHT: '90',
       });
       pipeline = await startPipeline({ ...engines.ctx, logger: quietLogger }, env, queue);
-      const res = await submit(app, { address: freshAddress(), replay: readFixture('tool.osr') });
+      const res = await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') });
       assert.equal(res.statusCode, 202);
       const id = res.json().job_id as string;
       // The map title is written once the beatmap is found, before the render itself.
@@ -49,7 +48,7 @@ test(
         (j) => j.map_title !== null || j.status === 'failed',
       );
       assert.equal(job.error, null);
-      assert.match(job.map_title ?? '', /Tool-Assisted Speedcore/);
+      assert.match(job.map_title ?? '', /Made For Tests/);
     } finally {
       await pipeline?.stop();
       await queue.close();

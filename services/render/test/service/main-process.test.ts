@@ -10,15 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { freePort, osuFixturesDir } from '@platform/testing';
-import { fixturesSkip, readFixture } from '../helpers/fixtures.js';
+import { freePort, madeOsuFixturesDir } from '@platform/testing';
+import { readFixture } from '../helpers/fixtures.js';
 import { multipart } from '../helpers/harness.js';
 
-const skip = fixturesSkip();
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 
-test('main.ts renders a replay end to end and shuts down cleanly', { skip }, async () => {
+test('main.ts renders a replay end to end and shuts down cleanly', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'render-main-'));
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
@@ -28,7 +27,7 @@ test('main.ts renders a replay end to end and shuts down cleanly', { skip }, asy
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      BEATMAPS_DIR: osuFixturesDir()!,
+      BEATMAPS_DIR: madeOsuFixturesDir(),
       RENDER_WIDTH: '320',
       RENDER_HEIGHT: '180',
       DATABASE_URL: '',
@@ -59,7 +58,7 @@ test('main.ts renders a replay end to end and shuts down cleanly', { skip }, asy
       await new Promise((r) => setTimeout(r, 200));
     }
     const { body, contentType } = multipart({ skin: 'Default' }, [
-      { field: 'replay', filename: 'tool.osr', data: readFixture('tool.osr') },
+      { field: 'replay', filename: 'tool.osr', data: readFixture('perfect.osr') },
     ]);
     const submitted = await fetch(`${base}/v1/render`, {
       method: 'POST',
