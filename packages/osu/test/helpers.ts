@@ -1,7 +1,11 @@
-/** Test helpers: where the fixtures are, and loud skips when a fixture or ffmpeg is missing. */
+/**
+ * Test helpers: the made fixture set, the real game files (for fidelity tests: where they
+ * are, and a loud skip when they are not), and a loud skip when ffmpeg is missing.
+ */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { madeOsuFixture } from '@platform/testing';
 import { resolveFfmpeg } from '../src/ffmpeg/resolve-ffmpeg.js';
 
 export const fixturesDir =
@@ -19,6 +23,11 @@ export function skipWithoutFixtures(): string | false {
 
 export function fixture(name: string): Buffer {
   return readFileSync(join(fixturesDir, name));
+}
+
+/** One file of the made osu! fixture set of `@platform/testing` (always present). */
+export function madeFixture(name: string): Buffer {
+  return readFileSync(madeOsuFixture(name));
 }
 
 export function fixtureNames(ext: string): string[] {

@@ -58,7 +58,7 @@ test('the beatmap has circles, sliders of each curve, a spinner, timing points a
 
 test('each replay names the beatmap and is judged exactly as its header says', async () => {
   const beatmap = parseBeatmap((await read(MADE_OSU.beatmap)).toString('utf8'));
-  for (const name of [MADE_OSU.perfectReplay, MADE_OSU.missedReplay]) {
+  for (const name of [MADE_OSU.perfectReplay, MADE_OSU.missedReplay, MADE_OSU.lazerReplay]) {
     const replay = decodeReplay(await read(name));
     assert.equal(replay.beatmapMd5, MADE_BEATMAP_MD5);
     const known = madeReplayJudgement(name);
@@ -69,6 +69,9 @@ test('each replay names the beatmap and is judged exactly as its header says', a
   const other = decodeReplay(await read(MADE_OSU.otherMapReplay));
   assert.notEqual(other.beatmapMd5, MADE_BEATMAP_MD5);
   assert.equal(other.playerName, 'made-other-map');
+  const lazer = decodeReplay(await read(MADE_OSU.lazerReplay));
+  assert.equal(lazer.version, 30000001);
+  assert.deepEqual(lazer.scoreInfo?.statistics, { great: beatmap.hitObjects.length });
   assert.equal(madeReplayJudgement(MADE_OSU.missedReplay).misses, beatmap.hitObjects.length);
 });
 

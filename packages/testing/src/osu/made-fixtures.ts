@@ -11,6 +11,7 @@
  * | `audio.wav`, `bg.png`, `sb-dot.png` | its audio, background and storyboard sprite |
  * | `perfect.osr`, `missed.osr` | osu! standard replays of it with known judgements |
  * | `other-map.osr` | the perfect play naming a beatmap absent from the set |
+ * | `lazer.osr` | the perfect play in the lazer format (score-info block) |
  * | `taiko.osr`, `catch.osr`, `mania.osr` | the same play in the other modes' headers |
  * | `made-skin.osk` | a skin: `Made Skin/skin.ini`, a cursor and a hit circle |
  */
@@ -34,6 +35,7 @@ export const MADE_OSU = {
   perfectReplay: 'perfect.osr',
   missedReplay: 'missed.osr',
   otherMapReplay: 'other-map.osr',
+  lazerReplay: 'lazer.osr',
   taikoReplay: 'taiko.osr',
   catchReplay: 'catch.osr',
   maniaReplay: 'mania.osr',

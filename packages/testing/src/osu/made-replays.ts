@@ -9,6 +9,7 @@
  *   miss, the combo stays 0;
  * - `other-map`: `perfect` under another player's name, naming a beatmap that is not in
  *   the set ({@link OTHER_MAP_MD5});
+ * - `lazer`: `perfect` in the newer lazer format (version 30000001, with a score-info block);
  * - `taiko`, `catch`, `mania`: `perfect` with the header's mode set to 1, 2 and 3.
  */
 import {
@@ -174,6 +175,15 @@ export function madeReplays(beatmapMd5: string): Record<string, MadeReplay> {
   };
   made['other-map'] = {
     bytes: encodeReplay({ ...perfect, beatmapMd5: OTHER_MAP_MD5, playerName: 'made-other-map' }),
+    judgement: perfectJudgement,
+  };
+  made.lazer = {
+    bytes: encodeReplay({
+      ...perfect,
+      version: 30000001,
+      playerName: 'made-lazer',
+      scoreInfo: { mods: [], statistics: { great: perfectJudgement.n300 } },
+    }),
     judgement: perfectJudgement,
   };
   for (const [name, mode] of [
