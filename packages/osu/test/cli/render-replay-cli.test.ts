@@ -5,9 +5,13 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { main } from '../../src/cli/render-replay.js';
+import { madeOsuFixture, madeOsuFixturesDir, madeReplayJudgement } from '@platform/testing';
 import { fixturesDir, skipWithoutFfmpeg, skipWithoutFixtures } from '../helpers.js';
 
-const skip = skipWithoutFixtures();
+/** Fidelity to a real replay, judged as the game did: needs the real files. */
+const fidelity = { skip: skipWithoutFixtures() };
+const made = madeOsuFixturesDir();
+const perfect = madeReplayJudgement('perfect.osr');
 const out = mkdtempSync(join(tmpdir(), 'osu-cli-test-'));
 after(() => rmSync(out, { recursive: true, force: true }));
 
@@ -22,8 +26,8 @@ async function run(args: string[]): Promise<{ code: number; stdout: string; stde
   return { code, stdout, stderr };
 }
 
-describe('render-replay CLI', { skip }, () => {
-  test('judge --json prints computed and header counts', async () => {
+describe('render-replay CLI', () => {
+  test('judge --json prints computed and header counts', fidelity, async () => {
     const r = await run([
       'judge',
       join(fixturesDir, 'realdate.osr'),
@@ -52,21 +56,14 @@ describe('render-replay CLI', { skip }, () => {
   });
 
   test('judge prints a table; usage errors exit 2; missing beatmap exits 1', async () => {
-    const r = await run(['judge', join(fixturesDir, 'tool.osr'), '--beatmaps', fixturesDir]);
+    const r = await run(['judge', madeOsuFixture('perfect.osr'), '--beatmaps', made]);
     assert.equal(r.code, 0);
-    assert.match(r.stdout, /computed\s+1\s+0\s+0\s+0\s+4/);
-    assert.match(r.stdout, /header\s+1\s+0\s+0\s+0\s+4/);
+    const counts = `${perfect.n300}\\s+0\\s+0\\s+0\\s+${perfect.maxCombo}`;
+    assert.match(r.stdout, new RegExp(`computed\\s+${counts}`));
+    assert.match(r.stdout, new RegExp(`header\\s+${counts}`));
     assert.equal((await run(['judge'])).code, 2);
-    assert.equal(
-      (await run([join(fixturesDir, 'kszlim-replay.osr'), '--beatmaps', fixturesDir])).code,
-      1,
-    );
-    const taiko = await run([
-      'judge',
-      join(fixturesDir, 'kszlim-taiko.osr'),
-      '--beatmaps',
-      fixturesDir,
-    ]);
+    assert.equal((await run([madeOsuFixture('other-map.osr'), '--beatmaps', made])).code, 1);
+    const taiko = await run(['judge', madeOsuFixture('taiko.osr'), '--beatmaps', made]);
     assert.equal(taiko.code, 1);
     assert.match(taiko.stderr, /not supported/);
   });
@@ -74,9 +71,9 @@ describe('render-replay CLI', { skip }, () => {
   test('renders a video', { skip: skipWithoutFfmpeg() }, async () => {
     const video = join(out, 'cli.mp4');
     const r = await run([
-      join(fixturesDir, 'tool.osr'),
+      madeOsuFixture('perfect.osr'),
       '--beatmaps',
-      fixturesDir,
+      made,
       '--width',
       '256',
       '--height',
