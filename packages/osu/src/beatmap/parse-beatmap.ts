@@ -16,6 +16,9 @@ import type {
   Vec2,
 } from './types.js';
 
+/** Control points kept per slider. */
+const MAX_CONTROL_POINTS = 2048;
+
 export class BeatmapParseError extends Error {
   override readonly name = 'BeatmapParseError';
 }
@@ -243,7 +246,8 @@ function parseHitObjects(
       let curveType = (curve[0]!.trim()[0] ?? 'B') as CurveType;
       if (!'LPBC'.includes(curveType)) curveType = 'B';
       const controlPoints: Vec2[] = [{ x, y }];
-      for (const c of curve.slice(1)) {
+      // a real slider has at most a few hundred points; a crafted one is cut
+      for (const c of curve.slice(1, MAX_CONTROL_POINTS + 1)) {
         const [cx, cy] = c.split(':').map(Number);
         if (Number.isFinite(cx) && Number.isFinite(cy)) controlPoints.push({ x: cx!, y: cy! });
       }

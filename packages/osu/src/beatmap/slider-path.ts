@@ -5,6 +5,9 @@
  */
 import type { CurveType, Vec2 } from './types.js';
 
+/** Most de Casteljau steps x points^2 spent on one bézier segment. */
+const BEZIER_WORK_BUDGET = 20_000_000;
+
 const dist = (a: Vec2, b: Vec2): number => Math.hypot(a.x - b.x, a.y - b.y);
 
 function bezier(points: Vec2[], out: Vec2[]): void {
@@ -14,8 +17,11 @@ function bezier(points: Vec2[], out: Vec2[]): void {
   }
   let approx = 0;
   for (let i = 1; i < points.length; i++) approx += dist(points[i - 1]!, points[i]!);
-  const steps = Math.max(2, Math.min(400, Math.ceil(approx / 3)));
   const n = points.length;
+  // de Casteljau costs n^2/2 a step: a crafted segment of thousands of points gets
+  // fewer steps instead of minutes of work (real segments stay far under the budget)
+  const budget = Math.max(2, Math.floor(BEZIER_WORK_BUDGET / (n * n)));
+  const steps = Math.max(2, Math.min(400, budget, Math.ceil(approx / 3)));
   const tmpX = new Float64Array(n);
   const tmpY = new Float64Array(n);
   for (let s = 0; s <= steps; s++) {

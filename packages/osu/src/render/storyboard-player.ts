@@ -23,6 +23,10 @@ interface Prepared {
 
 /** Decoded storyboard images in all (~1.2 GB of RGBA); past it, sprites are left out. */
 const MAX_STORYBOARD_PIXELS = 300_000_000;
+/** Commands of one sprite once loops are unrolled (a crafted loop of loops stops here). */
+const MAX_COMMANDS_PER_ELEMENT = 100_000;
+/** Commands of the whole storyboard once unrolled; later sprites are left out. */
+const MAX_COMMANDS = 2_000_000;
 
 const ORIGINS: Record<string, [number, number]> = {
   TopLeft: [0, 0],
@@ -67,11 +71,12 @@ export function ease(e: number, t: number): number {
 function flatten(commands: StoryboardCommand[]): Flat[] {
   const out: Flat[] = [];
   for (const c of commands) {
+    if (out.length >= MAX_COMMANDS_PER_ELEMENT) break;
     if (c.type === 'T') continue; // triggers need game events: not played
     if (c.type === 'L') {
       const span = c.children.reduce((m, k) => Math.max(m, k.end), 0);
       const count = Math.min(c.loopCount, 10000);
-      for (let i = 0; i < count; i++) {
+      for (let i = 0; i < count && out.length < MAX_COMMANDS_PER_ELEMENT; i++) {
         for (const k of c.children) {
           if (k.type === 'L' || k.type === 'T') continue;
           out.push({
@@ -180,9 +185,15 @@ export class StoryboardPlayer {
       return img;
     };
     const items: Prepared[] = [];
+    let commandCount = 0;
     for (const el of elements.slice(0, 20000)) {
       const cmds = flatten(el.commands);
       if (cmds.length === 0) continue;
+      commandCount += cmds.length;
+      if (commandCount > MAX_COMMANDS) {
+        log?.(`storyboard past ${MAX_COMMANDS} commands: the remaining sprites are left out`);
+        break;
+      }
       const frames: Image[] = [];
       if (el.kind === 'animation') {
         const dot = el.file.lastIndexOf('.');
