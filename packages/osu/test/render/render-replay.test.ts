@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -13,10 +13,11 @@ import {
   resolveFfmpeg,
   type RenderOptions,
 } from '../../src/index.js';
-import { fixture, fixturesDir, skipWithoutFfmpeg, skipWithoutFixtures } from '../helpers.js';
+import { madeOsuFixture } from '@platform/testing';
+import { madeFixture, skipWithoutFfmpeg } from '../helpers.js';
 
 const { ffmpeg, ffprobe } = resolveFfmpeg();
-const skip = skipWithoutFixtures() || skipWithoutFfmpeg();
+const skip = skipWithoutFfmpeg();
 const out = mkdtempSync(join(tmpdir(), 'osu-render-test-'));
 after(() => rmSync(out, { recursive: true, force: true }));
 
@@ -43,10 +44,12 @@ describe('renderReplay', { skip }, () => {
     const thumb = join(out, 'a.jpg');
     const progress: number[] = [];
     const lines: string[] = [];
-    const replayBytes = fixture('dearbrave3.osr');
+    const replayBytes = madeFixture('perfect.osr');
+    // the beatmap alone in its folder: no audio beside it
+    copyFileSync(madeOsuFixture('made.osu'), join(out, 'made.osu'));
     const r = await renderReplay({
       replay: replayBytes,
-      beatmapPath: join(fixturesDir, 'dearbrave1.osu'),
+      beatmapPath: join(out, 'made.osu'),
       outputVideoPath: video,
       outputThumbnailPath: thumb,
       options,
@@ -162,8 +165,8 @@ describe('renderReplay', { skip }, () => {
   test('worker threads draw the same video', async () => {
     const video = join(out, 'w.mp4');
     const r = await renderReplay({
-      replay: fixture('tool.osr'),
-      beatmapPath: join(fixturesDir, 'tool.osu'),
+      replay: madeFixture('perfect.osr'),
+      beatmapPath: madeOsuFixture('made.osu'),
       outputVideoPath: video,
       outputThumbnailPath: join(out, 'w.jpg'),
       options: { ...options, workers: 2, fps: 20 },
@@ -190,8 +193,8 @@ describe('renderReplay', { skip }, () => {
   test('motion blur keeps every frame and the timing', async () => {
     const video = join(out, 'm.mp4');
     const r = await renderReplay({
-      replay: fixture('tool.osr'),
-      beatmapPath: join(fixturesDir, 'tool.osu'),
+      replay: madeFixture('perfect.osr'),
+      beatmapPath: madeOsuFixture('made.osu'),
       outputVideoPath: video,
       outputThumbnailPath: join(out, 'm.jpg'),
       options: { ...options, motionBlur: true, fps: 20, maxSeconds: 3 },
@@ -225,8 +228,8 @@ describe('renderReplay', { skip }, () => {
     const ac = new AbortController();
     await assert.rejects(
       renderReplay({
-        replay: fixture('5dearbrave.osr'),
-        beatmapPath: join(fixturesDir, '5dearbrave.osu'),
+        replay: madeFixture('perfect.osr'),
+        beatmapPath: madeOsuFixture('made.osu'),
         outputVideoPath: join(out, 'b.mp4'),
         outputThumbnailPath: join(out, 'b.jpg'),
         options,
