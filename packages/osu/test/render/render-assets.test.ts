@@ -17,10 +17,10 @@ import {
   type RenderOptions,
 } from '../../src/index.js';
 import { extractOsk } from '../../src/skin/extract-osk.js';
-import { fixture, skipWithoutFfmpeg, skipWithoutFixtures } from '../helpers.js';
+import { madeFixture, skipWithoutFfmpeg } from '../helpers.js';
 
 const { ffmpeg, ffprobe } = resolveFfmpeg();
-const skip = skipWithoutFixtures() || skipWithoutFfmpeg();
+const skip = skipWithoutFfmpeg();
 
 const W = 320;
 const H = 180;
@@ -93,11 +93,11 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
     dir = mkdtempSync(join(tmpdir(), 'osu-assets-test-'));
     const mapDir = join(dir, 'map');
     mkdirSync(mapDir);
-    const text = fixture('dearbrave1.osu')
+    // the made beatmap (audio.wav, bg.png) with a video and two storyboard sprites added
+    const text = madeFixture('made.osu')
       .toString('utf8')
-      .replace('AudioFilename: Dear brave.mp3', 'AudioFilename: audio.wav')
       .replace(
-        '0,0,"DB.jpg",0,0',
+        '0,0,"bg.png",0,0',
         '0,0,"bg.png",0,0\nVideo,0,"clip.mp4"\nSprite,Foreground,TopLeft,"sb.png",0,0\n F,0,-100000,1000000,1\nSprite,Foreground,TopLeft,"white.png",0,380\n F,0,-100000,1000000,1\n C,0,-100000,1000000,255,255,0',
       );
     mapPath = join(mapDir, 'map.osu');
@@ -141,7 +141,7 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
 
   test('storyboard, background, audio and the skin cursor', async () => {
     const video = join(dir, 'a.mp4');
-    const replayBytes = fixture('dearbrave3.osr');
+    const replayBytes = madeFixture('perfect.osr');
     const lines: string[] = [];
     const r = await renderReplay({
       replay: replayBytes,
@@ -191,7 +191,7 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
     const video = join(dir, 'c.mp4');
     const lines: string[] = [];
     const r = await renderReplay({
-      replay: fixture('dearbrave3.osr'),
+      replay: madeFixture('perfect.osr'),
       beatmapPath: early,
       outputVideoPath: video,
       outputThumbnailPath: join(dir, 'c.jpg'),
@@ -211,7 +211,7 @@ describe('renderReplay with beatmap assets and a skin', { skip }, () => {
   });
 
   test('beatmap video behind the playfield, NC audio, bg dim above 1 read as percent', async () => {
-    const replay = decodeReplay(fixture('dearbrave3.osr'));
+    const replay = decodeReplay(madeFixture('perfect.osr'));
     replay.mods |= Mods.DoubleTime | Mods.Nightcore;
     const video = join(dir, 'b.mp4');
     const lines: string[] = [];
