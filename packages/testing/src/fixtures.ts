@@ -1,6 +1,8 @@
 /**
- * Shared fixtures live outside the repository, in `../shared/fixtures/` beside the
- * checkout (never copied in). `FIXTURES_DIR` points elsewhere.
+ * Real osu! files, for the tests of fidelity to real game files only (every other test
+ * uses the made set, osu/made-fixtures.ts). They live outside the repository, in
+ * `../shared/fixtures/` beside the checkout (never copied in); `FIXTURES_DIR` points
+ * elsewhere.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
