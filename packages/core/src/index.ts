@@ -13,7 +13,12 @@ export {
 export { createHttpApp, type HttpAppOptions } from './http/create-http-app.js';
 export { accessPolicyFromEnv, listenHost, LOCAL_ACCESS, type AccessPolicy } from './http/access/access-policy.js';
 export { loadApiKeys, parseApiKeys, type ApiKey } from './http/access/api-keys.js';
-export { ACCESS_DETAILS, effectiveScope, SECURITY_SCHEME } from './http/access/access-control.js';
+export {
+  ACCESS_DETAILS,
+  callerHasScope,
+  effectiveScope,
+  SECURITY_SCHEME,
+} from './http/access/access-control.js';
 export { isLoopbackAddress } from './http/access/loopback.js';
 export { DEFAULT_ROUTE_SCOPE, KEY_SCOPES, type KeyScope, type RouteScope } from './http/access/scopes.js';
 export { checkHealth, type HealthCheck, type HealthReport } from './http/health.js';

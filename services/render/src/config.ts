@@ -48,6 +48,10 @@ export const renderEnvSchema = coreEnvSchema.extend({
   BODY_IDLE_TIMEOUT_SECONDS: positiveIntVar(15),
   /** Threads decoding large replays off the event loop. @defaultValue 1 */
   DECODE_THREADS: positiveIntVar(1),
+  /** Days a finished job's video, thumbnail, log and replay are kept; then the job answers 410. @defaultValue 30 */
+  ARTIFACT_RETENTION_DAYS: positiveIntVar(30),
+  /** Submissions accepted per address in any 24 hours. @defaultValue 50 */
+  DAILY_RENDER_QUOTA: positiveIntVar(50),
   /** Run the dispatcher in this process. @defaultValue true */
   RUN_DISPATCHER: booleanVar(true),
   /** Run a worker in this process. @defaultValue true */
@@ -107,6 +111,10 @@ export interface RenderSettings {
   decodeThreads: number;
   /** Replays up to this size are decoded in place, larger ones on a decode thread. @defaultValue 32768 */
   inlineDecodeMaxBytes: number;
+  /** Days finished jobs keep their artifacts. @defaultValue 30 */
+  artifactRetentionDays: number;
+  /** Jobs accepted per address in any 24 hours. @defaultValue 50 */
+  dailyRenderQuota: number;
   /** Active (queued, downloading, rendering) jobs allowed per address. @defaultValue 2 */
   maxActivePerAddress: number;
   /** Shared secret for the remote-worker callback. @defaultValue undefined (callback disabled) */
@@ -133,6 +141,8 @@ export const DEFAULT_SETTINGS: Readonly<RenderSettings> = Object.freeze({
   decodeThreads: 1,
   inlineDecodeMaxBytes: 32 * 1024,
   maxActivePerAddress: 2,
+  artifactRetentionDays: 30,
+  dailyRenderQuota: 50,
   callbackToleranceSeconds: 300,
 });
 
@@ -152,6 +162,8 @@ export function settingsFromEnv(env: RenderEnv): RenderSettings {
     requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
     bodyIdleTimeoutMs: env.BODY_IDLE_TIMEOUT_SECONDS * 1000,
     decodeThreads: env.DECODE_THREADS,
+    artifactRetentionDays: env.ARTIFACT_RETENTION_DAYS,
+    dailyRenderQuota: env.DAILY_RENDER_QUOTA,
     callbackSecret: env.CALLBACK_SECRET,
     publicBaseUrl: env.PUBLIC_BASE_URL,
   };

@@ -28,6 +28,12 @@ export const renderErrors = defineErrors({
   },
   UPLOADS_PER_ADDRESS: { status: 429, detail: 'You already have 2 uploads in progress.' },
   JOB_NOT_FOUND: { status: 404, detail: 'Job not found.' },
+  JOB_GONE: { status: 410, detail: 'This job was deleted.' },
+  JOB_NOT_YOURS: {
+    status: 403,
+    detail: 'Only the client that submitted this job, or an operator, can delete it.',
+  },
+  DAILY_QUOTA: { status: 429, detail: 'Daily render quota exceeded: 50 per day.' },
   SKIN_EXTENSION: { status: 400, detail: 'File must be an osu! skin (.osk) archive.' },
   SKIN_TOO_LARGE: { status: 413, detail: 'Skin file exceeds maximum size of 200MB.' },
   SKIN_NOT_ZIP: { status: 415, detail: 'Skin file is not a ZIP archive.' },

@@ -9,6 +9,7 @@ import { createDispatcher } from './dispatcher/dispatcher.js';
 import type { RenderMetrics } from './metrics.js';
 import type { TaskQueue } from './queue/task-queue.js';
 import { redispatchAfterRestart, startReaper } from './reaper/reaper.js';
+import { startRetentionSweeper } from './retention/retention-sweeper.js';
 import { osuRenderer } from './renderer/renderer.js';
 import { DEFAULT_SKIN_LIMITS } from './skins/skin-archive.js';
 import { startRenderWorker } from './worker/render-worker.js';
@@ -75,6 +76,10 @@ export async function startPipeline(
       maxDispatches: env.MAX_DISPATCHES,
     });
     stops.unshift(() => reaper.stop());
+    const sweeper = startRetentionSweeper(ctx.db, ctx.store, ctx.logger, {
+      retentionDays: env.ARTIFACT_RETENTION_DAYS,
+    });
+    stops.unshift(() => sweeper.stop());
   }
   return {
     async stop() {

@@ -1,7 +1,7 @@
 /**
  * Admission of a validated submission, steps 4–10 of the spec: the per-address rate
  * limit (429), global queue depth and rendering capacity (503), the two-active-jobs rule
- * (429), then the replay upload to `replays/` (500 on failure, before anything is
+ * (429) and the daily quota (429), then the replay upload to `replays/` (500 on failure, before anything is
  * written) and, under the per-address advisory lock, the active-job count again with the
  * job row and its outbox event in one transaction. The upload comes before the
  * transaction so no database session is held during it and no event can exist without
@@ -12,8 +12,9 @@ import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
 import type { RenderSettings } from '../config.js';
 import { rateLimitHeaders, type RateLimiter } from '@platform/core';
 import { renderErrors } from '../errors.js';
-import { countActiveForAddress, countLoad, insertJobWithEvent } from '../jobs/job-store.js';
+import { addressUsage, countLoad, insertJobWithEvent, type AddressUsage } from '../jobs/job-store.js';
 import { artifactKeys } from '../jobs/job-view.js';
+import { renderFingerprint } from '../reuse/fingerprint.js';
 import type { ValidatedRender } from './validate-render-form.js';
 
 export interface AdmissionDeps {
@@ -61,13 +62,26 @@ export async function admitRender(
 
   const jobId = randomUUID();
   const replayKey = artifactKeys(jobId).replay;
-  const tooMany = () =>
-    renderErrors.RENDER_TOO_MANY_ACTIVE({
-      detail: `You already have ${settings.maxActivePerAddress} active render jobs.`,
-      headers,
-    });
+  // Two per-address rules from one query: active jobs, then jobs in the last 24 hours.
+  const refuse = (usage: AddressUsage) => {
+    if (usage.active >= settings.maxActivePerAddress)
+      return renderErrors.RENDER_TOO_MANY_ACTIVE({
+        detail: `You already have ${settings.maxActivePerAddress} active render jobs.`,
+        headers,
+      });
+    if (usage.lastDay >= settings.dailyRenderQuota) {
+      const resetsAt = usage.lastDayResetsAt?.getTime() ?? Date.now();
+      const retryAfter = Math.max(1, Math.ceil((resetsAt - Date.now()) / 1000));
+      return renderErrors.DAILY_QUOTA({
+        detail: `Daily render quota exceeded: ${settings.dailyRenderQuota} per day.`,
+        headers: { ...headers, 'Retry-After': String(retryAfter) },
+      });
+    }
+    return undefined;
+  };
   // A cheap look first, so a client at its limit is refused before any upload.
-  if ((await countActiveForAddress(db, address)) >= settings.maxActivePerAddress) throw tooMany();
+  const early = refuse(await addressUsage(db, address));
+  if (early) throw early;
   try {
     await store.put(replayKey, request.data, { contentType: 'application/octet-stream' });
   } catch (error) {
@@ -76,8 +90,8 @@ export async function admitRender(
   }
   try {
     await db.withAdvisoryLock(`render-address:${address}`, async (tx) => {
-      if ((await countActiveForAddress(tx, address)) >= settings.maxActivePerAddress)
-        throw tooMany();
+      const refused = refuse(await addressUsage(tx, address));
+      if (refused) throw refused;
       await insertJobWithEvent(tx, {
         id: jobId,
         skin: request.skin,
@@ -85,6 +99,7 @@ export async function admitRender(
         clientIp: address,
         replayKey,
         replayInfo: request.replay,
+        fingerprint: renderFingerprint(request.data, request.skin, request.options),
       });
     });
   } catch (error) {

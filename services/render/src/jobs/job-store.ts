@@ -65,7 +65,19 @@ export interface JobRow {
   started_at: Date | null;
   finished_at: Date | null;
   heartbeat_at: Date | null;
+  /** Set when the job was deleted, cancelled or expired: a tombstone answering 410. */
+  deleted_at: Date | null;
+  removal: JobRemoval | null;
+  /** SHA-256 of the replay bytes, skin and options: identical submissions share it. */
+  fingerprint: string | null;
+  artifacts_purged_at: Date | null;
 }
+
+/** Why a job's row is a tombstone. */
+export type JobRemoval = 'deleted' | 'cancelled' | 'expired';
+
+/** The statuses of a job that still has work ahead (counted as active). */
+export const ACTIVE_STATUSES: readonly JobStatus[] = ['queued', 'downloading', 'rendering'];
 
 export interface NewJob {
   id: string;
@@ -74,6 +86,7 @@ export interface NewJob {
   clientIp: string;
   replayKey: string;
   replayInfo: ReplayInfo;
+  fingerprint: string;
 }
 
 export const OUTBOX_CHANNEL = 'render_outbox';
@@ -81,8 +94,8 @@ export const OUTBOX_CHANNEL = 'render_outbox';
 /** Inserts the job and its first outbox event, and wakes dispatchers (delivered at commit). */
 export async function insertJobWithEvent(tx: SqlExecutor, job: NewJob): Promise<void> {
   await tx.query(
-    `INSERT INTO render_jobs (id, status, skin, options, client_ip, replay_key, replay_info, beatmap_md5)
-     VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7)`,
+    `INSERT INTO render_jobs (id, status, skin, options, client_ip, replay_key, replay_info, beatmap_md5, fingerprint)
+     VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8)`,
     [
       job.id,
       job.skin,
@@ -91,6 +104,7 @@ export async function insertJobWithEvent(tx: SqlExecutor, job: NewJob): Promise<
       job.replayKey,
       JSON.stringify(job.replayInfo),
       job.replayInfo.beatmapMd5,
+      job.fingerprint,
     ],
   );
   await insertOutboxEvent(tx, job.id);
@@ -112,9 +126,11 @@ export interface ListJobsQuery {
   status?: JobStatus | undefined;
 }
 
-/** One page of jobs, newest first. */
+/** One page of jobs, newest first; tombstones (deleted, expired) are left out. */
 export async function listJobs(db: SqlExecutor, query: ListJobsQuery): Promise<JobRow[]> {
-  const filter = query.status ? 'WHERE status = $1' : '';
+  const filter = query.status
+    ? 'WHERE deleted_at IS NULL AND status = $1'
+    : 'WHERE deleted_at IS NULL';
   const params: unknown[] = query.status ? [query.status] : [];
   const n = params.length;
   const { rows } = await db.query<JobRow>(
@@ -124,10 +140,10 @@ export async function listJobs(db: SqlExecutor, query: ListJobsQuery): Promise<J
   return rows;
 }
 
-/** How many jobs there are (with that status, when given). */
+/** How many jobs there are (with that status, when given), tombstones left out. */
 export async function countJobs(db: SqlExecutor, status?: JobStatus): Promise<number> {
   const { rows } = await db.query<{ total: string }>(
-    `SELECT count(*)::text AS total FROM render_jobs ${status ? 'WHERE status = $1' : ''}`,
+    `SELECT count(*)::text AS total FROM render_jobs WHERE deleted_at IS NULL ${status ? 'AND status = $1' : ''}`,
     status ? [status] : [],
   );
   return Number(rows[0]?.total ?? 0);
@@ -143,13 +159,34 @@ export async function countLoad(db: SqlExecutor): Promise<{ queued: number; rend
   return { queued: Number(rows[0]?.queued ?? 0), rendering: Number(rows[0]?.rendering ?? 0) };
 }
 
-export async function countActiveForAddress(db: SqlExecutor, clientIp: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM render_jobs
-      WHERE client_ip = $1 AND status IN ('queued', 'downloading', 'rendering')`,
+/** What one address has used: its active jobs, and its jobs created in the last 24 hours. */
+export interface AddressUsage {
+  active: number;
+  lastDay: number;
+  /** When the oldest job of the last 24 hours leaves the window (quota refill). */
+  lastDayResetsAt: Date | null;
+}
+
+/**
+ * One query for both per-address rules. Tombstones count towards the day (deleting a job
+ * gives no quota back); a cancelled job is no longer active.
+ */
+export async function addressUsage(db: SqlExecutor, clientIp: string): Promise<AddressUsage> {
+  const { rows } = await db.query<{ active: number; last_day: number; resets_at: Date | null }>(
+    `SELECT count(*) FILTER (WHERE status IN ('queued', 'downloading', 'rendering'))::int AS active,
+            count(*) FILTER (WHERE created_at > now() - interval '1 day')::int AS last_day,
+            min(created_at) FILTER (WHERE created_at > now() - interval '1 day') + interval '1 day' AS resets_at
+       FROM render_jobs
+      WHERE client_ip = $1
+        AND (status IN ('queued', 'downloading', 'rendering') OR created_at > now() - interval '1 day')`,
     [clientIp],
   );
-  return Number(rows[0]?.n ?? 0);
+  const row = rows[0];
+  return {
+    active: Number(row?.active ?? 0),
+    lastDay: Number(row?.last_day ?? 0),
+    lastDayResetsAt: row?.resets_at ? new Date(row.resets_at) : null,
+  };
 }
 
 /** Moves a job out of `queued` for one worker; undefined when another already has it. */

@@ -2,7 +2,7 @@
  * The two public shapes of a job: the v1 object (ISO 8601 times, links to artifacts) and
  * the legacy status object (dashless id, `complete`, `percent`, Unix-float times).
  */
-import type { JobRow } from './job-store.js';
+import type { JobRemoval, JobRow } from './job-store.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX_PATTERN = /^[0-9a-f]{32}$/i;
@@ -111,4 +111,16 @@ export function toLegacyStatus(job: JobRow) {
     last_updated: unix(job.updated_at),
     error: job.error,
   };
+}
+
+/** The 410 detail of a tombstone. */
+export function goneDetail(removal: JobRemoval, retentionDays: number): string {
+  switch (removal) {
+    case 'expired':
+      return `This job has expired: videos and files are kept for ${retentionDays} days after a render finishes.`;
+    case 'cancelled':
+      return 'This job was cancelled and deleted.';
+    case 'deleted':
+      return 'This job was deleted.';
+  }
 }

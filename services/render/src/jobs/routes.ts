@@ -1,14 +1,21 @@
 /** `GET /v1/jobs` (paginated, filtered, newest first) and `GET /v1/jobs/{job_id}`. */
+import { callerHasScope } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
-import { JOB_STATUSES, countJobs, getJob, listJobs, type JobStatus } from './job-store.js';
-import { parseJobId, toV1Job } from './job-view.js';
+import { removeJob } from '../retention/job-removal.js';
+import { JOB_STATUSES, countJobs, getJob, listJobs, type JobRow, type JobStatus } from './job-store.js';
+import { goneDetail, parseJobId, toV1Job } from './job-view.js';
 
-export async function findJob(ctx: RenderContext, rawId: string) {
+/** The job of a raw (dashed or legacy) id: 404 when unknown, 410 when deleted or expired. */
+export async function findJob(ctx: RenderContext, rawId: string): Promise<JobRow> {
   const id = parseJobId(rawId);
   const job = id ? await getJob(ctx.db, id) : undefined;
   if (!job) throw renderErrors.JOB_NOT_FOUND();
+  if (job.removal)
+    throw renderErrors.JOB_GONE({
+      detail: goneDetail(job.removal, ctx.settings.artifactRetentionDays),
+    });
   return job;
 }
 
@@ -64,5 +71,40 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
       },
     },
     async (request) => toV1Job(await findJob(ctx, request.params.job_id)),
+  );
+
+  app.delete<{ Params: { job_id: string } }>(
+    '/v1/jobs/:job_id',
+    {
+      // Submitters delete their own jobs (same address); operators any job.
+      config: { scope: 'submit' },
+      schema: {
+        summary: 'Cancel a queued or running render, or delete a finished one, with its artifacts',
+        description:
+          'The client that submitted the job (same address) or an operator. A queued job never starts; a running one is stopped by its worker within a heartbeat (5 s) and its temp files removed. The replay, log, video and thumbnail are deleted (a video shared with an identical later submission stays until its last job goes). Afterwards the job answers 410.',
+        tags: ['jobs'],
+        params: {
+          type: 'object',
+          properties: { job_id: { type: 'string' } },
+          required: ['job_id'],
+        },
+        response: {
+          204: { type: 'null', description: 'Cancelled or deleted.' },
+          403: { $ref: 'ErrorDetail#' },
+          404: { $ref: 'ErrorDetail#' },
+          410: { $ref: 'ErrorDetail#' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const job = await findJob(ctx, request.params.job_id);
+      const owner = ctx.clientAddress(request.raw) === job.client_ip;
+      if (!owner && !callerHasScope(request, 'operate')) throw renderErrors.JOB_NOT_YOURS();
+      const removed = await removeJob(ctx.db, ctx.store, job.id, 'deleted', new Date(), ctx.logger);
+      // Removed meanwhile by another request or the sweeper: answer as it now stands.
+      if (!removed) await findJob(ctx, job.id);
+      request.log.info({ jobId: job.id, removal: removed?.removal }, 'job removed on request');
+      return reply.code(204).send();
+    },
   );
 }

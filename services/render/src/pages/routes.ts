@@ -2,10 +2,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { getJob, listJobs } from '../jobs/job-store.js';
-import { parseJobId } from '../jobs/job-view.js';
+import { goneDetail, parseJobId } from '../jobs/job-view.js';
 import { listSkins } from '../skins/skin-library.js';
 import { renderHomePage } from './home-page.js';
-import { layout } from './html.js';
+import { escapeHtml, layout } from './html.js';
 import { renderPlayerPage } from './player-page.js';
 
 function baseUrl(ctx: RenderContext, request: FastifyRequest): string {
@@ -52,6 +52,18 @@ export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): vo
           .code(404)
           .type('text/html; charset=utf-8')
           .send(layout('Job not found', '<h1>Job not found</h1><p><a href="/">Home</a></p>'));
+      }
+      if (job.removal) {
+        const detail = goneDetail(job.removal, ctx.settings.artifactRetentionDays);
+        return reply
+          .code(410)
+          .type('text/html; charset=utf-8')
+          .send(
+            layout(
+              'Job gone',
+              `<h1>Job gone</h1><p>${escapeHtml(detail)}</p><p><a href="/">Home</a></p>`,
+            ),
+          );
       }
       return reply
         .type('text/html; charset=utf-8')

@@ -12,7 +12,14 @@ import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
 import { parseBeatmap } from '@platform/osu';
 import { BeatmapNotFoundError, type BeatmapResolver } from '../beatmaps/beatmap-resolver.js';
 import { DEFAULT_SKIN } from '../admission/validate-render-form.js';
-import { claimJob, requeueJob, updateRunningJob, type JobRow } from '../jobs/job-store.js';
+import {
+  claimJob,
+  getJob,
+  requeueJob,
+  updateRunningJob,
+  type JobRow,
+} from '../jobs/job-store.js';
+import { purgeArtifacts } from '../retention/job-removal.js';
 import { artifactKeys } from '../jobs/job-view.js';
 import type { Renderer } from '../renderer/renderer.js';
 import { extractStoredSkin } from '../skins/skin-library.js';
@@ -55,6 +62,13 @@ class WorkerShutdown extends Error {
   }
 }
 
+/** The job is no longer this worker's: the reaper failed it, or it was cancelled. */
+class JobTakenAway extends Error {
+  constructor() {
+    super('The job was taken away from this worker (reaped or cancelled).');
+  }
+}
+
 class SkinMissingError extends Error {
   constructor(name: string) {
     super(`The skin "${name}" is no longer stored.`);
@@ -71,12 +85,13 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   const log = createJobLog(store, keys.log, settings.logUploadMs, deps.logger);
   const dir = await mkdtemp(join(settings.tempRoot ?? tmpdir(), JOB_TEMP_PREFIX));
   const abort = new AbortController();
+  // Every write that finds the job gone stops the render (heartbeat, progress).
+  const stillMine = (mine: boolean) => {
+    if (!mine && !abort.signal.aborted) abort.abort(new JobTakenAway());
+  };
   const heartbeat = setInterval(() => {
     updateRunningJob(db, job.id, settings.workerId, {})
-      .then((mine) => {
-        if (!mine)
-          abort.abort(new Error('The job was taken away from this worker (reaped or cancelled).'));
-      })
+      .then(stillMine)
       .catch((error) => deps.logger.warn({ err: error, jobId }, 'heartbeat failed'));
   }, settings.heartbeatMs);
   heartbeat.unref();
@@ -100,7 +115,7 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
     log.line(`job ${job.id} taken by ${settings.workerId}`);
     await updateRunningJob(db, job.id, settings.workerId, { logKey: keys.log });
     await log.flush();
-    await render(deps, job, dir, log.line, abort.signal, keys);
+    await render(deps, job, dir, log.line, abort.signal, keys, stillMine);
   } catch (error) {
     failure = { error };
   } finally {
@@ -113,14 +128,18 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   if (!failure) {
     log.line('completed');
     await log.close();
-    await updateRunningJob(db, job.id, settings.workerId, {
+    const mine = await updateRunningJob(db, job.id, settings.workerId, {
       status: 'completed',
       progress: 100,
       videoKey: keys.video,
       thumbnailKey: keys.thumbnail,
     });
-    deps.logger.info({ jobId }, 'render completed');
-    return 'completed';
+    if (mine) {
+      deps.logger.info({ jobId }, 'render completed');
+      return 'completed';
+    }
+    await cleanUpIfRemoved(deps, job.id);
+    return 'failed';
   }
   if (abort.signal.reason instanceof WorkerShutdown) {
     log.line('the worker is shutting down: the job goes back to the queue');
@@ -133,8 +152,20 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   await updateRunningJob(db, job.id, settings.workerId, { status: 'failed', error: reason }).catch(
     () => undefined,
   );
-  deps.logger.warn({ err: failure.error, jobId }, 'render failed');
+  if (abort.signal.reason instanceof JobTakenAway) {
+    await cleanUpIfRemoved(deps, job.id);
+    deps.logger.info({ jobId }, 'render stopped: the job was taken away (cancelled or reaped)');
+  } else deps.logger.warn({ err: failure.error, jobId }, 'render failed');
   return 'failed';
+}
+
+/**
+ * A job cancelled while this worker ran it: the log, video or thumbnail it uploaded after
+ * the removal are deleted again, so nothing of a removed job stays in storage.
+ */
+async function cleanUpIfRemoved(deps: WorkerDeps, jobId: string): Promise<void> {
+  const row = await getJob(deps.db, jobId).catch(() => undefined);
+  if (row?.removal) await purgeArtifacts(deps.db, deps.store, row, deps.logger);
 }
 
 async function render(
@@ -144,6 +175,7 @@ async function render(
   line: (text: string) => void,
   signal: AbortSignal,
   keys: ReturnType<typeof artifactKeys>,
+  stillMine: (mine: boolean) => void,
 ): Promise<void> {
   const { db, store, settings } = deps;
   const replay = await store.get(job.replay_key);
@@ -169,11 +201,14 @@ async function render(
     skinDir = target;
   }
   signal.throwIfAborted();
-  await updateRunningJob(db, job.id, settings.workerId, {
-    status: 'rendering',
-    progress: 0,
-    mapTitle,
-  });
+  stillMine(
+    await updateRunningJob(db, job.id, settings.workerId, {
+      status: 'rendering',
+      progress: 0,
+      mapTitle,
+    }),
+  );
+  signal.throwIfAborted();
   line(`rendering ${mapTitle} with skin ${skinDir ? job.skin : DEFAULT_SKIN}`);
 
   let lastWrite = 0;
@@ -187,6 +222,7 @@ async function render(
     lastPercent = value;
     writing = writing
       .then(() => updateRunningJob(db, job.id, settings.workerId, { progress: value }))
+      .then(stillMine)
       .catch(() => undefined);
   };
   const videoPath = join(dir, 'video.mp4');

@@ -8,7 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ObjectStore } from '@platform/core';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { corruptLzma, readFixture } from '../helpers/fixtures.js';
-import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
+import {
+  delegatingStore,
+  engineSets,
+  freshAddress,
+  openTestEngines,
+  type TestEngines,
+} from '../helpers/harness.js';
 
 async function countRows(engines: TestEngines) {
   const jobs = await engines.ctx.db.query<{ n: number }>(
@@ -331,21 +337,13 @@ for (const { kind, skip } of await engineSets()) {
         kind,
         { maxQueued: 3, maxRendering: 1 },
         {
-          store: (inner): ObjectStore => ({
-            driver: inner.driver,
-            put: async (...args) => {
-              if (failPuts) throw new Error('storage is down');
-              return inner.put(...args);
-            },
-            get: (...a) => inner.get(...a),
-            stream: (...a) => inner.stream(...a),
-            exists: (...a) => inner.exists(...a),
-            delete: (...a) => inner.delete(...a),
-            list: (...a) => inner.list(...a),
-            signedUrl: (...a) => inner.signedUrl(...a),
-            ping: () => inner.ping(),
-            close: () => inner.close(),
-          }),
+          store: (inner): ObjectStore =>
+            delegatingStore(inner, {
+              put: async (...args) => {
+                if (failPuts) throw new Error('storage is down');
+                return inner.put(...args);
+              },
+            }),
         },
       );
       app = await buildTestApp(engines);

@@ -15,6 +15,8 @@ export interface SubmitOptions {
   filename?: string;
   fields?: Record<string, string>;
   path?: string;
+  /** The socket peer; a non-loopback peer's Edge-Connecting-IP is not believed. @defaultValue 127.0.0.1 */
+  remoteAddress?: string;
 }
 
 export function submit(app: FastifyInstance, options: SubmitOptions) {
@@ -28,5 +30,6 @@ export function submit(app: FastifyInstance, options: SubmitOptions) {
     url: options.path ?? '/v1/render',
     payload: body,
     headers: { 'content-type': contentType, 'edge-connecting-ip': options.address },
+    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
   });
 }

@@ -136,6 +136,23 @@ export async function openTestEngines(
   };
 }
 
+/** A store passing every call to `inner` except the ones overridden (to inject faults). */
+export function delegatingStore(inner: ObjectStore, overrides: Partial<ObjectStore>): ObjectStore {
+  return {
+    driver: inner.driver,
+    put: (...a) => inner.put(...a),
+    get: (...a) => inner.get(...a),
+    stream: (...a) => inner.stream(...a),
+    exists: (...a) => inner.exists(...a),
+    delete: (...a) => inner.delete(...a),
+    list: (...a) => inner.list(...a),
+    signedUrl: (...a) => inner.signedUrl(...a),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+    ...overrides,
+  };
+}
+
 export interface FilePart {
   field: string;
   filename: string;

@@ -31,6 +31,7 @@ export async function seedJobs(engines: TestEngines, n: number): Promise<string[
           accuracy: 100,
           playedAt: '',
         },
+        fingerprint: `seeded-${id}`,
       });
     }
   });

@@ -9,7 +9,7 @@ import { createTaskQueue } from '../../src/queue/create-task-queue.js';
 import type { TaskQueue } from '../../src/queue/task-queue.js';
 import { osuRenderer, type Renderer } from '../../src/renderer/renderer.js';
 import { startRenderWorker, type RenderWorker } from '../../src/worker/render-worker.js';
-import type { WorkerSettings } from '../../src/worker/run-render-job.js';
+import type { TaskOutcome, WorkerSettings } from '../../src/worker/run-render-job.js';
 import { quietLogger, type TestEngines } from './harness.js';
 
 export interface TestPipeline {
@@ -17,6 +17,8 @@ export interface TestPipeline {
   dispatcher: Dispatcher;
   worker: RenderWorker | undefined;
   tempRoot: string;
+  /** What each task ended with, in order (skipped tasks included). */
+  outcomes: { jobId: string; outcome: TaskOutcome }[];
   /** Names left in the workers' temp root (should be none between jobs). */
   leftovers(): Promise<string[]>;
   stop(): Promise<void>;
@@ -47,6 +49,7 @@ export async function startTestPipeline(
   const tempRoot = await mkdtemp(join(tmpdir(), 'render-worker-test-'));
   const dispatcher = createDispatcher(ctx.db, queue, quietLogger, { pollMs: 200 });
   await dispatcher.start();
+  const outcomes: TestPipeline['outcomes'] = [];
   const worker =
     options.startWorker === false
       ? undefined
@@ -74,13 +77,14 @@ export async function startTestPipeline(
             },
           },
           queue,
-          { concurrency: 1 },
+          { concurrency: 1, onOutcome: (jobId, outcome) => outcomes.push({ jobId, outcome }) },
         );
   return {
     queue,
     dispatcher,
     worker,
     tempRoot,
+    outcomes,
     leftovers: () => readdir(tempRoot),
     async stop() {
       await dispatcher.stop();

@@ -16,7 +16,25 @@ import { Counter, type Registry } from 'prom-client';
 import type { AccessPolicy } from './access-policy.js';
 import type { ApiKey } from './api-keys.js';
 import { isLoopbackAddress } from './loopback.js';
-import { DEFAULT_ROUTE_SCOPE, isRouteScope, type RouteScope } from './scopes.js';
+import {
+  DEFAULT_ROUTE_SCOPE,
+  isRouteScope,
+  KEY_SCOPES,
+  type KeyScope,
+  type RouteScope,
+} from './scopes.js';
+
+const ALL_SCOPES: ReadonlySet<KeyScope> = new Set(KEY_SCOPES);
+const REMOTE_LOCAL_SCOPES: ReadonlySet<KeyScope> = new Set(['read', 'submit']);
+
+/**
+ * Whether the caller of an accepted request holds `scope` beyond what its route needed
+ * (a route open to submitters that does more for operators). Known only on routes that
+ * are not `open`; false there.
+ */
+export function callerHasScope(request: FastifyRequest, scope: KeyScope): boolean {
+  return request.callerScopes?.has(scope) ?? false;
+}
 
 export const SECURITY_SCHEME = 'apiKey';
 
@@ -93,14 +111,17 @@ export function installAccessControl(
   });
 
   app.decorateRequest('apiKeyName', undefined);
+  app.decorateRequest('callerScopes', undefined);
   app.addHook('onRequest', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     // Unmatched requests (404) carry no scope; they reach only the not-found handler.
     if (scope === undefined || scope === 'open') return;
     if (hashed.length === 0) {
-      if (scope === 'operate' && !isLoopbackAddress(request.raw.socket.remoteAddress)) {
+      const local = isLoopbackAddress(request.raw.socket.remoteAddress);
+      if (scope === 'operate' && !local) {
         return reply.code(403).send({ detail: ACCESS_DETAILS.localOnly });
       }
+      request.callerScopes = local ? ALL_SCOPES : REMOTE_LOCAL_SCOPES;
       return;
     }
     const token = bearerToken(request);
@@ -113,6 +134,7 @@ export function installAccessControl(
         .send({ detail: token === undefined ? ACCESS_DETAILS.missing : ACCESS_DETAILS.invalid });
     }
     request.apiKeyName = key.name;
+    request.callerScopes = key.scopes;
     if (!key.scopes.has(scope)) {
       requests.labels(key.name, 'forbidden').inc();
       return reply.code(403).send({ detail: ACCESS_DETAILS.lacksScope(key.name, scope) });
@@ -125,5 +147,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Name of the API key the request presented, once accepted (never the key). */
     apiKeyName: string | undefined;
+    /** What the caller may do: its key's scopes, or in local mode every scope for loopback peers and read + submit for others. */
+    callerScopes: ReadonlySet<KeyScope> | undefined;
   }
 }
