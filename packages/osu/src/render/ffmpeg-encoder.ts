@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { audioGraph, type HitSoundInput, type MusicInput } from './encode/audio-graph.js';
-import { i420Size, rgbaToI420 } from './encode/rgba-to-i420.js';
+import { I420Converter } from './encode/rgba-to-i420.js';
 
 export interface EncoderOptions {
   ffmpeg: string;
@@ -44,16 +44,15 @@ export class FfmpegEncoder {
   private readonly proc: ChildProcess;
   private readonly done: Promise<void>;
   private stderr = '';
-  private readonly convert: boolean;
-  private readonly pool: Uint8Array[] = [];
+  private readonly converter: I420Converter | undefined;
+  private readonly depth: number;
   private readonly inFlight: Promise<void>[] = [];
   private written = 0;
 
   constructor(private readonly o: EncoderOptions) {
-    this.convert = (o.convert ?? 'node') === 'node';
-    const depth = Math.max(1, Math.floor(o.framesInFlight ?? 2));
-    if (this.convert)
-      for (let i = 0; i < depth; i++) this.pool.push(new Uint8Array(i420Size(o.width, o.height)));
+    this.depth = Math.max(1, Math.floor(o.framesInFlight ?? 2));
+    const convert = (o.convert ?? 'node') === 'node';
+    if (convert) this.converter = new I420Converter(o.width, o.height, this.depth);
     const args = [
       '-hide_banner',
       '-loglevel',
@@ -62,8 +61,8 @@ export class FfmpegEncoder {
       '-f',
       'rawvideo',
       '-pix_fmt',
-      this.convert ? 'yuv420p' : 'rgba',
-      ...(this.convert ? ['-color_range', 'tv', '-colorspace', 'bt709'] : []),
+      convert ? 'yuv420p' : 'rgba',
+      ...(convert ? ['-color_range', 'tv', '-colorspace', 'bt709'] : []),
       '-s',
       `${o.width}x${o.height}`,
       '-r',
@@ -82,7 +81,7 @@ export class FfmpegEncoder {
     // rounding); the first frame is cloned twice as tmix does, and the timestamps are
     // renumbered because tblend drops its first frame.
     const videoFilters = [
-      this.convert ? 'null' : 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p',
+      convert ? 'null' : 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p',
       ...(o.motionBlur
         ? [
             'tpad=start=2:start_mode=clone',
@@ -152,16 +151,14 @@ export class FfmpegEncoder {
   /** Queues one RGBA frame (width * height * 4 bytes); waits while the pipe holds `framesInFlight` frames. */
   async write(frame: Uint8Array): Promise<void> {
     const stdin = this.proc.stdin!;
-    if (this.inFlight.length >= Math.max(1, this.pool.length || (this.o.framesInFlight ?? 2)))
+    if (this.inFlight.length >= this.depth)
       await Promise.race([this.inFlight.shift()!, this.done]);
     if (stdin.destroyed || this.proc.exitCode !== null) {
       await this.done;
       throw new EncoderError('ffmpeg exited early');
     }
-    // the buffer used `pool.length` frames ago: its write has completed (awaited above)
-    const chunk = this.convert
-      ? rgbaToI420(frame, this.o.width, this.o.height, this.pool[this.written % this.pool.length]!)
-      : frame;
+    // the slot used `depth` frames ago: its write has completed (awaited above)
+    const chunk = this.converter ? this.converter.convert(frame, this.written) : frame;
     this.written++;
     this.inFlight.push(
       new Promise<void>((resolve) => {

@@ -4,7 +4,12 @@
  * ffmpeg's single-threaded swscale moves ~5 ms a 1080p frame off ffmpeg and sends
  * 1.5 bytes a pixel down the pipe instead of 4. Chroma is the mean of each 2x2 block
  * (centre siting). Fixed point, 16 fractional bits; width and height must be even.
+ *
+ * `I420Converter` is what renders use: the same maths in WebAssembly SIMD
+ * (rgba-to-i420.wat, 16 pixels a step), ~4x less CPU than the plain loop below, which
+ * remains for widths that are not a multiple of 8.
  */
+import { wasmBase64 } from './rgba-to-i420.wasm.js';
 
 // Y  = 16  + 219/255 (0.2126 R + 0.7152 G + 0.0722 B)
 const YR = 11966;
@@ -92,4 +97,90 @@ export function rgbaToI420(
     }
   }
   return out;
+}
+
+/** The slice of the WebAssembly API used here (the project's TypeScript libs declare none). */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+}
+const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+interface WasmConverter {
+  memory: { buffer: ArrayBuffer; grow: (pages: number) => number };
+  convert: (src: number, width: number, rows: number, y: number, u: number, v: number) => void;
+}
+
+let wasmModule: object | undefined;
+
+/** Rows copied into WebAssembly memory at a time: small enough to stay in cache. */
+const CHUNK_ROWS = 16;
+const PAGE = 65536;
+
+/**
+ * Converts frames of one size into a ring of `slots` output buffers: the view returned
+ * for a slot stays valid (and unchanged) until that slot is converted into again, so a
+ * frame can sit in a pipe while the next ones are converted.
+ */
+export class I420Converter {
+  private readonly wasm: WasmConverter | undefined;
+  private readonly outputs: Uint8Array[] = [];
+  private readonly inOffset = 0;
+  private readonly outOffsets: number[] = [];
+
+  constructor(
+    private readonly width: number,
+    private readonly height: number,
+    slots: number,
+  ) {
+    if (width % 2 !== 0 || height % 2 !== 0)
+      throw new RangeError('I420 needs an even width and height');
+    const size = i420Size(width, height);
+    if (width % 8 !== 0) {
+      for (let i = 0; i < slots; i++) this.outputs.push(new Uint8Array(size));
+      return;
+    }
+    wasmModule ??= new wasmApi.Module(Buffer.from(wasmBase64, 'base64'));
+    const exports = new wasmApi.Instance(wasmModule).exports as WasmConverter;
+    const align = (n: number): number => (n + 63) & ~63;
+    let end = align(width * 4 * CHUNK_ROWS);
+    for (let i = 0; i < slots; i++) {
+      this.outOffsets.push(end);
+      end = align(end + size);
+    }
+    const pages = Math.ceil(end / PAGE);
+    exports.memory.grow(pages - exports.memory.buffer.byteLength / PAGE);
+    // the memory never grows again, so these views stay attached
+    for (const off of this.outOffsets)
+      this.outputs.push(new Uint8Array(exports.memory.buffer, off, size));
+    this.wasm = exports;
+  }
+
+  /** Converts one RGBA frame into output `slot` (taken modulo the ring) and returns it. */
+  convert(rgba: Uint8Array, slot: number): Uint8Array {
+    const { width, height } = this;
+    const k = slot % this.outputs.length;
+    const out = this.outputs[k]!;
+    if (!this.wasm) return rgbaToI420(rgba, width, height, out);
+    if (rgba.byteLength < width * height * 4) throw new RangeError('RGBA buffer is too small');
+    const heap = new Uint8Array(this.wasm.memory.buffer);
+    const base = this.outOffsets[k]!;
+    const cw = width >> 1;
+    const u = base + width * height;
+    const v = u + cw * (height >> 1);
+    const rowBytes = width * 4;
+    for (let r = 0; r < height; r += CHUNK_ROWS) {
+      const rows = Math.min(CHUNK_ROWS, height - r);
+      heap.set(rgba.subarray(r * rowBytes, (r + rows) * rowBytes), this.inOffset);
+      this.wasm.convert(
+        this.inOffset,
+        width,
+        rows,
+        base + r * width,
+        u + (r >> 1) * cw,
+        v + (r >> 1) * cw,
+      );
+    }
+    return out;
+  }
 }

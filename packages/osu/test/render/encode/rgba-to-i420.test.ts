@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { resolveFfmpeg } from '../../../src/index.js';
-import { i420Size, rgbaToI420 } from '../../../src/render/encode/rgba-to-i420.js';
+import { I420Converter, i420Size, rgbaToI420 } from '../../../src/render/encode/rgba-to-i420.js';
 import { skipWithoutFfmpeg } from '../../helpers.js';
 
 const W = 64;
@@ -86,4 +87,63 @@ describe('rgbaToI420', () => {
       assert.ok(worstC <= 2, `chroma differs by up to ${worstC}`);
     },
   );
+});
+
+/** Every byte value in every channel, in no pattern (alpha opaque). */
+function noise(width: number, height: number, seed: number): Uint8Array {
+  const rgba = new Uint8Array(width * height * 4);
+  let s = seed;
+  for (let i = 0; i < rgba.length; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    rgba[i] = i % 4 === 3 ? 255 : s >>> 24;
+  }
+  return rgba;
+}
+
+describe('I420Converter (WebAssembly SIMD)', () => {
+  test('agrees with the plain converter: luma exactly, chroma within 1 (15 instead of 16 fraction bits)', () => {
+    // 40 wide: SIMD only; 46: not a multiple of 8, the plain loop; 38 rows: a partial row chunk
+    for (const [w, h] of [
+      [40, 38],
+      [46, 6],
+      [1920, 36],
+    ] as const) {
+      const rgba = noise(w, h, w * 31 + h);
+      const expected = rgbaToI420(rgba, w, h, new Uint8Array(i420Size(w, h)));
+      const got = new I420Converter(w, h, 2).convert(rgba, 0);
+      assert.equal(got.length, expected.length);
+      let worstC = 0;
+      for (let i = 0; i < got.length; i++) {
+        if (i < w * h) assert.equal(got[i], expected[i], `${w}x${h}: luma byte ${i}`);
+        else worstC = Math.max(worstC, Math.abs(got[i]! - expected[i]!));
+      }
+      assert.ok(worstC <= 1, `${w}x${h}: chroma differs by ${worstC}`);
+    }
+  });
+
+  test('keeps `slots` frames: a slot is only overwritten when its turn comes again', () => {
+    const conv = new I420Converter(16, 4, 2);
+    const a = noise(16, 4, 1);
+    const b = noise(16, 4, 2);
+    const first = Buffer.from(conv.convert(a, 0));
+    const slot0 = conv.convert(a, 0);
+    const slot1 = conv.convert(b, 1);
+    assert.ok(Buffer.from(slot0).equals(first), 'slot 0 changed when slot 1 was written');
+    assert.ok(!Buffer.from(slot1).equals(first));
+    assert.ok(Buffer.from(conv.convert(b, 2)).equals(Buffer.from(slot1)), 'slot 2 is slot 0 again');
+    assert.ok(!Buffer.from(slot0).equals(first), 'slot 0 was reused');
+  });
+
+  test('refuses odd sizes and short buffers', () => {
+    assert.throws(() => new I420Converter(15, 4, 1), RangeError);
+    assert.throws(
+      () => new I420Converter(16, 4, 1).convert(new Uint8Array(16 * 4 * 4 - 1), 0),
+      RangeError,
+    );
+  });
+
+  test('the embedded binary is the compile of rgba-to-i420.wat', () => {
+    const script = fileURLToPath(new URL('../../../scripts/build-wasm.mjs', import.meta.url));
+    execFileSync(process.execPath, [script, '--check'], { stdio: 'pipe' });
+  });
 });
