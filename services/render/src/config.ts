@@ -52,6 +52,8 @@ export const renderEnvSchema = coreEnvSchema.extend({
   ARTIFACT_RETENTION_DAYS: positiveIntVar(30),
   /** Submissions accepted per address in any 24 hours. @defaultValue 50 */
   DAILY_RENDER_QUOTA: positiveIntVar(50),
+  /** Identical submissions reuse a finished video (turn off after a renderer change). @defaultValue true */
+  REUSE_RENDERS: booleanVar(true),
   /** Run the dispatcher in this process. @defaultValue true */
   RUN_DISPATCHER: booleanVar(true),
   /** Run a worker in this process. @defaultValue true */

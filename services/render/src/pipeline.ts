@@ -45,6 +45,8 @@ export async function startPipeline(
             ...DEFAULT_SKIN_LIMITS,
             maxUncompressedBytes: env.MAX_SKIN_UNCOMPRESSED_MB * 1024 * 1024,
           },
+          retentionDays: env.ARTIFACT_RETENTION_DAYS,
+          reuseRenders: env.REUSE_RENDERS,
           width: env.RENDER_WIDTH,
           height: env.RENDER_HEIGHT,
         },

@@ -20,6 +20,7 @@ import {
   type JobRow,
 } from '../jobs/job-store.js';
 import { purgeArtifacts } from '../retention/job-removal.js';
+import { reuseFinishedRender } from '../reuse/reuse-render.js';
 import { artifactKeys } from '../jobs/job-view.js';
 import type { Renderer } from '../renderer/renderer.js';
 import { extractStoredSkin } from '../skins/skin-library.js';
@@ -41,6 +42,10 @@ export interface WorkerSettings {
   fps?: number | undefined;
   /** Archive checks of a stored skin, `MAX_SKIN_UNCOMPRESSED_MB` included. @defaultValue `DEFAULT_SKIN_LIMITS` */
   skinLimits?: SkinArchiveLimits | undefined;
+  /** Complete identical submissions from a finished twin instead of rendering. @defaultValue true */
+  reuseRenders?: boolean | undefined;
+  /** Days a finished render may be reused by an identical submission. @defaultValue 30 */
+  retentionDays?: number | undefined;
   /** Where temp folders go. @defaultValue the OS temp folder */
   tempRoot?: string | undefined;
 }
@@ -75,12 +80,23 @@ class SkinMissingError extends Error {
   }
 }
 
-export type TaskOutcome = 'skipped' | 'completed' | 'failed' | 'requeued';
+export type TaskOutcome = 'skipped' | 'completed' | 'reused' | 'failed' | 'requeued';
 
 export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<TaskOutcome> {
   const { db, store, settings } = deps;
   const job = await claimJob(db, jobId, settings.workerId);
   if (!job) return 'skipped';
+  const twin =
+    settings.reuseRenders !== false
+      ? await reuseFinishedRender(
+          { db, store, workerId: settings.workerId, retentionDays: settings.retentionDays ?? 30 },
+          job,
+        )
+      : undefined;
+  if (twin) {
+    deps.logger.info({ jobId, twin }, 'identical render reused');
+    return 'reused';
+  }
   const keys = artifactKeys(job.id);
   const log = createJobLog(store, keys.log, settings.logUploadMs, deps.logger);
   const dir = await mkdtemp(join(settings.tempRoot ?? tmpdir(), JOB_TEMP_PREFIX));

@@ -73,6 +73,8 @@ export async function startTestPipeline(
               height: 180,
               fps: 24,
               tempRoot,
+              // Most tests render the same fixture again and again: reuse only when asked.
+              reuseRenders: false,
               ...options.worker,
             },
           },
