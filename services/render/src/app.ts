@@ -14,6 +14,7 @@ import type { RenderContext } from './context.js';
 import { registerSignedObjectRoute } from '@platform/core';
 import { errorSchema, legacyStatusSchema, v1JobSchema } from './jobs/job-schemas.js';
 import { registerJobRoutes } from './jobs/routes.js';
+import { registerEventRoutes } from './events/routes.js';
 import { registerLegacyRoutes } from './legacy/routes.js';
 import { registerPageRoutes } from './pages/routes.js';
 import { registerSkinRoutes } from './skins/routes.js';
@@ -78,6 +79,7 @@ export async function buildRenderApp(
   registerSignedObjectRoute(app, ctx.store);
   registerAdmissionRoutes(app, ctx);
   registerJobRoutes(app, ctx);
+  registerEventRoutes(app, ctx);
   registerSkinRoutes(app, ctx);
   registerArtifactRoutes(app, ctx);
   registerLegacyRoutes(app, ctx);

@@ -54,6 +54,8 @@ export const renderEnvSchema = coreEnvSchema.extend({
   DAILY_RENDER_QUOTA: positiveIntVar(50),
   /** Identical submissions reuse a finished video (turn off after a renderer change). @defaultValue true */
   REUSE_RENDERS: booleanVar(true),
+  /** Live event streams (`/v1/jobs/{id}/events`) served at once by this process. @defaultValue 1000 */
+  MAX_EVENT_STREAMS: positiveIntVar(1000),
   /** Run the dispatcher in this process. @defaultValue true */
   RUN_DISPATCHER: booleanVar(true),
   /** Run a worker in this process. @defaultValue true */
@@ -117,6 +119,10 @@ export interface RenderSettings {
   artifactRetentionDays: number;
   /** Jobs accepted per address in any 24 hours. @defaultValue 50 */
   dailyRenderQuota: number;
+  /** @defaultValue 1000 */
+  maxEventStreams: number;
+  /** How often watched jobs are read for their event streams. @defaultValue 500 */
+  eventIntervalMs: number;
   /** Active (queued, downloading, rendering) jobs allowed per address. @defaultValue 2 */
   maxActivePerAddress: number;
   /** Shared secret for the remote-worker callback. @defaultValue undefined (callback disabled) */
@@ -145,6 +151,8 @@ export const DEFAULT_SETTINGS: Readonly<RenderSettings> = Object.freeze({
   maxActivePerAddress: 2,
   artifactRetentionDays: 30,
   dailyRenderQuota: 50,
+  maxEventStreams: 1000,
+  eventIntervalMs: 500,
   callbackToleranceSeconds: 300,
 });
 
@@ -166,6 +174,7 @@ export function settingsFromEnv(env: RenderEnv): RenderSettings {
     decodeThreads: env.DECODE_THREADS,
     artifactRetentionDays: env.ARTIFACT_RETENTION_DAYS,
     dailyRenderQuota: env.DAILY_RENDER_QUOTA,
+    maxEventStreams: env.MAX_EVENT_STREAMS,
     callbackSecret: env.CALLBACK_SECRET,
     publicBaseUrl: env.PUBLIC_BASE_URL,
   };

@@ -15,6 +15,7 @@ import { createReplayDecoder, type ReplayDecoder } from './admission/replay-deco
 import { createUploadGate, type UploadGate } from './admission/upload-gate.js';
 import type { RenderSettings } from './config.js';
 import { createSkinCatalog, type SkinCatalog } from './skins/skin-catalog.js';
+import { createJobWatcher, type JobWatcher } from './events/job-watcher.js';
 
 export interface RenderContext {
   db: SqlDatabase;
@@ -34,6 +35,8 @@ export interface RenderContext {
   uploads: UploadGate;
   replays: ReplayDecoder;
   skins: SkinCatalog;
+  /** The live state of jobs watched by event streams. */
+  jobEvents: JobWatcher;
 }
 
 export type RenderContextParts = Pick<
@@ -51,8 +54,10 @@ export function createRenderContext(parts: RenderContextParts): RenderContext & 
     inlineMaxBytes: settings.inlineDecodeMaxBytes,
     timeoutMs: 15_000,
   });
+  const jobEvents = createJobWatcher(parts.db, { intervalMs: settings.eventIntervalMs });
   return {
     ...parts,
+    jobEvents,
     limiters: createLimiters(parts.counters, settings),
     uploads: createUploadGate({
       maxConcurrent: settings.maxConcurrentUploads,
@@ -60,7 +65,10 @@ export function createRenderContext(parts: RenderContextParts): RenderContext & 
     }),
     replays,
     skins: createSkinCatalog(parts.store),
-    close: () => replays.close(),
+    close: async () => {
+      jobEvents.close();
+      await replays.close();
+    },
   };
 }
 

@@ -28,6 +28,14 @@ export const renderErrors = defineErrors({
   },
   UPLOADS_PER_ADDRESS: { status: 429, detail: 'You already have 2 uploads in progress.' },
   JOB_NOT_FOUND: { status: 404, detail: 'Job not found.' },
+  EVENT_STREAMS_BUSY: {
+    status: 503,
+    detail: 'Too many live event streams are open. Please try again shortly.',
+  },
+  EVENT_STREAMS_PER_ADDRESS: {
+    status: 429,
+    detail: 'You already have 4 live event streams open.',
+  },
   JOB_GONE: { status: 410, detail: 'This job was deleted.' },
   JOB_NOT_YOURS: {
     status: 403,

@@ -1,8 +1,8 @@
 /**
  * `POST /v1/jobs/{job_id}/callback`: a remote worker reports progress, completion or
- * failure. Authenticated by an HMAC-SHA256 signature over timestamp and raw body
- * (`signature.ts`); missing, stale or bad signatures get 401, and the route answers 403
- * while no `CALLBACK_SECRET` is configured.
+ * failure. Authenticated by an HMAC-SHA256 signature over timestamp, nonce, job id and
+ * raw body (`signature.ts`); missing, stale or bad signatures and a nonce seen before get
+ * 401, and the route answers 403 while no `CALLBACK_SECRET` is configured.
  */
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
@@ -10,7 +10,8 @@ import { renderErrors } from '../errors.js';
 import { toV1Job } from '../jobs/job-view.js';
 import { findJob } from '../jobs/routes.js';
 import { applyWorkerReport, type WorkerReport } from './apply-report.js';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyCallback } from './signature.js';
+import { parseJobId } from '../jobs/job-view.js';
+import { NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyCallback } from './signature.js';
 
 const reportSchema = {
   type: 'object',
@@ -63,7 +64,7 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
           summary:
             'Remote worker report (HMAC-SHA256 signed: X-Render-Timestamp, X-Render-Signature)',
           description:
-            'Signature: `sha256=` + hex HMAC-SHA256(CALLBACK_SECRET, `<timestamp>.<raw body>`); timestamps more than 300 s off are refused. ' +
+            'Signature: `sha256=` + hex HMAC-SHA256(CALLBACK_SECRET, `<timestamp>.<nonce>.<job id>.<raw body>`) with X-Render-Nonce unique per report (16-128 of A-Z a-z 0-9 _ -) and the dashed lower-case job id; timestamps more than 300 s off and nonces seen before are refused. ' +
             'Body: {worker_id, status: downloading|rendering|completed|failed, progress?, map_title?, error?}. ' +
             '`completed` requires videos/<id>.mp4, thumbnails/<id>.jpg and logs/<id>.log in storage.',
           tags: ['jobs'],
@@ -79,10 +80,16 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
           const value = request.headers[name];
           return Array.isArray(value) ? value[0] : value;
         };
+        const jobId = parseJobId(request.params.job_id) ?? request.params.job_id;
+        const nonce = header(NONCE_HEADER);
         const check = verifyCallback(
           secret,
-          header(TIMESTAMP_HEADER),
-          header(SIGNATURE_HEADER),
+          {
+            timestamp: header(TIMESTAMP_HEADER),
+            nonce,
+            signature: header(SIGNATURE_HEADER),
+          },
+          jobId,
           body,
           ctx.settings.callbackToleranceSeconds,
         );
@@ -94,6 +101,13 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
                 : 'Invalid or missing callback signature.',
           });
         }
+        // A nonce is good once in the window where its timestamp is accepted (shared counters).
+        const seen = await ctx.counters.increment(
+          `render-callback-nonce:${nonce}`,
+          ctx.settings.callbackToleranceSeconds * 2,
+        );
+        if (seen.count > 1)
+          throw renderErrors.CALLBACK_UNAUTHORIZED({ detail: 'Replayed callback nonce.' });
         const { id } = await findJob(ctx, request.params.job_id);
         let report: unknown;
         try {

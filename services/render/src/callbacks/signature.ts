@@ -1,35 +1,51 @@
 /**
  * Remote-worker callback signatures: `X-Render-Signature: sha256=<hex>` where hex is
- * HMAC-SHA256(secret, `<timestamp>.<raw body>`) and `X-Render-Timestamp` is Unix seconds.
- * A timestamp further than the tolerance from now is stale and refused.
+ * HMAC-SHA256(secret, `<timestamp>.<nonce>.<job id>.<raw body>`), `X-Render-Timestamp` is
+ * Unix seconds and `X-Render-Nonce` is unique per report. The job id (dashed, lower
+ * case) makes a captured report worthless on another job; the nonce, remembered for the
+ * tolerance window, makes it worthless twice on the same job. A timestamp further than
+ * the tolerance from now is stale and refused.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'x-render-signature';
 export const TIMESTAMP_HEADER = 'x-render-timestamp';
+export const NONCE_HEADER = 'x-render-nonce';
 
-export function signCallback(
-  secret: string,
-  timestamp: number | string,
-  body: Buffer | string,
-): string {
-  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
+const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
+export interface SignedFields {
+  timestamp: number | string;
+  nonce: string;
+  jobId: string;
+}
+
+export function signCallback(secret: string, fields: SignedFields, body: Buffer | string): string {
+  const hmac = createHmac('sha256', secret).update(
+    `${fields.timestamp}.${fields.nonce}.${fields.jobId}.`,
+  );
+  return `sha256=${hmac.update(body).digest('hex')}`;
 }
 
 export type SignatureCheck = 'ok' | 'missing' | 'stale' | 'bad';
 
 export function verifyCallback(
   secret: string,
-  timestamp: string | undefined,
-  signature: string | undefined,
+  headers: {
+    timestamp?: string | undefined;
+    nonce?: string | undefined;
+    signature?: string | undefined;
+  },
+  jobId: string,
   body: Buffer,
   toleranceSeconds: number,
   nowSeconds = Date.now() / 1000,
 ): SignatureCheck {
-  if (!timestamp || !signature) return 'missing';
-  if (!/^\d{1,12}$/.test(timestamp)) return 'bad';
+  const { timestamp, nonce, signature } = headers;
+  if (!timestamp || !signature || !nonce) return 'missing';
+  if (!/^\d{1,12}$/.test(timestamp) || !NONCE_PATTERN.test(nonce)) return 'bad';
   if (Math.abs(nowSeconds - Number(timestamp)) > toleranceSeconds) return 'stale';
-  const expected = Buffer.from(signCallback(secret, timestamp, body));
+  const expected = Buffer.from(signCallback(secret, { timestamp, nonce, jobId }, body));
   const given = Buffer.from(signature);
   return given.length === expected.length && timingSafeEqual(given, expected) ? 'ok' : 'bad';
 }

@@ -1,5 +1,6 @@
 /**
- * The player page of one job: live status and progress (polling the v1 job), the video
+ * The player page of one job: live status, progress, queue position and ETA (the job's
+ * event stream; polling the v1 job where EventSource is missing or fails), the video
  * when done, and OpenGraph video tags so a shared link previews as a playable video.
  */
 import type { JobRow } from '../jobs/job-store.js';
@@ -33,7 +34,7 @@ export function renderPlayerPage(job: JobRow, baseUrl: string): string {
     `<p><a href="/">← Home</a></p>
 <h1 id="title">${escapeHtml(title)}</h1>
 <p class="muted">${escapeHtml(description)} · skin ${escapeHtml(job.skin)}</p>
-<p>Status: <strong id="status">${escapeHtml(job.status)}</strong> <span id="percent">${Number(job.progress).toFixed(1)}%</span></p>
+<p>Status: <strong id="status">${escapeHtml(job.status)}</strong> <span id="percent">${Number(job.progress).toFixed(1)}%</span> <span id="eta" class="muted"></span></p>
 <progress id="progress" max="100" value="${Number(job.progress)}"></progress>
 <p id="error" class="error">${escapeHtml(job.error ?? '')}</p>
 <div id="player"></div>
@@ -47,6 +48,10 @@ function show(job) {
   $('progress').value = job.progress;
   if (job.map_title) $('title').textContent = job.map_title;
   $('error').textContent = job.error || '';
+  const waiting = [];
+  if (job.queue_position) waiting.push('#' + job.queue_position + ' in the queue');
+  if (job.eta_seconds != null) waiting.push('about ' + Math.max(1, Math.round(job.eta_seconds)) + ' s left');
+  $('eta').textContent = waiting.join(' · ');
   if (job.status === 'completed' && !document.querySelector('video')) {
     const video = document.createElement('video');
     video.id = 'video';
@@ -62,11 +67,25 @@ function show(job) {
 async function poll() {
   try {
     const res = await fetch('/v1/jobs/' + initial.job_id, { cache: 'no-store' });
+    if (res.status === 404 || res.status === 410) return gone((await res.json()).detail);
     if (res.ok && show(await res.json())) return;
   } catch {}
   setTimeout(poll, 1000);
 }
-if (!show(initial)) setTimeout(poll, 1000);
+function gone(detail) {
+  $('error').textContent = detail;
+  $('eta').textContent = '';
+}
+function live() {
+  const source = new EventSource('/v1/jobs/' + initial.job_id + '/events');
+  source.addEventListener('job', (e) => { if (show(JSON.parse(e.data))) source.close(); });
+  source.addEventListener('gone', (e) => { source.close(); gone(JSON.parse(e.data).detail); });
+  source.onerror = () => { if (source.readyState === EventSource.CLOSED) setTimeout(poll, 1000); };
+}
+if (!show(initial)) {
+  if (window.EventSource) live();
+  else setTimeout(poll, 1000);
+}
 </script>`,
     og,
   );

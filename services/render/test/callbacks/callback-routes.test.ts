@@ -1,5 +1,6 @@
 /** The remote-worker callback: signed reports move the job; missing, bad or stale signatures are refused. */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { signCallback } from '../../src/callbacks/signature.js';
@@ -28,12 +29,25 @@ for (const { kind, skip } of await engineSets()) {
     function send(
       id: string,
       report: unknown,
-      options: { secret?: string; timestamp?: number; signature?: string; raw?: string } = {},
+      options: {
+        secret?: string;
+        timestamp?: number;
+        signature?: string;
+        raw?: string;
+        nonce?: string;
+        signedFor?: string;
+      } = {},
     ) {
       const body = options.raw ?? JSON.stringify(report);
       const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+      const nonce = options.nonce ?? randomBytes(16).toString('hex');
       const signature =
-        options.signature ?? signCallback(options.secret ?? SECRET, timestamp, body);
+        options.signature ??
+        signCallback(
+          options.secret ?? SECRET,
+          { timestamp, nonce, jobId: options.signedFor ?? id },
+          body,
+        );
       return app.inject({
         method: 'POST',
         url: `/v1/jobs/${id}/callback`,
@@ -41,6 +55,7 @@ for (const { kind, skip } of await engineSets()) {
         headers: {
           'content-type': 'application/json',
           'x-render-timestamp': String(timestamp),
+          'x-render-nonce': nonce,
           'x-render-signature': signature,
         },
       });
@@ -107,11 +122,38 @@ for (const { kind, skip } of await engineSets()) {
         headers: {
           'content-type': 'application/json',
           'x-render-timestamp': String(ts),
-          'x-render-signature': signCallback(SECRET, ts, JSON.stringify(report)),
+          'x-render-nonce': 'n'.repeat(16),
+          'x-render-signature': signCallback(
+            SECRET,
+            { timestamp: ts, nonce: 'n'.repeat(16), jobId: id },
+            JSON.stringify(report),
+          ),
         },
       });
       assert.equal(tampered.statusCode, 401);
       assert.equal((await app.inject(`/v1/jobs/${id}`)).json().status, 'queued');
+    });
+
+    test('a captured report is refused on another job and a second time on its own (401)', async () => {
+      const [target, victim] = await seedJobs(engines, 2);
+      const report = { worker_id: 'remote-9', status: 'failed', error: 'forged' };
+      const timestamp = Math.floor(Date.now() / 1000);
+      const nonce = randomBytes(16).toString('hex');
+      // Signed for `target`, sent to `victim`.
+      const moved = await send(victim!, report, { timestamp, nonce, signedFor: target! });
+      assert.equal(moved.statusCode, 401);
+      assert.equal(moved.json().detail, 'Invalid or missing callback signature.');
+      assert.equal((await app.inject(`/v1/jobs/${victim}`)).json().status, 'queued');
+      const first = await send(target!, { ...report, status: 'rendering', error: undefined });
+      assert.equal(first.statusCode, 200, first.body);
+      const replay = { worker_id: 'remote-9', status: 'rendering', progress: 5 };
+      const once = await send(target!, replay, { timestamp, nonce: 'z'.repeat(20) });
+      assert.equal(once.statusCode, 200, once.body);
+      const twice = await send(target!, replay, { timestamp, nonce: 'z'.repeat(20) });
+      assert.equal(twice.statusCode, 401);
+      assert.equal(twice.json().detail, 'Replayed callback nonce.');
+      const missing = await send(target!, replay, { nonce: '' });
+      assert.equal(missing.statusCode, 401);
     });
 
     test('answers 403 while CALLBACK_SECRET is unset', async () => {
