@@ -1,7 +1,10 @@
 /**
  * `npm run bench:render-api`: admission latency percentiles and accepted submissions per
  * second with 100 concurrent clients at distinct addresses (Edge-Connecting-IP), then
- * status reads per second. Loopback only, bounded (BENCH_SUBMISSIONS, default 2000;
+ * a paced (open-loop) phase offering BENCH_PACED_RATE submissions per second (default 300)
+ * for BENCH_PACED_SECONDS (default 10) from distinct addresses, each latency measured
+ * from its scheduled start (so a stall counts for every request it delays), then status
+ * reads per second. Loopback only, bounded (BENCH_SUBMISSIONS, default 2000;
  * BENCH_READ_SECONDS, default 5). Engines come from the env as in production (embedded
  * PGlite + memory + files by default, in a temp DATA_DIR); no worker runs, so every
  * accepted job stays queued.
@@ -11,7 +14,7 @@ import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClientAddressResolver, createLogger, loadConfig } from '@platform/core';
-import { osuFixture } from '@platform/testing';
+import { madeOsuFixture } from '@platform/testing';
 import { buildRenderApp } from '../src/app.js';
 import { renderEnvSchema, settingsFromEnv } from '../src/config.js';
 import { createRenderContext } from '../src/context.js';
@@ -20,12 +23,11 @@ import { openEngines } from '../src/engines.js';
 const CONCURRENCY = 100;
 const SUBMISSIONS = Number(process.env.BENCH_SUBMISSIONS ?? 2000);
 const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 5);
+const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 300);
+const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 10);
 
-const replayPath = osuFixture('tool.osr');
-if (!replayPath) {
-  console.error('bench:render-api needs the osu! fixtures (../shared/fixtures/osu)');
-  process.exit(1);
-}
+// The made fixture set (generated on first use), so the bench needs nothing outside the repo.
+const replayPath = madeOsuFixture('perfect.osr');
 const dataDir = await mkdtemp(join(tmpdir(), 'render-bench-'));
 const env = loadConfig(renderEnvSchema, {
   ...process.env,
@@ -64,9 +66,10 @@ function call(
   path: string,
   headers: Record<string, string>,
   payload?: Buffer,
+  via: Agent = agent,
 ): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent, headers }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent: via, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () =>
@@ -109,8 +112,50 @@ await Promise.all(
 const submitSeconds = (performance.now() - started) / 1000;
 
 latencies.sort((a, b) => a - b);
-const pct = (p: number) =>
-  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1);
+const pct = (p: number) => percentile(latencies, p);
+
+// Paced phase: requests start on schedule whatever the earlier ones are doing; each
+// comes from an address no other phase uses (172.16.0.0/12).
+const pacedAgent = new Agent({ keepAlive: true, maxSockets: Infinity });
+const pacedLatencies: number[] = [];
+const pacedStatuses = new Map<number, number>();
+const pacedTotal = Math.round(PACED_RATE * PACED_SECONDS);
+const pacedStart = performance.now() + 50;
+const pacedCalls: Promise<void>[] = [];
+for (let n = 0; n < pacedTotal; n += 1) {
+  const due = pacedStart + (n * 1000) / PACED_RATE;
+  const wait = due - performance.now();
+  if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+  const address = `172.${16 + ((n >> 16) & 15)}.${(n >> 8) & 255}.${n & 255}`;
+  pacedCalls.push(
+    call(
+      'POST',
+      '/v1/render',
+      {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': String(body.length),
+        'edge-connecting-ip': address,
+      },
+      body,
+      pacedAgent,
+    ).then(
+      (res) => {
+        pacedLatencies.push(performance.now() - due);
+        pacedStatuses.set(res.status, (pacedStatuses.get(res.status) ?? 0) + 1);
+        if (res.status === 202) jobIds.push(JSON.parse(res.body).job_id);
+      },
+      () => {
+        pacedStatuses.set(0, (pacedStatuses.get(0) ?? 0) + 1);
+      },
+    ),
+  );
+}
+await Promise.all(pacedCalls);
+const pacedSeconds = (performance.now() - pacedStart) / 1000;
+pacedLatencies.sort((a, b) => a - b);
+pacedAgent.destroy();
 
 let reads = 0;
 let readErrors = 0;
@@ -137,6 +182,13 @@ console.log(`  statuses: ${[...statuses].map(([s, c]) => `${s}×${c}`).join(', '
 console.log(`  accepted/s: ${(accepted / submitSeconds).toFixed(1)}`);
 console.log(
   `  admission latency ms: p50 ${pct(50)}  p90 ${pct(90)}  p99 ${pct(99)}  max ${latencies.at(-1)!.toFixed(1)}`,
+);
+console.log(
+  `paced: ${PACED_RATE}/s offered for ${PACED_SECONDS} s from distinct addresses (${pacedTotal} submissions, done in ${pacedSeconds.toFixed(2)} s)`,
+);
+console.log(`  statuses: ${[...pacedStatuses].map(([s, c]) => `${s}×${c}`).join(', ')}`);
+console.log(
+  `  latency ms from schedule: p50 ${percentile(pacedLatencies, 50)}  p90 ${percentile(pacedLatencies, 90)}  p99 ${percentile(pacedLatencies, 99)}  max ${pacedLatencies.at(-1)?.toFixed(1)}`,
 );
 console.log(
   `status reads: ${(reads / READ_SECONDS).toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${readErrors} errors)`,

@@ -12,7 +12,12 @@ import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
 import type { RenderSettings } from '../config.js';
 import { rateLimitHeaders, type RateLimiter } from '@platform/core';
 import { renderErrors } from '../errors.js';
-import { addressUsage, countLoad, insertJobWithEvent, type AddressUsage } from '../jobs/job-store.js';
+import {
+  addressUsage,
+  insertJobWithEvent,
+  loadAndUsage,
+  type AddressUsage,
+} from '../jobs/job-store.js';
 import { artifactKeys } from '../jobs/job-view.js';
 import { renderFingerprint } from '../reuse/fingerprint.js';
 import type { ValidatedRender } from './validate-render-form.js';
@@ -54,7 +59,7 @@ export async function admitRender(
   const { db, store, settings } = deps;
   const headers = await checkRateLimit(deps.limiter, address);
 
-  const load = await countLoad(db);
+  const { load, usage } = await loadAndUsage(db, address);
   if (load.queued >= settings.maxQueued)
     throw renderErrors.RENDER_QUEUE_FULL({ headers: { 'Retry-After': '30' } });
   if (load.rendering >= settings.maxRendering)
@@ -80,7 +85,7 @@ export async function admitRender(
     return undefined;
   };
   // A cheap look first, so a client at its limit is refused before any upload.
-  const early = refuse(await addressUsage(db, address));
+  const early = refuse(usage);
   if (early) throw early;
   try {
     await store.put(replayKey, request.data, { contentType: 'application/octet-stream' });

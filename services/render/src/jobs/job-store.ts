@@ -91,11 +91,18 @@ export interface NewJob {
 
 export const OUTBOX_CHANNEL = 'render_outbox';
 
-/** Inserts the job and its first outbox event, and wakes dispatchers (delivered at commit). */
+/**
+ * Inserts the job and its first outbox event, and wakes dispatchers (delivered at
+ * commit): one statement, so the per-address lock is held for one round trip less.
+ */
 export async function insertJobWithEvent(tx: SqlExecutor, job: NewJob): Promise<void> {
   await tx.query(
-    `INSERT INTO render_jobs (id, status, skin, options, client_ip, replay_key, replay_info, beatmap_md5, fingerprint)
-     VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8)`,
+    `WITH job AS (
+       INSERT INTO render_jobs (id, status, skin, options, client_ip, replay_key, replay_info, beatmap_md5, fingerprint)
+       VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8)
+       RETURNING id),
+     event AS (INSERT INTO render_outbox (job_id) SELECT id FROM job RETURNING job_id)
+     SELECT pg_notify($9, $10) FROM event`,
     [
       job.id,
       job.skin,
@@ -105,9 +112,10 @@ export async function insertJobWithEvent(tx: SqlExecutor, job: NewJob): Promise<
       JSON.stringify(job.replayInfo),
       job.replayInfo.beatmapMd5,
       job.fingerprint,
+      OUTBOX_CHANNEL,
+      job.id,
     ],
   );
-  await insertOutboxEvent(tx, job.id);
 }
 
 export async function insertOutboxEvent(tx: SqlExecutor, jobId: string): Promise<void> {
@@ -150,14 +158,14 @@ export async function countJobs(db: SqlExecutor, status?: JobStatus): Promise<nu
 }
 
 /** Queued jobs, and jobs downloading or rendering: the two global capacity figures. */
-export async function countLoad(db: SqlExecutor): Promise<{ queued: number; rendering: number }> {
-  const { rows } = await db.query<{ queued: number; rendering: number }>(
-    `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued,
-            count(*) FILTER (WHERE status IN ('downloading', 'rendering'))::int AS rendering
-       FROM render_jobs WHERE status IN ('queued', 'downloading', 'rendering')`,
-  );
-  return { queued: Number(rows[0]?.queued ?? 0), rendering: Number(rows[0]?.rendering ?? 0) };
+export interface Load {
+  queued: number;
+  rendering: number;
 }
+
+const LOAD_SQL = `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued,
+            count(*) FILTER (WHERE status IN ('downloading', 'rendering'))::int AS rendering
+       FROM render_jobs WHERE status IN ('queued', 'downloading', 'rendering')`;
 
 /** What one address has used: its active jobs, and its jobs created in the last 24 hours. */
 export interface AddressUsage {
@@ -171,21 +179,40 @@ export interface AddressUsage {
  * One query for both per-address rules. Tombstones count towards the day (deleting a job
  * gives no quota back); a cancelled job is no longer active.
  */
-export async function addressUsage(db: SqlExecutor, clientIp: string): Promise<AddressUsage> {
-  const { rows } = await db.query<{ active: number; last_day: number; resets_at: Date | null }>(
-    `SELECT count(*) FILTER (WHERE status IN ('queued', 'downloading', 'rendering'))::int AS active,
+const USAGE_SQL = `SELECT count(*) FILTER (WHERE status IN ('queued', 'downloading', 'rendering'))::int AS active,
             count(*) FILTER (WHERE created_at > now() - interval '1 day')::int AS last_day,
             min(created_at) FILTER (WHERE created_at > now() - interval '1 day') + interval '1 day' AS resets_at
        FROM render_jobs
       WHERE client_ip = $1
-        AND (status IN ('queued', 'downloading', 'rendering') OR created_at > now() - interval '1 day')`,
+        AND (status IN ('queued', 'downloading', 'rendering') OR created_at > now() - interval '1 day')`;
+
+type UsageRow = { active: number; last_day: number; resets_at: Date | null };
+
+const toUsage = (row: UsageRow | undefined): AddressUsage => ({
+  active: Number(row?.active ?? 0),
+  lastDay: Number(row?.last_day ?? 0),
+  lastDayResetsAt: row?.resets_at ? new Date(row.resets_at) : null,
+});
+
+export async function addressUsage(db: SqlExecutor, clientIp: string): Promise<AddressUsage> {
+  const { rows } = await db.query<UsageRow>(USAGE_SQL, [clientIp]);
+  return toUsage(rows[0]);
+}
+
+/** The global load and one address's usage in one round trip (admission's first look). */
+export async function loadAndUsage(
+  db: SqlExecutor,
+  clientIp: string,
+): Promise<{ load: Load; usage: AddressUsage }> {
+  const { rows } = await db.query<UsageRow & Load>(
+    `SELECT l.queued, l.rendering, u.active, u.last_day, u.resets_at
+       FROM (${LOAD_SQL}) l, (${USAGE_SQL}) u`,
     [clientIp],
   );
   const row = rows[0];
   return {
-    active: Number(row?.active ?? 0),
-    lastDay: Number(row?.last_day ?? 0),
-    lastDayResetsAt: row?.resets_at ? new Date(row.resets_at) : null,
+    load: { queued: Number(row?.queued ?? 0), rendering: Number(row?.rendering ?? 0) },
+    usage: toUsage(row),
   };
 }
 
