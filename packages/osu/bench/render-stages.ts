@@ -66,6 +66,15 @@ const enc = process.env.ENC
       log: () => undefined,
     })
   : undefined;
+/** CPU milliseconds of finished children (ffmpeg), from /proc where there is one. */
+function childCpuMs(): number {
+  try {
+    const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[13]) + Number(f[14])) * 10;
+  } catch {
+    return NaN;
+  }
+}
 let tDraw = 0;
 let tRead = 0;
 let tWrite = 0;
@@ -93,10 +102,12 @@ if (enc) {
   tWrite += performance.now() - w;
 }
 const cpu = process.cpuUsage(cpu0);
+const ffmpegMs = childCpuMs();
 rmSync(tmp, { recursive: true, force: true });
 const ms = (x: number): string => (x / N).toFixed(2);
 console.log(
   `${W}x${H} ${mode}: draw ${ms(tDraw)} ms, readback ${ms(tRead)} ms` +
     (enc ? `, waiting for ffmpeg ${ms(tWrite)} ms` : '') +
-    `, wall ${ms(performance.now() - t0)} ms/frame; node CPU user ${ms(cpu.user / 1000)} + system ${ms(cpu.system / 1000)} ms/frame`,
+    `, wall ${ms(performance.now() - t0)} ms/frame; node CPU user ${ms(cpu.user / 1000)} + system ${ms(cpu.system / 1000)} ms/frame` +
+    (enc ? `, ffmpeg CPU ${ms(ffmpegMs)} ms/frame` : ''),
 );
