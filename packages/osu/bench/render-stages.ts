@@ -40,6 +40,7 @@ const p = await prepareScene({
     hpBar: true,
     unstableRate: true,
     hitCounter: true,
+    resultsScreen: false,
   },
   log: () => undefined,
 });

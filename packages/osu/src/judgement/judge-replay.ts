@@ -292,16 +292,13 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   }
   events.sort((a, b) => a.time - b.time);
 
-  const mean = hitErrors.reduce((s, v) => s + v, 0) / Math.max(1, hitErrors.length);
-  const variance =
-    hitErrors.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, hitErrors.length);
   return {
     n300,
     n100,
     n50,
     misses,
     maxCombo,
-    unstableRate: (Math.sqrt(variance) * 10) / play.speed,
+    unstableRate: unstableRateOf(hitErrors, play.speed),
     accuracy: acc(),
     score,
     hitErrors,
@@ -330,4 +327,12 @@ function modMultiplier(mods: number): number {
   if (mods & Mods.Flashlight) m *= 1.12;
   if (mods & Mods.SpunOut) m *= 0.9;
   return m;
+}
+
+/** Unstable rate: 10 x the standard deviation of the hit errors, in real-time ms. */
+export function unstableRateOf(hitErrors: readonly number[], speed: number): number {
+  const mean = hitErrors.reduce((s, v) => s + v, 0) / Math.max(1, hitErrors.length);
+  const variance =
+    hitErrors.reduce((s, v) => s + (v - mean) ** 2, 0) / Math.max(1, hitErrors.length);
+  return (Math.sqrt(variance) * 10) / speed;
 }

@@ -29,6 +29,8 @@ export interface DrawOptions {
   unstableRate: boolean;
   /** Counts of 100s, 50s, misses and slider breaks. */
   hitCounter: boolean;
+  /** The ranking panel after a completed play. */
+  resultsScreen: boolean;
 }
 
 export interface Scene {
@@ -57,7 +59,15 @@ export interface Scene {
   lifeBar: LifeBarPoint[];
   /** Map time of the first frame (the banner fades out from there). */
   introStart?: number;
+  /** The results screen, from map time `at` to the end. */
+  results?: { at: number; panel: Canvas };
+  /** A failed play: drawing stops at map time `at` and fades out under `label`. */
+  fail?: { at: number; label: Canvas };
 }
+
+/** How long the results screen fades in, and the fail fades out (real-time ms). */
+const RESULTS_FADE_MS = 400;
+export const FAIL_FADE_MS = 2000;
 
 const LOWER_LAYERS = new Set(['Background', 'Fail', 'Pass', 'Foreground']);
 const OVERLAY_LAYER = new Set(['Overlay']);
@@ -84,10 +94,19 @@ export class FrameDrawer {
     this.cursor = new CursorLayer(scene, view, timeline);
   }
 
-  draw(ctx: SKRSContext2D, t: number, video?: ImageData): void {
+  draw(ctx: SKRSContext2D, time: number, video?: ImageData): void {
     const sc = this.scene;
     ctx.globalAlpha = 1;
     ctx.globalCompositeOperation = 'source-over';
+    if (sc.results && time >= sc.results.at) {
+      ctx.drawImage(sc.dimmedBackground, 0, 0);
+      ctx.globalAlpha = Math.min(1, (time - sc.results.at) / (RESULTS_FADE_MS * sc.play.speed));
+      ctx.drawImage(sc.results.panel, 0, 0);
+      ctx.globalAlpha = 1;
+      return;
+    }
+    // after a fail the play stands still at the fail and fades out
+    const t = sc.fail ? Math.min(time, sc.fail.at) : time;
     if (video || sc.storyboard) {
       if (video) ctx.putImageData(video, 0, 0);
       else ctx.drawImage(sc.background, 0, 0);
@@ -107,6 +126,18 @@ export class FrameDrawer {
     if (sc.flashlight) this.cursor.drawFlashlight(ctx, t, cx, cy);
     this.hud.draw(ctx, t);
     this.cursor.drawCursor(ctx, t, cx, cy);
+    if (sc.fail && time > sc.fail.at) this.drawFail(ctx, (time - sc.fail.at) / sc.play.speed);
+  }
+
+  private drawFail(ctx: SKRSContext2D, age: number): void {
+    const sc = this.scene;
+    const p = Math.min(1, age / FAIL_FADE_MS);
+    ctx.fillStyle = `rgba(0,0,0,${0.8 * p})`;
+    ctx.fillRect(0, 0, sc.width, sc.height);
+    const label = sc.fail!.label;
+    ctx.globalAlpha = Math.min(1, p * 2);
+    ctx.drawImage(label, (sc.width - label.width) / 2, (sc.height - label.height) / 2);
+    ctx.globalAlpha = 1;
   }
 }
 

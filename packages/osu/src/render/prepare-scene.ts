@@ -14,13 +14,16 @@ import { preparePlayable } from '../beatmap/playable.js';
 import { parseStoryboardFile } from '../beatmap/storyboard.js';
 import type { Beatmap } from '../beatmap/types.js';
 import { loadBoundedImage } from '../image/bounded-image.js';
+import { failOf, judgementUntil } from '../judgement/fail.js';
+import { gradeOf } from '../judgement/grade.js';
 import { judgePlayable } from '../judgement/judge-replay.js';
 import type { JudgementResult } from '../judgement/types.js';
 import { Mods, modsToString } from '../replay/mods.js';
 import type { Replay } from '../replay/types.js';
 import { loadSkin } from '../skin/load-skin.js';
 import { CursorTrack } from './cursor-track.js';
-import type { DrawOptions, Scene } from './frame-drawer.js';
+import { buildFailLabel, buildResultsPanel } from './draw/results-panel.js';
+import { FAIL_FADE_MS, type DrawOptions, type Scene } from './frame-drawer.js';
 import { buildSprites } from './sprites.js';
 import { StoryboardPlayer } from './storyboard-player.js';
 
@@ -53,6 +56,8 @@ export interface PreparedRender {
 /** Leaves a little lead-in before the first object, like the skip button. */
 const LEAD_IN_MS = 1500;
 const TAIL_MS = 2000;
+/** How long the results screen stays (real-time ms), as danser's default. */
+const RESULTS_MS = 5000;
 /** Largest .osu / .osb read (the biggest real storyboards are a few MB). */
 const MAX_TEXT_BYTES = 32 << 20;
 
@@ -69,14 +74,21 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   const folder = dirname(args.beatmapPath);
   const play = preparePlayable(beatmap, replay.mods);
   if (play.objects.length === 0) throw new Error('the beatmap has no hit objects');
-  const judgement = judgePlayable(replay, play);
+  const played = judgePlayable(replay, play);
+  const fail = failOf(played, replay.mods, replay.lifeBarPoints);
+  const judgement = fail ? judgementUntil(played, fail.time, play.speed) : played;
+  if (fail) log(`the play fails at ${Math.round(fail.time)} ms (${fail.reason})`);
   const first = play.objects[0]!;
   const lastEnd = play.objects.reduce((m, o) => Math.max(m, o.endTime), -Infinity);
   const speed = play.speed;
   const startTime = first.time - play.preempt - LEAD_IN_MS * speed;
   // a replay that stops early (a fail, a quit) ends the video there
   const lastFrame = replay.frames.reduce((m, f) => Math.max(m, f.time), -Infinity);
-  const endTime = Math.min(lastEnd, Math.max(lastFrame, first.time)) + TAIL_MS * speed;
+  let endTime = Math.min(lastEnd, Math.max(lastFrame, first.time)) + TAIL_MS * speed;
+  if (fail) endTime = Math.min(endTime, fail.time + FAIL_FADE_MS * speed);
+  // the game shows the ranking panel only after a play that reached its end
+  const resultsAt = !fail && args.draw.resultsScreen && lastFrame >= lastEnd ? endTime : undefined;
+  if (resultsAt !== undefined) endTime += RESULTS_MS * speed;
   const durationSeconds = (endTime - startTime) / speed / 1000;
   const frames = Math.max(1, Math.ceil(durationSeconds * args.fps));
 
@@ -153,12 +165,32 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     f.fillRect(0, 0, W * 2, H * 2);
   }
 
+  const titleLines = [
+    `${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}]`,
+    `played by ${replay.playerName}${replay.mods ? ` +${modsToString(replay.mods)}` : ''}, mapped by ${beatmap.metadata.creator}`,
+  ];
+  const modsLabel = replay.mods
+    ? infoBanner(W, H, [modsToString(replay.mods)], 'right')
+    : undefined;
   const scene: Scene = {
-    banner: infoBanner(W, H, [
-      `${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}]`,
-      `played by ${replay.playerName}${replay.mods ? ` +${modsToString(replay.mods)}` : ''}, mapped by ${beatmap.metadata.creator}`,
-    ]),
-    modsLabel: replay.mods ? infoBanner(W, H, [modsToString(replay.mods)], 'right') : undefined,
+    banner: infoBanner(W, H, titleLines),
+    modsLabel,
+    results:
+      resultsAt === undefined
+        ? undefined
+        : {
+            at: resultsAt,
+            panel: buildResultsPanel({
+              width: W,
+              height: H,
+              sprites,
+              judgement,
+              grade: gradeOf(judgement, replay.mods),
+              lines: titleLines,
+              modsLabel,
+            }),
+          },
+    fail: fail ? { at: fail.time, label: buildFailLabel(H) } : undefined,
     width: W,
     height: H,
     play,

@@ -30,6 +30,8 @@ export interface RenderOptions {
   unstableRate?: boolean;
   /** Counts of 100s, 50s, misses and slider breaks. @defaultValue false */
   hitCounter?: boolean;
+  /** The ranking panel (grade, counts, accuracy, max combo) for 5 s after a completed play. @defaultValue true */
+  resultsScreen?: boolean;
   /** Overrides of the resolution's size, for tests and benchmarks. */
   width?: number;
   height?: number;
@@ -104,6 +106,7 @@ export function resolveOptions(options: RenderOptions): RenderOptions & Resolved
       hpBar: o.hpBar ?? true,
       unstableRate: o.unstableRate ?? true,
       hitCounter: o.hitCounter ?? false,
+      resultsScreen: o.resultsScreen ?? true,
     },
   };
 }

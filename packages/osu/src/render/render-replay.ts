@@ -65,7 +65,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     `replay: ${replay.playerName}, mods ${modsToString(replay.mods)}, ${replay.frames.length} frames, header ${replay.n300}/${replay.n100}/${replay.n50}/${replay.misses} x${replay.maxCombo}`,
   );
   log(
-    `options: ${width}x${height}@${fps}, bg_dim ${draw.bgDim}, motion_blur ${o.motionBlur}, storyboard ${o.storyboard}, video ${o.video}, snaking ${o.snakingIn}/${o.snakingOut}, hit_error_meter ${o.hitErrorMeter}, key_overlay ${o.keyOverlay}, hp_bar ${draw.hpBar}, unstable_rate ${draw.unstableRate}, hit_counter ${draw.hitCounter}, volumes music ${Math.round(o.musicVolume * 100)} hitsounds ${Math.round(o.hitsoundVolume * 100)}`,
+    `options: ${width}x${height}@${fps}, bg_dim ${draw.bgDim}, motion_blur ${o.motionBlur}, storyboard ${o.storyboard}, video ${o.video}, snaking ${o.snakingIn}/${o.snakingOut}, hit_error_meter ${o.hitErrorMeter}, key_overlay ${o.keyOverlay}, hp_bar ${draw.hpBar}, unstable_rate ${draw.unstableRate}, hit_counter ${draw.hitCounter}, results_screen ${draw.resultsScreen}, volumes music ${Math.round(o.musicVolume * 100)} hitsounds ${Math.round(o.hitsoundVolume * 100)}`,
   );
 
   // what the scene is built from, here and again in each worker thread

@@ -14,30 +14,21 @@ import {
   playfieldTransform,
   renderReplay,
   resolveFfmpeg,
-  type RenderOptions,
 } from '../../src/index.js';
 import { extractOsk } from '../../src/skin/extract-osk.js';
-import { madeFixture, skipWithoutFfmpeg } from '../helpers.js';
+import { madeFixture, skipWithoutFfmpeg, smallRenderOptions, videoFrameAt } from '../helpers.js';
 
 const { ffmpeg, ffprobe } = resolveFfmpeg();
 const skip = skipWithoutFfmpeg();
 
 const W = 320;
 const H = 180;
-const base: RenderOptions = {
-  resolution: '1080p',
+const base = smallRenderOptions(W, H, 20, {
   bgDim: 0,
-  motionBlur: false,
   storyboard: true,
-  video: false,
-  snakingIn: true,
-  snakingOut: true,
-  hitErrorMeter: false,
-  keyOverlay: false,
-  width: W,
-  height: H,
-  fps: 20,
-};
+  // frames are sampled across the clip: no ranking panel at its end
+  resultsScreen: false,
+});
 
 function png(w: number, h: number, colour: string): Buffer {
   const c = createCanvas(w, h);
@@ -48,29 +39,7 @@ function png(w: number, h: number, colour: string): Buffer {
 }
 
 function frameAt(video: string, index: number): (x: number, y: number) => [number, number, number] {
-  const rgb = execFileSync(
-    ffmpeg,
-    [
-      '-v',
-      'error',
-      '-i',
-      video,
-      '-vf',
-      `select=eq(n\\,${index})`,
-      '-frames:v',
-      '1',
-      '-f',
-      'rawvideo',
-      '-pix_fmt',
-      'rgb24',
-      'pipe:1',
-    ],
-    { maxBuffer: 16 << 20 },
-  );
-  return (x, y) => {
-    const o = (y * W + x) * 3;
-    return [rgb[o]!, rgb[o + 1]!, rgb[o + 2]!];
-  };
+  return videoFrameAt(video, index, W);
 }
 
 function streams(video: string): { codec_type: string; duration?: string }[] {
