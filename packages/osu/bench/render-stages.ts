@@ -41,6 +41,8 @@ const p = await prepareScene({
     unstableRate: true,
     hitCounter: true,
     resultsScreen: false,
+    cursorSize: 1,
+    useBeatmapColours: true,
   },
   log: () => undefined,
 });

@@ -151,8 +151,7 @@ export class FfmpegEncoder {
   /** Queues one RGBA frame (width * height * 4 bytes); waits while the pipe holds `framesInFlight` frames. */
   async write(frame: Uint8Array): Promise<void> {
     const stdin = this.proc.stdin!;
-    if (this.inFlight.length >= this.depth)
-      await Promise.race([this.inFlight.shift()!, this.done]);
+    if (this.inFlight.length >= this.depth) await Promise.race([this.inFlight.shift()!, this.done]);
     if (stdin.destroyed || this.proc.exitCode !== null) {
       await this.done;
       throw new EncoderError('ffmpeg exited early');

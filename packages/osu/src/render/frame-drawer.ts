@@ -31,6 +31,10 @@ export interface DrawOptions {
   hitCounter: boolean;
   /** The ranking panel after a completed play. */
   resultsScreen: boolean;
+  /** Cursor scale, 0.5..2. */
+  cursorSize: number;
+  /** Combo colours (and slider border/track) from the beatmap where it has them, else the skin's. */
+  useBeatmapColours: boolean;
 }
 
 export interface Scene {

@@ -99,9 +99,11 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     skin,
     circleD: 2 * radius * s,
     screenH: H,
-    beatmapColours: beatmap.comboColours,
-    sliderBorder: beatmap.sliderBorder,
-    sliderTrack: beatmap.sliderTrackOverride,
+    // the map's colours win over the skin's unless the render asks for the skin's
+    beatmapColours: args.draw.useBeatmapColours ? beatmap.comboColours : [],
+    sliderBorder: args.draw.useBeatmapColours ? beatmap.sliderBorder : undefined,
+    sliderTrack: args.draw.useBeatmapColours ? beatmap.sliderTrackOverride : undefined,
+    cursorSize: args.draw.cursorSize,
   });
 
   const background = createCanvas(W, H);

@@ -32,6 +32,10 @@ export interface RenderOptions {
   hitCounter?: boolean;
   /** The ranking panel (grade, counts, accuracy, max combo) for 5 s after a completed play. @defaultValue true */
   resultsScreen?: boolean;
+  /** Cursor size, 0.5 to 2 (o!rdr's cursor_size). @defaultValue 1 */
+  cursorSize?: number;
+  /** Combo colours from the beatmap where it has them; false uses the skin's. @defaultValue true */
+  useBeatmapColours?: boolean;
   /** Overrides of the resolution's size, for tests and benchmarks. */
   width?: number;
   height?: number;
@@ -107,8 +111,15 @@ export function resolveOptions(options: RenderOptions): RenderOptions & Resolved
       unstableRate: o.unstableRate ?? true,
       hitCounter: o.hitCounter ?? false,
       resultsScreen: o.resultsScreen ?? true,
+      cursorSize: clamp(o.cursorSize, 0.5, 2, 1),
+      useBeatmapColours: o.useBeatmapColours ?? true,
     },
   };
+}
+
+/** `v` within lo..hi; absent or not a number: `fallback`. */
+function clamp(v: number | undefined, lo: number, hi: number, fallback: number): number {
+  return v === undefined || !Number.isFinite(v) ? fallback : Math.min(hi, Math.max(lo, v));
 }
 
 /** A 0..100 volume option as a gain 0..1 (absent or not a number: full). */

@@ -14,11 +14,21 @@ export interface Sprites {
   circleD: number;
   circles: Canvas[];
   sliderStarts: Canvas[];
+  /**
+   * The skin's circle overlays when they go above the combo number
+   * (HitCircleOverlayAboveNumber, the default); otherwise they are part of `circles`.
+   */
+  circleOverlay: Canvas | undefined;
+  sliderStartOverlay: Canvas | undefined;
   approach: Canvas[];
   numbers: Font;
   cursor: Canvas;
   cursorTrail: Canvas;
   cursorMiddle: Canvas | undefined;
+  /** skin.ini: the cursor turns, grows while a key is down, is centred on the pointer. */
+  cursorRotate: boolean;
+  cursorExpand: boolean;
+  cursorCentre: boolean;
   sliderBall: Canvas[];
   followCircle: Canvas;
   reverseArrow: Canvas;
@@ -227,6 +237,8 @@ export function buildSprites(opts: {
   beatmapColours: Rgb[];
   sliderBorder: Rgb | undefined;
   sliderTrack: Rgb | undefined;
+  /** Cursor scale (render option cursor_size). @defaultValue 1 */
+  cursorSize?: number;
 }): Sprites {
   const { skin, circleD, screenH } = opts;
   const ini = skin.ini;
@@ -246,20 +258,30 @@ export function buildSprites(opts: {
   };
 
   const hc = get('hitcircle');
-  const hco = get('hitcircleoverlay');
+  const hco = hc ? get('hitcircleoverlay') : undefined;
+  const above = ini.hitCircleOverlayAboveNumber;
+  const circleOverlay = hco && above ? scaled(hco, pxPerSd) : undefined;
   const circles = comboColours.map((col) => {
     if (!hc) return defaultCircle(circleD, col);
     const layers = [tint(scaled(hc, pxPerSd), col)];
-    if (hco) layers.push(scaled(hco, pxPerSd));
+    if (hco && !above) layers.push(scaled(hco, pxPerSd));
     return stack(layers);
   });
   const ssc = get('sliderstartcircle');
-  const ssco = get('sliderstartcircleoverlay');
+  const ssco = ssc ? get('sliderstartcircleoverlay') : undefined;
   const sliderStarts = ssc
     ? comboColours.map((col) =>
-        stack([tint(scaled(ssc, pxPerSd), col), ...(ssco ? [scaled(ssco, pxPerSd)] : [])]),
+        stack([
+          tint(scaled(ssc, pxPerSd), col),
+          ...(ssco && !above ? [scaled(ssco, pxPerSd)] : []),
+        ]),
       )
     : circles;
+  const sliderStartOverlay = ssc
+    ? ssco && above
+      ? scaled(ssco, pxPerSd)
+      : undefined
+    : circleOverlay;
   const ac = get('approachcircle');
   const approach = comboColours.map((col) =>
     ac ? tint(scaled(ac, pxPerSd), col) : ring(circleD * 0.96, circleD * 0.045, css(col)),
@@ -269,12 +291,16 @@ export function buildSprites(opts: {
     skinFont(skin, ini.hitCirclePrefix, circleD * 0.32, ini.hitCircleOverlap) ??
     makeVectorFont(Math.round(circleD * 0.34), 'white');
 
+  const cursorSize = opts.cursorSize ?? 1;
+  const cursorPx = hudPx * cursorSize;
   const cur = get('cursor');
-  const cursor = cur ? scaled(cur, hudPx) : defaultCursor(Math.round(screenH * 0.045));
+  const cursor = cur
+    ? scaled(cur, cursorPx)
+    : defaultCursor(Math.round(screenH * 0.045 * cursorSize));
   const tr = get('cursortrail');
   const cursorTrail = tr
-    ? scaled(tr, hudPx)
-    : softDot(Math.round(screenH * 0.03), 'rgba(255,220,60,0.9)');
+    ? scaled(tr, cursorPx)
+    : softDot(Math.round(screenH * 0.03 * cursorSize), 'rgba(255,220,60,0.9)');
   const cm = get('cursormiddle');
 
   const sb = get('sliderb0', 'sliderb');
@@ -334,11 +360,17 @@ export function buildSprites(opts: {
     circleD,
     circles,
     sliderStarts,
+    circleOverlay,
+    sliderStartOverlay,
     approach,
     numbers,
     cursor,
     cursorTrail,
-    cursorMiddle: cm ? scaled(cm, hudPx) : undefined,
+    cursorMiddle: cm ? scaled(cm, cursorPx) : undefined,
+    // our own cursor is round: turning it would change nothing
+    cursorRotate: ini.cursorRotate && cur !== undefined,
+    cursorExpand: ini.cursorExpand,
+    cursorCentre: ini.cursorCentre || cur === undefined,
     sliderBall,
     followCircle,
     reverseArrow,

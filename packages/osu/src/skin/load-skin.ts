@@ -24,6 +24,8 @@ export interface SkinIni {
   sliderBall: [number, number, number] | undefined;
   cursorRotate: boolean;
   cursorExpand: boolean;
+  /** The cursor image's centre is the pointer (else its top-left corner). */
+  cursorCentre: boolean;
   hitCircleOverlayAboveNumber: boolean;
   allowSliderBallTint: boolean;
   hitCirclePrefix: string;
@@ -87,6 +89,7 @@ export const defaultIni = (): SkinIni => ({
   sliderBall: undefined,
   cursorRotate: true,
   cursorExpand: true,
+  cursorCentre: true,
   hitCircleOverlayAboveNumber: true,
   allowSliderBallTint: false,
   hitCirclePrefix: 'default',
@@ -124,6 +127,7 @@ export function parseSkinIni(text: string): SkinIni {
       else if (key === 'Author') ini.author = value;
       else if (key === 'CursorRotate') ini.cursorRotate = bool;
       else if (key === 'CursorExpand') ini.cursorExpand = bool;
+      else if (key === 'CursorCentre') ini.cursorCentre = bool;
       else if (key === 'HitCircleOverlayAboveNumber' || key === 'HitCircleOverlayAboveNumer')
         ini.hitCircleOverlayAboveNumber = bool;
       else if (key === 'AllowSliderBallTint') ini.allowSliderBallTint = bool;

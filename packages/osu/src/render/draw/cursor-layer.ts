@@ -3,6 +3,11 @@ import type { SKRSContext2D } from '@napi-rs/canvas';
 import { drawCentred } from './draw-centred.js';
 import { PlayfieldLayer } from './playfield-layer.js';
 
+/** How much a skin's cursor grows while a key is down (CursorExpand), as in stable. */
+const CURSOR_EXPAND = 1.3;
+/** One turn of a rotating cursor (CursorRotate), real-time ms. */
+const CURSOR_TURN_MS = 10000;
+
 export class CursorLayer extends PlayfieldLayer {
   /** Flashlight: the mask centred on the cursor, smaller at 100 and 200 combo. */
   drawFlashlight(ctx: SKRSContext2D, t: number, cx: number, cy: number): void {
@@ -33,7 +38,20 @@ export class CursorLayer extends PlayfieldLayer {
     }
     ctx.globalAlpha = 1;
     const pressed = (this.scene.cursor.keysAt(t) & 15) !== 0;
-    drawCentred(ctx, sp.cursor, cx, cy, pressed ? 1.2 : 1);
+    const grow = pressed && sp.cursorExpand ? CURSOR_EXPAND : 1;
+    const img = sp.cursor;
+    if (sp.cursorRotate) {
+      // real time: the turn does not speed up under DT
+      const angle = ((t / speed) % CURSOR_TURN_MS) * ((2 * Math.PI) / CURSOR_TURN_MS);
+      ctx.save();
+      ctx.translate(cx, cy);
+      ctx.rotate(angle);
+      if (sp.cursorCentre) drawCentred(ctx, img, 0, 0, grow);
+      else ctx.drawImage(img, 0, 0, img.width * grow, img.height * grow);
+      ctx.restore();
+    } else if (sp.cursorCentre) drawCentred(ctx, img, cx, cy, grow);
+    else ctx.drawImage(img, cx, cy, img.width * grow, img.height * grow);
+    // cursormiddle neither turns nor grows
     if (sp.cursorMiddle) drawCentred(ctx, sp.cursorMiddle, cx, cy);
   }
 }

@@ -116,6 +116,7 @@ export class ObjectLayer extends PlayfieldLayer {
     const sx = this.ox + x * this.s;
     const sy = this.oy + y * this.s;
     const img = sliderHead ? sp.sliderStarts[colour]! : sp.circles[colour]!;
+    const overlay = sliderHead ? sp.sliderStartOverlay : sp.circleOverlay;
     if (t >= judgedAt) {
       const age = t - judgedAt;
       if (hit && !this.hidden) {
@@ -124,11 +125,13 @@ export class ObjectLayer extends PlayfieldLayer {
         const k = 1 + 0.4 * p;
         ctx.globalAlpha = 1 - p;
         drawCentred(ctx, img, sx, sy, k);
+        if (overlay) drawCentred(ctx, overlay, sx, sy, k);
       } else if (!hit) {
         const p = age / 120;
         if (p >= 1) return;
         ctx.globalAlpha = (1 - p) * this.fadeAlpha(o, judgedAt);
         drawCentred(ctx, img, sx, sy);
+        if (overlay) drawCentred(ctx, overlay, sx, sy);
       }
       ctx.globalAlpha = 1;
       return;
@@ -139,6 +142,7 @@ export class ObjectLayer extends PlayfieldLayer {
       drawCentred(ctx, img, sx, sy);
       const num = String(o.comboNumber);
       drawText(ctx, sp.numbers, num, sx, sy - sp.numbers.height / 2, 'center');
+      if (overlay) drawCentred(ctx, overlay, sx, sy);
     }
     // approach circle
     if (!this.hidden || o.index === 0) {
