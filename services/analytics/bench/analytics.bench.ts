@@ -26,6 +26,7 @@ const COLD_REQUESTS = Number(process.env.BENCH_COLD_REQUESTS ?? 40);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const run = promisify(execFile);
 const worker = fileURLToPath(new URL('./pipeline-worker.ts', import.meta.url));
+const loadClient = fileURLToPath(new URL('./load-client.ts', import.meta.url));
 
 function percentiles(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -34,6 +35,15 @@ function percentiles(samples: number[]) {
   return { p50: at(50), p95: at(95), p99: at(99), max: sorted.at(-1)! };
 }
 
+function report(label: string, samples: number[], seconds: number): void {
+  const p = percentiles(samples);
+  const f = (ms: number) => ms.toFixed(1).padStart(7);
+  console.log(
+    `${label.padEnd(44)} p50 ${f(p.p50)}  p95 ${f(p.p95)}  p99 ${f(p.p99)}  max ${f(p.max)} ms  ${(samples.length / seconds).toFixed(0).padStart(5)} req/s`,
+  );
+}
+
+/** Calls made from this process (MCP client, chat POSTs). */
 async function measure(
   label: string,
   call: () => Promise<void>,
@@ -52,12 +62,18 @@ async function measure(
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  const p = percentiles(samples);
-  const f = (ms: number) => ms.toFixed(1).padStart(7);
-  console.log(
-    `${label.padEnd(44)} p50 ${f(p.p50)}  p95 ${f(p.p95)}  p99 ${f(p.p99)}  max ${f(p.max)} ms  ${(samples.length / seconds).toFixed(0).padStart(5)} req/s`,
+  report(label, samples, (performance.now() - started) / 1000);
+}
+
+/** GETs sent by a client in its own process (bench/load-client.ts), as a real client would. */
+async function measureGet(label: string, url: string, requests = REQUESTS): Promise<void> {
+  const { stdout } = await run(
+    process.execPath,
+    ['--import', 'tsx', loadClient, url, String(requests), String(CONCURRENCY)],
+    { maxBuffer: 16 << 20 },
   );
+  const { samples, seconds } = JSON.parse(stdout.trim()) as { samples: number[]; seconds: number };
+  report(label, samples, seconds);
 }
 
 async function buildOnce(source: string, file: string, label: string) {
@@ -90,11 +106,6 @@ try {
   await buildOnce(source, file, 'pipeline, re-run on the same files (MERGE)');
 
   const logger = createLogger({ service: 'analytics-bench', level: 'silent' });
-  const get = (base: string, path: string) => async () => {
-    const response = await fetch(`${base}${path}`);
-    if (!response.ok) throw new Error(`${path}: ${response.status}`);
-    await response.arrayBuffer();
-  };
   const paths = [
     ...READ_NAMES.map((name) => READS[name].path),
     '/api/v1/analytics/customer-ltv?decile=3&limit=100',
@@ -104,10 +115,21 @@ try {
   const coldWarehouse = createWarehouse({ file, cacheEntries: 0 });
   const coldApp = await buildApp({ warehouse: coldWarehouse, logger });
   const coldBase = await listen(coldApp, { port: 0, host: '127.0.0.1' });
+  // Pages deep in the ranking: the last full page, and the last of the lowest decile.
+  const totalOf = async (query: string) => {
+    const response = await fetch(`${coldBase}/api/v1/analytics/customer-ltv?limit=1${query}`);
+    return ((await response.json()) as { meta: { total: number } }).meta.total;
+  };
+  const customers = await totalOf('');
+  const lowest = await totalOf('&decile=10');
+  paths.push(
+    `/api/v1/analytics/customer-ltv?limit=100&offset=${Math.max(0, customers - 100)}`,
+    `/api/v1/analytics/customer-ltv?decile=10&limit=100&offset=${Math.max(0, lowest - 100)}`,
+  );
   console.log(
     `\nREST latency without the result cache (every request runs the view), ${COLD_REQUESTS} requests at concurrency ${CONCURRENCY}:`,
   );
-  for (const path of paths) await measure(`GET ${path}`, get(coldBase, path), COLD_REQUESTS);
+  for (const path of paths) await measureGet(`GET ${path}`, `${coldBase}${path}`, COLD_REQUESTS);
   await coldApp.close();
   await coldWarehouse.close();
 
@@ -117,7 +139,7 @@ try {
   console.log(
     `\nlatency with the default result cache, ${REQUESTS} requests per line at concurrency ${CONCURRENCY}, after 5 warm-up requests:`,
   );
-  for (const path of paths) await measure(`GET ${path}`, get(base, path));
+  for (const path of paths) await measureGet(`GET ${path}`, `${base}${path}`);
 
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
