@@ -41,6 +41,7 @@ const p = await prepareScene({
     unstableRate: true,
     hitCounter: true,
     resultsScreen: false,
+    ppCounter: true,
     cursorSize: 1,
     useBeatmapColours: true,
   },

@@ -31,6 +31,8 @@ export interface DrawOptions {
   hitCounter: boolean;
   /** The ranking panel after a completed play. */
   resultsScreen: boolean;
+  /** Performance points of the play so far, under the accuracy. */
+  ppCounter: boolean;
   /** Cursor scale, 0.5..2. */
   cursorSize: number;
   /** Combo colours (and slider border/track) from the beatmap where it has them, else the skin's. */
@@ -59,6 +61,8 @@ export interface Scene {
   banner: Canvas | undefined;
   /** The mods, under the accuracy. */
   modsLabel: Canvas | undefined;
+  /** PP after each judgement event (for the PP counter and the results screen). */
+  ppByEvent?: Float64Array;
   /** The game's life graph from the replay (map time, 0..1), for the HP bar. */
   lifeBar: LifeBarPoint[];
   /** Map time of the first frame (the banner fades out from there). */
@@ -92,7 +96,7 @@ export class FrameDrawer {
     this.s = view.scale;
     this.ox = view.x;
     this.oy = view.y;
-    const timeline = new JudgementTimeline(scene.judgement, scene.play.speed);
+    const timeline = new JudgementTimeline(scene.judgement, scene.play.speed, scene.ppByEvent);
     this.objects = new ObjectLayer(scene, view, timeline);
     this.hud = new HudLayer(scene, timeline);
     this.cursor = new CursorLayer(scene, view, timeline);

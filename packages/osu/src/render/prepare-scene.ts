@@ -14,6 +14,7 @@ import { preparePlayable } from '../beatmap/playable.js';
 import { parseStoryboardFile } from '../beatmap/storyboard.js';
 import type { Beatmap } from '../beatmap/types.js';
 import { loadBoundedImage } from '../image/bounded-image.js';
+import { ppTimeline } from '../difficulty/pp-timeline.js';
 import { failOf, judgementUntil } from '../judgement/fail.js';
 import { gradeOf } from '../judgement/grade.js';
 import { judgePlayable } from '../judgement/judge-replay.js';
@@ -167,6 +168,10 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     f.fillRect(0, 0, W * 2, H * 2);
   }
 
+  // the PP of the play as it goes (counter and results screen); ~0.1 s for a long map
+  const ppByEvent =
+    args.draw.ppCounter || resultsAt !== undefined ? ppTimeline(play, judgement) : undefined;
+  const finalPp = ppByEvent && ppByEvent.length > 0 ? ppByEvent[ppByEvent.length - 1] : undefined;
   const titleLines = [
     `${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}]`,
     `played by ${replay.playerName}${replay.mods ? ` +${modsToString(replay.mods)}` : ''}, mapped by ${beatmap.metadata.creator}`,
@@ -190,6 +195,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
               grade: gradeOf(judgement, replay.mods),
               lines: titleLines,
               modsLabel,
+              pp: finalPp,
             }),
           },
     fail: fail ? { at: fail.time, label: buildFailLabel(H) } : undefined,
@@ -204,6 +210,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     storyboard,
     options: args.draw,
     lifeBar: replay.lifeBarPoints,
+    ppByEvent,
     songStart: first.time,
     songEnd: lastEnd,
     flashlight,

@@ -32,6 +32,8 @@ export interface RenderOptions {
   hitCounter?: boolean;
   /** The ranking panel (grade, counts, accuracy, max combo) for 5 s after a completed play. @defaultValue true */
   resultsScreen?: boolean;
+  /** Performance points of the play so far, under the accuracy. @defaultValue true */
+  ppCounter?: boolean;
   /** Cursor size, 0.5 to 2 (o!rdr's cursor_size). @defaultValue 1 */
   cursorSize?: number;
   /** Combo colours from the beatmap where it has them; false uses the skin's. @defaultValue true */
@@ -111,6 +113,7 @@ export function resolveOptions(options: RenderOptions): RenderOptions & Resolved
       unstableRate: o.unstableRate ?? true,
       hitCounter: o.hitCounter ?? false,
       resultsScreen: o.resultsScreen ?? true,
+      ppCounter: o.ppCounter ?? true,
       cursorSize: clamp(o.cursorSize, 0.5, 2, 1),
       useBeatmapColours: o.useBeatmapColours ?? true,
     },

@@ -197,6 +197,19 @@ const GLYPHS: Record<string, Stroke[]> = {
   ],
   L: seg('def'),
   P: seg('abefg'),
+  // lower-case p for "pp": a bowl on the upper part of a stem
+  p: [
+    [
+      [0.05, 0.35],
+      [0.05, 1],
+    ],
+    [
+      [0.05, 0.35],
+      [0.95, 0.35],
+      [0.95, 0.75],
+      [0.05, 0.75],
+    ],
+  ],
   ' ': [],
 };
 

@@ -45,12 +45,12 @@ export class HudLayer {
     ctx.fillStyle = 'rgba(255,255,255,0.75)';
     ctx.fillRect(0, H - H * 0.006, W * p, H * 0.006);
 
-    if (sc.modsLabel)
-      ctx.drawImage(
-        sc.modsLabel,
-        W - sc.modsLabel.width,
-        pad * 3 + sp.scoreFont.height + sp.smallFont.height,
-      );
+    let belowAccuracy = pad * 3 + sp.scoreFont.height + sp.smallFont.height;
+    if (sc.options.ppCounter && sc.ppByEvent) {
+      drawText(ctx, sp.smallFont, `${Math.round(st.pp)}pp`, W - pad, belowAccuracy, 'right');
+      belowAccuracy += sp.smallFont.height + pad;
+    }
+    if (sc.modsLabel) ctx.drawImage(sc.modsLabel, W - sc.modsLabel.width, belowAccuracy);
     const hpBar = sc.options.hpBar && sc.lifeBar.length > 0;
     if (hpBar) drawHpBar(ctx, sc.lifeBar, t, pad, pad, W * 0.36, H * 0.014);
     if (sc.banner && sc.introStart !== undefined) {

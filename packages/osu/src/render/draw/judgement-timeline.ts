@@ -17,6 +17,8 @@ export interface HudState {
   sliderBreaks: number;
   /** Unstable rate of the hits up to now (0 before two hits). */
   unstableRate: number;
+  /** Performance points of the play so far (0 without a PP timeline). */
+  pp: number;
 }
 
 const EMPTY: Readonly<HudState> = Object.freeze({
@@ -29,6 +31,7 @@ const EMPTY: Readonly<HudState> = Object.freeze({
   misses: 0,
   sliderBreaks: 0,
   unstableRate: 0,
+  pp: 0,
 });
 
 export class JudgementTimeline {
@@ -43,6 +46,8 @@ export class JudgementTimeline {
   constructor(
     judgement: JudgementResult,
     private readonly speed: number,
+    /** PP after each event (same index as the events), for the PP counter. */
+    private readonly pp?: Float64Array,
   ) {
     this.events = judgement.events;
     this.counts = new Int32Array(this.events.length * 5);
@@ -94,6 +99,7 @@ export class JudgementTimeline {
       misses: this.counts[k + 3]!,
       sliderBreaks: this.counts[k + 4]!,
       unstableRate: this.unstableRateAt(t),
+      pp: this.pp?.[i] ?? 0,
     };
   }
 

@@ -21,6 +21,8 @@ export interface ResultsPanelArgs {
   /** "Artist - Title [Version]", "Played by ..." */
   lines: string[];
   modsLabel: Canvas | undefined;
+  /** Performance points of the play, when known. */
+  pp?: number;
 }
 
 /** Grade letters and colours as the game shows them (silver for XH/SH). */
@@ -98,6 +100,11 @@ export function buildResultsPanel(a: ResultsPanelArgs): Canvas {
   const valueY = y + H * 0.032;
   drawText(ctx, countFont, `${j.maxCombo}x`, left, valueY);
   drawText(ctx, countFont, `${(j.accuracy * 100).toFixed(2)}%`, left + W * 0.22, valueY);
+
+  if (a.pp !== undefined) {
+    const ppY = valueY + countFont.height + H * 0.04;
+    drawText(ctx, countFont, `${Math.round(a.pp)}pp`, left, ppY);
+  }
 
   // grade, large, right of the counts
   const [letters, colour] = GRADE_LOOK[a.grade];
