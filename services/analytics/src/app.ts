@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import { registerAgentRoutes } from './agent/agent-routes.js';
 import type { LlmProvider } from './agent/llm-types.js';
+import type { AgentLimits } from './agent/run-agent.js';
 import { createMcpToolbox } from './agent/mcp-toolbox.js';
 import { registerMcpRoutes } from './mcp/mcp-routes.js';
 import { registerSalesRoutes } from './sales/routes.js';
@@ -28,8 +29,8 @@ export interface AppOptions {
   sqlTimeoutMs?: number;
   /** The agent's LLM; undefined: the offline planner answers. */
   llm?: LlmProvider;
-  /** Most model turns per chat request. @defaultValue 6 */
-  agentMaxSteps?: number;
+  /** The agent loop's bounds (model turns, tool calls per turn, deadline). */
+  agent?: AgentLimits;
   /** Per-client limit of chat requests; undefined: none. */
   agentRateLimit?: { limiter: RateLimiter; clientAddress: ClientAddressResolver };
   /** More dependencies for `/health` (e.g. the counter store). */
@@ -70,7 +71,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAgentRoutes(app, {
     toolbox,
     provider: options.llm,
-    maxSteps: options.agentMaxSteps ?? 6,
+    limits: options.agent,
     rateLimit: options.agentRateLimit,
   });
   return app;

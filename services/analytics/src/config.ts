@@ -1,5 +1,12 @@
 /** The analytics service's environment: core's variables plus its own, validated at start-up. */
-import { booleanVar, coreEnvSchema, nonNegativeIntVar, portVar, positiveIntVar, urlVar } from '@platform/core';
+import {
+  booleanVar,
+  coreEnvSchema,
+  nonNegativeIntVar,
+  portVar,
+  positiveIntVar,
+  urlVar,
+} from '@platform/core';
 import { z } from 'zod';
 
 export const analyticsEnvSchema = coreEnvSchema.extend({
@@ -40,6 +47,12 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   AGENT_RATE_WINDOW_SECONDS: positiveIntVar(60),
   /** Most model turns (tool rounds) per chat request. @defaultValue 6 */
   AGENT_MAX_STEPS: positiveIntVar(6),
+  /** Most tool calls of one model turn that are run. @defaultValue 8 */
+  AGENT_MAX_TOOL_CALLS: positiveIntVar(8),
+  /** Time one chat request may take, model calls and tools together. @defaultValue 60000 */
+  AGENT_DEADLINE_MS: positiveIntVar(60_000),
+  /** Most tokens the model may answer with, per call (every provider). @defaultValue 1024 */
+  LLM_MAX_TOKENS: positiveIntVar(1024),
 });
 
 export type AnalyticsEnv = z.output<typeof analyticsEnvSchema>;

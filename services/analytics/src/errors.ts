@@ -13,4 +13,6 @@ export const errors = defineErrors({
   AGENT_RATE_LIMITED: { status: 429, detail: 'Too many chat requests; retry later' },
   LLM_UNAVAILABLE: { status: 502, detail: 'The language model did not give a usable answer' },
   LLM_TIMEOUT: { status: 504, detail: 'The language model did not answer in time' },
+  AGENT_DEADLINE: { status: 504, detail: 'The agent did not finish its answer in time' },
+  HISTORY_REJECTED: { status: 400, detail: 'The conversation history is not valid' },
 });

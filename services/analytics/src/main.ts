@@ -49,8 +49,13 @@ const app = await buildApp({
     apiKey: env.LLM_API_KEY,
     model: env.LLM_MODEL,
     timeoutMs: env.LLM_TIMEOUT_MS,
+    maxTokens: env.LLM_MAX_TOKENS,
   }),
-  agentMaxSteps: env.AGENT_MAX_STEPS,
+  agent: {
+    maxSteps: env.AGENT_MAX_STEPS,
+    maxToolCallsPerTurn: env.AGENT_MAX_TOOL_CALLS,
+    deadlineMs: env.AGENT_DEADLINE_MS,
+  },
   agentRateLimit,
   health: { counters: async () => counters.ping().then(() => counters.driver) },
 });

@@ -9,20 +9,41 @@ import { CHAT_PAGE_HTML, CHAT_PAGE_SCRIPT } from './chat-page.js';
 import type { LlmProvider } from './llm-types.js';
 import type { Toolbox } from './mcp-toolbox.js';
 import { runOfflinePlanner } from './offline-planner.js';
-import { runAgent, type HistoryMessage } from './run-agent.js';
+import { runAgent, type AgentLimits, type HistoryMessage } from './run-agent.js';
 
 export interface AgentRouteOptions {
   toolbox: Toolbox;
   /** Undefined: the offline planner answers. */
   provider?: LlmProvider;
-  /** @defaultValue 6 */
-  maxSteps?: number;
+  /** The agent loop's bounds. @defaultValue runAgent's */
+  limits?: AgentLimits;
   /** Per-client limit of chat requests; undefined: no limit. */
   rateLimit?: { limiter: RateLimiter; clientAddress: ClientAddressResolver };
 }
 
 const MAX_MESSAGE_CHARS = 4000;
 const MAX_HISTORY = 20;
+/** All history turns together, in characters: what one request may make the model read. */
+const MAX_HISTORY_CHARS = 40_000;
+
+/**
+ * The history a client sends is its own record of the conversation, so it is checked
+ * rather than believed: turns alternate starting with the user, the last is the
+ * assistant's (the new message is the next user turn), and it is bounded in total.
+ * Returns what is wrong, or undefined.
+ */
+export function historyProblem(history: HistoryMessage[]): string | undefined {
+  for (const [index, turn] of history.entries()) {
+    const expected = index % 2 === 0 ? 'user' : 'assistant';
+    if (turn.role !== expected)
+      return `history[${index}] must be a ${expected} turn: turns alternate, starting with the user`;
+  }
+  if (history.length % 2 !== 0) return 'history must end with an assistant turn';
+  const chars = history.reduce((sum, turn) => sum + turn.content.length, 0);
+  if (chars > MAX_HISTORY_CHARS)
+    return `history holds ${chars} characters; at most ${MAX_HISTORY_CHARS} are accepted`;
+  return undefined;
+}
 
 const chatBody = {
   type: 'object',
@@ -117,13 +138,15 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
         message: string;
         history?: HistoryMessage[];
       };
+      const problem = historyProblem(history);
+      if (problem) throw errors.HISTORY_REJECTED({ detail: problem });
       const { provider } = options;
       if (!provider) {
         const answer = await runOfflinePlanner(options.toolbox, message);
         return { ...answer, mode: 'offline', provider: null, model: null };
       }
       const answer = await runAgent(
-        { provider, toolbox: options.toolbox, maxSteps: options.maxSteps ?? 6 },
+        { ...options.limits, provider, toolbox: options.toolbox },
         message,
         history,
       );

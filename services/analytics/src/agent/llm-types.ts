@@ -32,6 +32,8 @@ export interface CompletionRequest {
   system: string;
   messages: ChatMessage[];
   tools: ToolDeclaration[];
+  /** Aborts the call when the request's deadline passes. */
+  signal?: AbortSignal;
 }
 
 export interface LlmProvider {
@@ -48,6 +50,8 @@ export interface ProviderSettings {
   model?: string;
   /** Time limit per call. @defaultValue 30000 */
   timeoutMs?: number;
+  /** Most tokens the model may answer with, per call. @defaultValue 1024 */
+  maxTokens?: number;
   /** For tests: the fetch to use. @defaultValue global fetch */
   fetch?: typeof fetch;
 }

@@ -6,6 +6,7 @@ import { SYSTEM_PROMPT } from '../../src/agent/system-prompt.js';
 import { buildApp } from '../../src/app.js';
 import {
   declaredIn,
+  mergeToolCalls,
   startFakeLlm,
   textReply,
   toolCallReply,
@@ -47,7 +48,7 @@ describe('agent with an LLM', () => {
           warehouse: fixture.warehouse,
           logger: silentLogger(),
           llm,
-          agentMaxSteps: 5,
+          agent: { maxSteps: 5 },
         });
       });
       after(async () => app.close());
@@ -127,7 +128,11 @@ describe('agent with an LLM', () => {
 
         const results = toolResultsIn(provider, fake.requests[4]!.body);
         assert.equal(results.length, 4);
-        assert.deepEqual(JSON.parse(results[0]!.text), kpis);
+        assert.deepEqual(
+          JSON.parse(results[0]!.text),
+          { tool: 'sales_summary', data: kpis },
+          'a tool result reaches the model as data: a JSON document naming its tool',
+        );
         assert.match(results[1]!.text, /not a JSON object/);
         assert.match(results[2]!.text, /decile/);
         if (provider !== 'gemini')
@@ -207,6 +212,53 @@ describe('agent with an LLM', () => {
         assert.equal(slow.status, 504);
       });
 
+      it('sends max tokens with every call', async () => {
+        fake.requests.length = 0;
+        fake.script([toolCallReply(provider, 'sales_summary', {}), textReply(provider, 'ok')]);
+        await chat('Revenue?');
+        const body = fake.requests[0]!.body as Record<string, unknown>;
+        const maxTokens = {
+          openai: body.max_tokens,
+          anthropic: body.max_tokens,
+          gemini: (body.generationConfig as Record<string, unknown> | undefined)?.maxOutputTokens,
+        }[provider];
+        assert.equal(maxTokens, 1024);
+      });
+
+      it('runs at most the per-turn number of tool calls and answers the rest with an error', async () => {
+        fake.requests.length = 0;
+        const many = Array.from({ length: 10 }, (_, i) =>
+          toolCallReply(provider, 'sales_summary', {}, `call_${i}`),
+        );
+        // One turn asking for ten calls: the providers' replies carry their calls in a list.
+        const merged = mergeToolCalls(provider, many);
+        fake.script([merged, textReply(provider, 'ok')]);
+        const { status, body } = await chat('Revenue ten times?');
+        assert.equal(status, 200);
+        const outcomes = body.tool_calls.map((c: { is_error: boolean }) => c.is_error);
+        assert.deepEqual(outcomes, [...Array(8).fill(false), true, true]);
+        assert.match(String(body.tool_calls[9].result), /at most 8 tool calls/);
+      });
+
+      it('checks the history the client sends', async () => {
+        const wrongOrder = await chat('Next?', [
+          { role: 'assistant', content: 'I start.' },
+          { role: 'user', content: 'Then me.' },
+        ]);
+        assert.equal(wrongOrder.status, 400);
+        assert.match(wrongOrder.body.detail, /history\[0\] must be a user turn/);
+        const unanswered = await chat('Next?', [{ role: 'user', content: 'Hello?' }]);
+        assert.equal(unanswered.status, 400);
+        assert.match(unanswered.body.detail, /end with an assistant turn/);
+        const long = Array.from({ length: 12 }, (_, i) => ({
+          role: i % 2 === 0 ? 'user' : 'assistant',
+          content: 'x'.repeat(7000),
+        }));
+        const tooLong = await chat('Next?', long);
+        assert.equal(tooLong.status, 400);
+        assert.match(tooLong.body.detail, /at most 40000 are accepted/);
+      });
+
       it('passes the conversation history on', async () => {
         fake.requests.length = 0;
         fake.script([
@@ -223,4 +275,38 @@ describe('agent with an LLM', () => {
       });
     });
   }
+});
+
+describe('agent deadline', () => {
+  it('ends a request that outlasts its deadline with a 504 naming it, aborting the model call', async () => {
+    const fixture = await createWarehouseFixture();
+    const fake = await startFakeLlm();
+    try {
+      const llm = createLlmProvider('openai', { baseUrl: fake.url, timeoutMs: 30_000 });
+      const app = await buildApp({
+        warehouse: fixture.warehouse,
+        logger: silentLogger(),
+        llm,
+        agent: { deadlineMs: 300 },
+      });
+      // Each model call is answered after 200 ms: the second one passes the deadline.
+      fake.script([{ ...toolCallReply('openai', 'sales_summary', {}), delayMs: 200 }]);
+      const started = Date.now();
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/v1/agent/chat',
+        payload: { message: 'Revenue?' },
+      });
+      assert.equal(response.statusCode, 504);
+      assert.match(response.json().detail, /did not finish within 300 ms/);
+      assert.ok(
+        Date.now() - started < 30_000,
+        'the call in flight was aborted, not waited for until its own 30 s limit',
+      );
+      await app.close();
+    } finally {
+      await fake.close();
+      await fixture.cleanup();
+    }
+  });
 });

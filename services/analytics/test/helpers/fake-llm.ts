@@ -104,6 +104,29 @@ export function toolCallReply(
   };
 }
 
+/** One reply asking for every call of `replies` (each made by `toolCallReply`) in one turn. */
+export function mergeToolCalls(provider: Provider, replies: Reply[]): Reply {
+  const bodies = replies.map((reply) => reply.body as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (provider === 'openai') {
+    const calls = bodies.flatMap((body) => body.choices[0].message.tool_calls);
+    const [first] = bodies;
+    return {
+      body: {
+        choices: [
+          { ...first!.choices[0], message: { ...first!.choices[0].message, tool_calls: calls } },
+        ],
+      },
+    };
+  }
+  if (provider === 'gemini') {
+    const parts = bodies.flatMap((body) => body.candidates[0].content.parts);
+    return { body: { candidates: [{ content: { role: 'model', parts } }] } };
+  }
+  return {
+    body: { content: bodies.flatMap((body) => body.content), stop_reason: 'tool_use' },
+  };
+}
+
 export function textReply(provider: Provider, text: string): Reply {
   if (provider === 'openai')
     return {

@@ -25,7 +25,7 @@ export function createAnthropicProvider(settings: ProviderSettings): LlmProvider
     async complete(request: CompletionRequest): Promise<ModelTurn> {
       const body = {
         model,
-        max_tokens: 1024,
+        max_tokens: settings.maxTokens ?? 1024,
         system: request.system,
         messages: toMessages(request.messages),
         tools: request.tools.map((t) => ({
@@ -42,6 +42,7 @@ export function createAnthropicProvider(settings: ProviderSettings): LlmProvider
         headers,
         body,
         settings,
+        request.signal,
       )) as AnthropicAnswer;
       if (!Array.isArray(answer?.content)) throw malformedAnswer('no content blocks');
       return {

@@ -44,13 +44,13 @@ export function createGeminiProvider(settings: ProviderSettings): LlmProvider {
             })),
           },
         ],
-        generationConfig: { temperature: 0 },
+        generationConfig: { temperature: 0, maxOutputTokens: settings.maxTokens ?? 1024 },
       };
       const headers: Record<string, string> = settings.apiKey
         ? { 'x-goog-api-key': settings.apiKey }
         : {};
       const url = `${base}/models/${encodeURIComponent(model)}:generateContent`;
-      const answer = (await postJson(url, headers, body, settings)) as GeminiAnswer;
+      const answer = (await postJson(url, headers, body, settings, request.signal)) as GeminiAnswer;
       const parts = answer?.candidates?.[0]?.content?.parts;
       if (!Array.isArray(parts)) throw malformedAnswer('no candidates[0].content.parts');
       return {

@@ -38,6 +38,7 @@ export function createOpenAiProvider(settings: ProviderSettings): LlmProvider {
         })),
         tool_choice: 'auto',
         temperature: 0,
+        max_tokens: settings.maxTokens ?? 1024,
       };
       const headers: Record<string, string> = settings.apiKey
         ? { authorization: `Bearer ${settings.apiKey}` }
@@ -47,6 +48,7 @@ export function createOpenAiProvider(settings: ProviderSettings): LlmProvider {
         headers,
         body,
         settings,
+        request.signal,
       )) as OpenAiAnswer;
       const message = answer?.choices?.[0]?.message;
       if (!message) throw malformedAnswer('no choices[0].message');

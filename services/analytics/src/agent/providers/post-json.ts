@@ -7,20 +7,27 @@
 import { errors } from '../../errors.js';
 import type { ProviderSettings } from '../llm-types.js';
 
+/** The reason a request's deadline aborts its model call with (see `runAgent`). */
+export class AgentDeadlineError extends Error {
+  override readonly name = 'AgentDeadlineError';
+}
+
 export async function postJson(
   url: string,
   headers: Record<string, string>,
   body: unknown,
   settings: ProviderSettings,
+  signal?: AbortSignal,
 ): Promise<unknown> {
   const timeoutMs = settings.timeoutMs ?? 30_000;
+  const timeout = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
     response = await (settings.fetch ?? fetch)(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
     });
   } catch (error) {
     throw failed(error, timeoutMs, 'The language model could not be reached');
@@ -49,6 +56,7 @@ export async function postJson(
 
 /** `LLM_TIMEOUT` when the time limit aborted the call, else `LLM_UNAVAILABLE` with `detail`. */
 function failed(error: unknown, timeoutMs: number, detail: string): Error {
+  if (error instanceof AgentDeadlineError) return error;
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
     return errors.LLM_TIMEOUT({
       detail: `The language model did not answer within ${timeoutMs} ms`,
