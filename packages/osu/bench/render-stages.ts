@@ -42,6 +42,8 @@ const p = await prepareScene({
     hitCounter: true,
     resultsScreen: false,
     ppCounter: true,
+    hitLighting: false,
+    useBeatmapSkin: false,
     cursorSize: 1,
     useBeatmapColours: true,
   },

@@ -33,6 +33,10 @@ export interface DrawOptions {
   resultsScreen: boolean;
   /** Performance points of the play so far, under the accuracy. */
   ppCounter: boolean;
+  /** A glow where circles are hit. */
+  hitLighting: boolean;
+  /** The beatmap's own skin images over the skin's. */
+  useBeatmapSkin: boolean;
   /** Cursor scale, 0.5..2. */
   cursorSize: number;
   /** Combo colours (and slider border/track) from the beatmap where it has them, else the skin's. */
@@ -126,6 +130,7 @@ export class FrameDrawer {
     } else ctx.drawImage(sc.dimmedBackground, 0, 0);
 
     this.objects.draw(ctx, t);
+    if (sc.options.hitLighting) this.objects.drawLighting(ctx, t);
     this.objects.drawJudgements(ctx, t);
     if (sc.storyboard) sc.storyboard.draw(ctx, t, OVERLAY_LAYER, sc.width, sc.height);
     const cur = sc.cursor.positionAt(t, this.pos);

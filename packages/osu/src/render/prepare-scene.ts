@@ -21,7 +21,7 @@ import { judgePlayable } from '../judgement/judge-replay.js';
 import type { JudgementResult } from '../judgement/types.js';
 import { Mods, modsToString } from '../replay/mods.js';
 import type { Replay } from '../replay/types.js';
-import { loadSkin } from '../skin/load-skin.js';
+import { loadSkin, overlayBeatmapSkin } from '../skin/load-skin.js';
 import { CursorTrack } from './cursor-track.js';
 import { buildFailLabel, buildResultsPanel } from './draw/results-panel.js';
 import { FAIL_FADE_MS, type DrawOptions, type Scene } from './frame-drawer.js';
@@ -94,6 +94,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   const frames = Math.max(1, Math.ceil(durationSeconds * args.fps));
 
   const skin = await loadSkin(args.skinDir, log);
+  if (args.draw.useBeatmapSkin) await overlayBeatmapSkin(skin, folder, log);
   const radius = play.radius;
   const s = (H * 0.8) / 384;
   const sprites = buildSprites({

@@ -34,6 +34,10 @@ export interface RenderOptions {
   resultsScreen?: boolean;
   /** Performance points of the play so far, under the accuracy. @defaultValue true */
   ppCounter?: boolean;
+  /** A glow in the combo colour where a circle is hit (the skin's `lighting`). @defaultValue false */
+  hitLighting?: boolean;
+  /** Images the beatmap's folder ships (a beatmap skin) over the skin's. @defaultValue false */
+  useBeatmapSkin?: boolean;
   /** Cursor size, 0.5 to 2 (o!rdr's cursor_size). @defaultValue 1 */
   cursorSize?: number;
   /** Combo colours from the beatmap where it has them; false uses the skin's. @defaultValue true */
@@ -114,6 +118,8 @@ export function resolveOptions(options: RenderOptions): RenderOptions & Resolved
       hitCounter: o.hitCounter ?? false,
       resultsScreen: o.resultsScreen ?? true,
       ppCounter: o.ppCounter ?? true,
+      hitLighting: o.hitLighting ?? false,
+      useBeatmapSkin: o.useBeatmapSkin ?? false,
       cursorSize: clamp(o.cursorSize, 0.5, 2, 1),
       useBeatmapColours: o.useBeatmapColours ?? true,
     },

@@ -29,11 +29,19 @@ export interface Sprites {
   cursorRotate: boolean;
   cursorExpand: boolean;
   cursorCentre: boolean;
-  sliderBall: Canvas[];
-  followCircle: Canvas;
+  /** Slider ball frames, per combo colour. */
+  sliderBall: Canvas[][];
+  followCircle: Canvas[];
   reverseArrow: Canvas;
   tick: Canvas;
-  judgements: Map<number, Canvas>;
+  /** Judgement frames by result (one frame unless the skin animates them). */
+  judgements: Map<number, Canvas[]>;
+  /** The skin's follow point (frames), drawn along the direction of play; else dots. */
+  followPoint: Canvas[] | undefined;
+  /** Hit lighting per combo colour: the skin's `lighting` tinted, else a soft glow. */
+  lighting: Canvas[];
+  /** Frames per second of skin animations; -1 plays each over one second. */
+  animationFramerate: number;
   /** 300s are drawn only when the skin has its own image for them (the default hides them). */
   show300: boolean;
   spinnerCircle: Canvas;
@@ -303,17 +311,23 @@ export function buildSprites(opts: {
     : softDot(Math.round(screenH * 0.03 * cursorSize), 'rgba(255,220,60,0.9)');
   const cm = get('cursormiddle');
 
-  const sb = get('sliderb0', 'sliderb');
-  const ballTint = !sb || ini.allowSliderBallTint;
+  const ballFrames = skin.frames('sliderb');
+  const ballTint = ballFrames.length === 0 || ini.allowSliderBallTint;
   const sliderBall = comboColours.map((col) => {
-    if (sb) return ballTint ? tint(scaled(sb, pxPerSd), col) : scaled(sb, pxPerSd);
-    const c = defaultCircle(circleD * 0.92, ini.sliderBall ?? col);
-    return c;
+    if (ballFrames.length === 0) return [defaultCircle(circleD * 0.92, ini.sliderBall ?? col)];
+    return ballFrames.map((f) => (ballTint ? tint(scaled(f, pxPerSd), col) : scaled(f, pxPerSd)));
   });
-  const fc = get('sliderfollowcircle-0', 'sliderfollowcircle');
-  const followCircle = fc
-    ? scaled(fc, pxPerSd)
-    : ring(circleD * 2.2, circleD * 0.06, 'rgba(255,170,40,0.9)');
+  const fcFrames = skin.frames('sliderfollowcircle');
+  const followCircle =
+    fcFrames.length > 0
+      ? fcFrames.map((f) => scaled(f, pxPerSd))
+      : [ring(circleD * 2.2, circleD * 0.06, 'rgba(255,170,40,0.9)')];
+  const fpFrames = skin.frames('followpoint');
+  const followPoint = fpFrames.length > 0 ? fpFrames.map((f) => scaled(f, pxPerSd)) : undefined;
+  const li = get('lighting');
+  const lighting = [
+    li ? scaled(li, pxPerSd) : softDot(Math.round(circleD * 1.6), 'rgba(255,255,255,0.8)'),
+  ];
   const ra = get('reversearrow');
   const reverseArrow = ra ? scaled(ra, pxPerSd) : defaultArrow(circleD);
   const sp = get('sliderscorepoint');
@@ -323,16 +337,21 @@ export function buildSprites(opts: {
 
   const judgementFont = (colour: string): Font =>
     makeVectorFont(Math.round(circleD * 0.38), colour);
-  const judgements = new Map<number, Canvas>();
-  const jSpecs: [number, string[], string, string][] = [
-    [300, ['hit300-0', 'hit300'], 'rgb(80,180,255)', '300'],
-    [100, ['hit100-0', 'hit100'], 'rgb(90,230,90)', '100'],
-    [50, ['hit50-0', 'hit50'], 'rgb(255,170,40)', '50'],
-    [0, ['hit0-0', 'hit0'], 'rgb(255,40,40)', 'X'],
+  const judgements = new Map<number, Canvas[]>();
+  const jSpecs: [number, string, string, string][] = [
+    [300, 'hit300', 'rgb(80,180,255)', '300'],
+    [100, 'hit100', 'rgb(90,230,90)', '100'],
+    [50, 'hit50', 'rgb(255,170,40)', '50'],
+    [0, 'hit0', 'rgb(255,40,40)', 'X'],
   ];
-  for (const [value, names, colour, text] of jSpecs) {
-    const img = get(...names);
-    judgements.set(value, img ? scaled(img, pxPerSd) : textSprite(judgementFont(colour), text));
+  for (const [value, name, colour, text] of jSpecs) {
+    const frames = skin.frames(name);
+    judgements.set(
+      value,
+      frames.length > 0
+        ? frames.map((f) => scaled(f, pxPerSd))
+        : [textSprite(judgementFont(colour), text)],
+    );
   }
 
   const spinD = screenH * 0.72;
@@ -376,7 +395,10 @@ export function buildSprites(opts: {
     reverseArrow,
     tick,
     judgements,
-    show300: !!get('hit300-0', 'hit300'),
+    show300: skin.frames('hit300').length > 0,
+    followPoint,
+    lighting,
+    animationFramerate: ini.animationFramerate,
     spinnerCircle,
     spinnerApproach,
     scoreFont,
@@ -388,4 +410,22 @@ export function buildSprites(opts: {
     sliderTrack: (colour) =>
       css(trackOverride ?? (colour.map((v) => Math.round(v * 0.3)) as Rgb), 0.9),
   };
+}
+
+/**
+ * The frame of an animation `ageMs` after it started: the skin's frame rate, or the whole
+ * animation over one second when it sets none (as the game does); held on the last
+ * frame unless it loops.
+ */
+export function frameAt(
+  frames: readonly Canvas[],
+  ageMs: number,
+  fps: number,
+  loop: boolean,
+): Canvas {
+  const n = frames.length;
+  if (n <= 1) return frames[0]!;
+  const rate = fps > 0 ? fps : n;
+  const i = Math.floor((Math.max(0, ageMs) / 1000) * rate);
+  return frames[loop ? i % n : Math.min(i, n - 1)]!;
 }

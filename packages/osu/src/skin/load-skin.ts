@@ -1,8 +1,11 @@
 /**
  * Skin loader: reads `skin.ini` ([General], [Colours], [Fonts]) and the images a play
- * uses from an extracted skin folder, preferring `@2x` variants (half scale). File
- * names are matched case-insensitively. Missing images are simply absent: the renderer
- * draws its built-in default for them.
+ * uses from an extracted skin folder, preferring `@2x` variants (half scale), with the
+ * frames of animated elements (`hit100-0`, `hit100-1`, ..., `sliderb0`, `sliderb1`, ...).
+ * File names are matched case-insensitively. Missing images are simply absent: the
+ * renderer draws its built-in default for them. A beatmap's own skin images can be laid
+ * over the skin (`overlayBeatmapSkin`). Decoded images are bounded each (bounded-image)
+ * and in all (SKIN_PIXEL_BUDGET).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -28,6 +31,8 @@ export interface SkinIni {
   cursorCentre: boolean;
   hitCircleOverlayAboveNumber: boolean;
   allowSliderBallTint: boolean;
+  /** Frames per second of animations; -1 (the default) plays each over one second. */
+  animationFramerate: number;
   hitCirclePrefix: string;
   hitCircleOverlap: number;
   scorePrefix: string;
@@ -40,6 +45,27 @@ export interface Skin {
   ini: SkinIni;
   images: Map<string, SkinImage>;
   get(name: string): SkinImage | undefined;
+  /** An animation's frames (`name-0`, `name-1`, ...; `sliderb0`, ...), else [name], else []. */
+  frames(name: string): SkinImage[];
+}
+
+/** Elements the game animates from numbered frames, and the most frames read of each. */
+const ANIMATED = [
+  'hit0',
+  'hit50',
+  'hit100',
+  'hit300',
+  'sliderfollowcircle',
+  'followpoint',
+  'sliderb',
+];
+const MAX_FRAMES = 60;
+/** Decoded pixels of a whole skin (4 bytes each: 800 MB); past it images are left out. */
+const SKIN_PIXEL_BUDGET = 200_000_000;
+
+/** File name of frame `i` of an animated element (the slider ball has no dash). */
+function frameName(name: string, i: number): string {
+  return name === 'sliderb' ? `sliderb${i}` : `${name}-${i}`;
 }
 
 const WANTED = [
@@ -77,7 +103,7 @@ const WANTED = [
   'inputoverlay-key',
   'inputoverlay-background',
   'followpoint',
-  'followpoint-0',
+  'lighting',
 ];
 
 export const defaultIni = (): SkinIni => ({
@@ -92,6 +118,7 @@ export const defaultIni = (): SkinIni => ({
   cursorCentre: true,
   hitCircleOverlayAboveNumber: true,
   allowSliderBallTint: false,
+  animationFramerate: -1,
   hitCirclePrefix: 'default',
   hitCircleOverlap: -2,
   scorePrefix: 'score',
@@ -131,6 +158,10 @@ export function parseSkinIni(text: string): SkinIni {
       else if (key === 'HitCircleOverlayAboveNumber' || key === 'HitCircleOverlayAboveNumer')
         ini.hitCircleOverlayAboveNumber = bool;
       else if (key === 'AllowSliderBallTint') ini.allowSliderBallTint = bool;
+      else if (key === 'AnimationFramerate') {
+        const fps = Number(value);
+        ini.animationFramerate = Number.isFinite(fps) && fps > 0 ? Math.min(fps, 240) : -1;
+      }
     } else if (section === 'colours') {
       const m = /^Combo(\d)$/.exec(key);
       const c = rgb(value);
@@ -154,7 +185,23 @@ export function parseSkinIni(text: string): SkinIni {
 /** An empty skin: everything falls back to the built-in default. */
 export function emptySkin(): Skin {
   const images = new Map<string, SkinImage>();
-  return { ini: defaultIni(), images, get: (n) => images.get(n.toLowerCase()) };
+  const get = (n: string): SkinImage | undefined => images.get(n.toLowerCase());
+  return {
+    ini: defaultIni(),
+    images,
+    get,
+    frames: (name) => {
+      const frames: SkinImage[] = [];
+      for (let i = 0; i < MAX_FRAMES; i++) {
+        const f = get(frameName(name, i));
+        if (!f) break;
+        frames.push(f);
+      }
+      if (frames.length > 0) return frames;
+      const single = get(name);
+      return single ? [single] : [];
+    },
+  };
 }
 
 async function listFiles(
@@ -187,8 +234,42 @@ export async function loadSkin(
   }
   const iniPath = files.get('skin.ini');
   if (iniPath) skin.ini = parseSkinIni(await readFile(iniPath, 'utf8'));
+  await readImages(skin, files, wantedNames(skin.ini), log);
+  log?.(`skin "${skin.ini.name}": ${skin.images.size} images`);
+  return skin;
+}
+
+/**
+ * Lays a beatmap folder's own skin images over `skin` (option use_beatmap_skin): only
+ * the images a play uses, found in that folder; the skin's skin.ini stays.
+ */
+export async function overlayBeatmapSkin(
+  skin: Skin,
+  folder: string,
+  log?: (line: string) => void,
+): Promise<number> {
+  let files: Map<string, string>;
+  try {
+    files = await listFiles(folder, '', 2);
+  } catch {
+    return 0;
+  }
+  const overlay = emptySkin();
+  await readImages(overlay, files, wantedNames(skin.ini), log);
+  // an animation in the beatmap replaces the skin's frames as a whole
+  for (const name of ANIMATED)
+    if (overlay.frames(name).length > 0)
+      for (let i = 0; i < MAX_FRAMES; i++) skin.images.delete(frameName(name, i));
+  for (const [name, image] of overlay.images) skin.images.set(name, image);
+  if (overlay.images.size > 0)
+    log?.(`beatmap skin: ${overlay.images.size} images from the beatmap's folder`);
+  return overlay.images.size;
+}
+
+function wantedNames(ini: SkinIni): Set<string> {
   const wanted = new Set(WANTED);
-  for (const prefix of [skin.ini.hitCirclePrefix, skin.ini.scorePrefix, skin.ini.comboPrefix]) {
+  for (const name of ANIMATED) for (let i = 0; i < MAX_FRAMES; i++) wanted.add(frameName(name, i));
+  for (const prefix of [ini.hitCirclePrefix, ini.scorePrefix, ini.comboPrefix]) {
     for (const c of [
       '0',
       '1',
@@ -207,13 +288,30 @@ export async function loadSkin(
     ])
       wanted.add(`${prefix}-${c}`.toLowerCase());
   }
+  return wanted;
+}
+
+async function readImages(
+  skin: Skin,
+  files: Map<string, string>,
+  wanted: Set<string>,
+  log: ((line: string) => void) | undefined,
+): Promise<void> {
+  let pixels = 0;
   for (const name of wanted) {
     const hd = files.get(`${name}@2x.png`);
     const sd = files.get(`${name}.png`);
     const path = hd ?? sd;
     if (!path) continue;
     try {
+      if (pixels >= SKIN_PIXEL_BUDGET) {
+        log?.(
+          `skin image ${name} left out: the skin's images exceed ${SKIN_PIXEL_BUDGET / 1e6} megapixels`,
+        );
+        continue;
+      }
       const image = await loadBoundedImage(await readFile(path), `skin image ${name}`);
+      pixels += image.width * image.height;
       if (image.width > 0 && image.height > 0)
         skin.images.set(name, { image, scale: hd ? 0.5 : 1 });
     } catch (err) {
@@ -224,6 +322,4 @@ export async function loadSkin(
       );
     }
   }
-  log?.(`skin "${skin.ini.name}": ${skin.images.size} images`);
-  return skin;
 }

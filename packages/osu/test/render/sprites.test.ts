@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
 import { createCanvas, Image } from '@napi-rs/canvas';
-import { buildSprites } from '../../src/render/sprites.js';
-import { emptySkin, parseSkinIni, type Skin } from '../../src/skin/load-skin.js';
+import { buildSprites, frameAt } from '../../src/render/sprites.js';
+import {
+  emptySkin,
+  loadSkin,
+  overlayBeatmapSkin,
+  parseSkinIni,
+  type Skin,
+} from '../../src/skin/load-skin.js';
 
 function image(size: number, colour: string): Image {
   const c = createCanvas(size, size);
@@ -63,5 +72,57 @@ describe('buildSprites: skin.ini choices', () => {
     // our own round cursor never turns and is always centred
     const own = build(emptySkin());
     assert.deepEqual([own.cursorRotate, own.cursorCentre], [false, true]);
+  });
+});
+
+function png(size: number, colour: string): Buffer {
+  const c = createCanvas(size, size);
+  const ctx = c.getContext('2d');
+  ctx.fillStyle = colour;
+  ctx.fillRect(0, 0, size, size);
+  return c.toBuffer('image/png');
+}
+
+describe('skin animations and the beatmap skin', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'osu-skin-test-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('numbered frames become animations; the frame follows AnimationFramerate or one second', () => {
+    const skin = skinWith('', [
+      'hit100-0',
+      'hit100-1',
+      'hit100-2',
+      'sliderb0',
+      'sliderb1',
+      'followpoint',
+    ]);
+    const sp = build(skin);
+    const frames = sp.judgements.get(100)!;
+    assert.equal(frames.length, 3);
+    assert.equal(sp.sliderBall[0]!.length, 2);
+    assert.equal(sp.followPoint?.length, 1);
+    // no frame rate in skin.ini: the three frames over one second, then held
+    assert.equal(frameAt(frames, 0, sp.animationFramerate, false), frames[0]);
+    assert.equal(frameAt(frames, 400, sp.animationFramerate, false), frames[1]);
+    assert.equal(frameAt(frames, 5000, sp.animationFramerate, false), frames[2]);
+    assert.equal(frameAt(frames, 1000, 10, true), frames[1], '10 fps, looping: frame 10 of 3 is 1');
+    assert.equal(parseSkinIni('[General]\nAnimationFramerate: 24').animationFramerate, 24);
+    // a skin without the element: our own single frame
+    assert.equal(build(emptySkin()).judgements.get(100)!.length, 1);
+  });
+
+  test("use_beatmap_skin: the beatmap folder's images replace the skin's, and only those", async () => {
+    const skinDir = join(dir, 'skin');
+    const mapDir = join(dir, 'map');
+    mkdirSync(skinDir);
+    mkdirSync(mapDir);
+    writeFileSync(join(skinDir, 'hitcircle.png'), png(32, 'red'));
+    writeFileSync(join(skinDir, 'cursor.png'), png(32, 'red'));
+    writeFileSync(join(mapDir, 'hitcircle.png'), png(48, 'blue'));
+    writeFileSync(join(mapDir, 'notes.txt'), 'not an image');
+    const skin = await loadSkin(skinDir);
+    assert.equal(await overlayBeatmapSkin(skin, mapDir), 1);
+    assert.equal(skin.get('hitcircle')!.image.width, 48, "the map's hit circle");
+    assert.equal(skin.get('cursor')!.image.width, 32, "the skin's cursor stays");
   });
 });

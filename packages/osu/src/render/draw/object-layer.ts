@@ -12,6 +12,10 @@ import { drawCentred } from './draw-centred.js';
 import type { JudgementTimeline } from './judgement-timeline.js';
 import { PlayfieldLayer } from './playfield-layer.js';
 import type { PlayfieldView } from './playfield-view.js';
+import { frameAt } from '../sprites.js';
+
+/** How long hit lighting glows (real-time ms). */
+const LIGHTING_MS = 600;
 
 /** Pixels of slider body sprites kept at once (4 bytes each: 256 MB). */
 const BODY_PIXEL_BUDGET = 64 << 20;
@@ -77,12 +81,18 @@ export class ObjectLayer extends PlayfieldLayer {
         if (t < appear || t > at) continue;
         const alpha = Math.min(1, (t - appear) / 200) * Math.min(1, (at - t) / 100);
         ctx.globalAlpha = alpha;
-        ctx.fillRect(
-          this.ox + (a.endX + dx * f) * this.s - dot / 2,
-          this.oy + (a.endY + dy * f) * this.s - dot / 2,
-          dot,
-          dot,
-        );
+        const px = this.ox + (a.endX + dx * f) * this.s;
+        const py = this.oy + (a.endY + dy * f) * this.s;
+        const sprite = this.scene.sprites.followPoint;
+        if (sprite) {
+          const age = (t - appear) / this.scene.play.speed;
+          const frame = frameAt(sprite, age, this.scene.sprites.animationFramerate, false);
+          ctx.save();
+          ctx.translate(px, py);
+          ctx.rotate(Math.atan2(dy, dx));
+          ctx.drawImage(frame, -frame.width / 2, -frame.height / 2);
+          ctx.restore();
+        } else ctx.fillRect(px - dot / 2, py - dot / 2, dot, dot);
       }
     }
     ctx.globalAlpha = 1;
@@ -350,11 +360,13 @@ export class ObjectLayer extends PlayfieldLayer {
       const ball = sliderPositionAt(o, t);
       const bx = this.ox + ball.x * this.s;
       const by = this.oy + ball.y * this.s;
-      drawCentred(ctx, sp.sliderBall[colour]!, bx, by);
+      const age = (t - o.time) / this.scene.play.speed;
+      // ball frames loop at 60 a second (the game ties them to the ball's speed)
+      drawCentred(ctx, frameAt(sp.sliderBall[colour]!, age, 60, true), bx, by);
       const cur = sc.cursor.positionAt(t, this.pos2);
       const keys = sc.cursor.keysAt(t);
       if (keys & 15 && Math.hypot(cur.x - ball.x, cur.y - ball.y) <= sc.play.radius * 2.4)
-        drawCentred(ctx, sp.followCircle, bx, by);
+        drawCentred(ctx, frameAt(sp.followCircle, age, sp.animationFramerate, true), bx, by);
     }
   }
 
@@ -381,6 +393,30 @@ export class ObjectLayer extends PlayfieldLayer {
     ctx.globalAlpha = 1;
   }
 
+  /** Hit lighting: a glow in the combo colour where a circle or slider head was hit. */
+  drawLighting(ctx: SKRSContext2D, t: number): void {
+    const ev = this.scene.judgement.events;
+    const sp = this.scene.sprites;
+    const objs = this.scene.play.objects;
+    const life = LIGHTING_MS * this.scene.play.speed;
+    ctx.globalCompositeOperation = 'lighter';
+    for (let i = this.timeline.firstEvent(t - life); i < ev.length; i++) {
+      const e = ev[i]!;
+      if (e.time > t) break;
+      const o = objs[e.objectIndex];
+      const struck =
+        (e.kind === 'hit' && o?.kind === 'circle' && e.result > 0) ||
+        (e.kind === 'head' && e.result > 0);
+      if (!struck || !o) continue;
+      const p = (t - e.time) / life;
+      ctx.globalAlpha = 1 - p;
+      const glow = sp.lighting[o.comboIndex % sp.lighting.length]!;
+      drawCentred(ctx, glow, this.ox + e.x * this.s, this.oy + e.y * this.s, 1 + 0.2 * p);
+    }
+    ctx.globalCompositeOperation = 'source-over';
+    ctx.globalAlpha = 1;
+  }
+
   /** 100s, 50s and misses (300s when the skin has them) where they happened. */
   drawJudgements(ctx: SKRSContext2D, t: number): void {
     const ev = this.scene.judgement.events;
@@ -396,7 +432,14 @@ export class ObjectLayer extends PlayfieldLayer {
       ctx.globalAlpha = Math.min(1, (1 - age / life) * 2) * (e.result === 300 ? 0.7 : 1);
       const x = this.ox + e.x * this.s;
       const y = this.oy + e.y * this.s + (e.result === 0 ? (age / life) * sp.circleD * 0.3 : 0);
-      drawCentred(ctx, sp.judgements.get(e.result)!, x, y, k);
+      const frames = sp.judgements.get(e.result)!;
+      drawCentred(
+        ctx,
+        frameAt(frames, age / this.scene.play.speed, sp.animationFramerate, false),
+        x,
+        y,
+        k,
+      );
     }
     ctx.globalAlpha = 1;
   }

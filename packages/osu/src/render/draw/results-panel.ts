@@ -77,7 +77,7 @@ export function buildResultsPanel(a: ResultsPanelArgs): Canvas {
   cells.forEach(([kind, count], i) => {
     const cx = left + (i % 2) * W * 0.22;
     const cy = y + Math.floor(i / 2) * rowH;
-    const sprite = sp.judgements.get(kind);
+    const sprite = sp.judgements.get(kind)?.[0];
     const size = rowH * 0.8;
     if (sprite) {
       const k = Math.min(1, size / Math.max(sprite.width, sprite.height));
