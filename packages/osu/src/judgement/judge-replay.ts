@@ -14,7 +14,7 @@ import {
 } from '../beatmap/playable.js';
 import { Mods } from '../replay/mods.js';
 import type { Replay } from '../replay/types.js';
-import type { HitResult, JudgementEvent, JudgementResult } from './types.js';
+import type { HitResult, JudgementEvent, JudgementResult, SpinTrack } from './types.js';
 
 const HITTABLE_RANGE = 400;
 
@@ -47,6 +47,7 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   const finished: boolean[] = new Array(n).fill(false);
   const sliders = new Map<number, SliderState>();
   const spinners = new Map<number, SpinnerState>();
+  const spins = new Map<number, SpinTrack>();
   const events: JudgementEvent[] = [];
   const hitErrors: number[] = [];
   const hitErrorTimes: number[] = [];
@@ -253,6 +254,10 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
             st.total += Math.sign(d) * Math.min(Math.abs(d), maxD);
           }
           st.lastAngle = angle;
+          let track = spins.get(i);
+          if (!track) spins.set(i, (track = { times: [], angles: [], needed: rotationsNeeded(o) }));
+          track.times.push(t);
+          track.angles.push(st.total);
         }
         if (t > o.endTime) {
           const need = rotationsNeeded(o);
@@ -307,6 +312,7 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     objectResults,
     headJudgedAt,
     headHit,
+    spins,
   };
 }
 

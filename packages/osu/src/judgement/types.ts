@@ -40,4 +40,14 @@ export interface JudgementResult extends JudgementSummary {
   headJudgedAt: number[];
   /** Whether each object's head (circle or slider head) was hit. */
   headHit: boolean[];
+  /** Each spinner's spinning as the play went (by object index), for drawing it. */
+  spins?: Map<number, SpinTrack>;
+}
+
+export interface SpinTrack {
+  /** Map times of the replay frames during the spinner, and the rotations counted by then (radians, signed). */
+  times: number[];
+  angles: number[];
+  /** Full turns the spinner needs for a 300. */
+  needed: number;
 }

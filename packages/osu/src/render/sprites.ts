@@ -46,6 +46,8 @@ export interface Sprites {
   show300: boolean;
   spinnerCircle: Canvas;
   spinnerApproach: Canvas;
+  /** A skin's spinner parts at screen scale (absent: not drawn). */
+  spinner: SpinnerParts;
   scoreFont: Font;
   comboFont: Font;
   smallFont: Font;
@@ -53,6 +55,21 @@ export interface Sprites {
   comboColours: Rgb[];
   sliderBorder: string;
   sliderTrack: (colour: Rgb) => string;
+}
+
+export interface SpinnerParts {
+  /** Old style: a background, the metre filling from the bottom. */
+  background?: Canvas;
+  metre?: Canvas;
+  /** New style: bottom and top turn, middle reddens as the spinner fills. */
+  bottom?: Canvas;
+  top?: Canvas;
+  middle?: Canvas;
+  middleRed?: Canvas;
+  middle2?: Canvas;
+  /** "Clear!" once enough turns are made, "Spin!" as the spinner starts. */
+  clear?: Canvas;
+  spin?: Canvas;
 }
 
 export const DEFAULT_COMBO: Rgb[] = [
@@ -359,6 +376,23 @@ export function buildSprites(opts: {
   const spinnerCircle = spc
     ? scaled(spc, spinD / (spc.image.width * spc.scale))
     : defaultSpinner(spinD);
+  // the game lays spinner parts out on a 1024x768 screen
+  const part = (name: string): Canvas | undefined => {
+    const img = get(name);
+    return img ? scaled(img, hudPx) : undefined;
+  };
+  const spinnerMiddle = part('spinner-middle');
+  const spinner: SpinnerParts = {
+    background: part('spinner-background'),
+    metre: part('spinner-metre'),
+    bottom: part('spinner-bottom'),
+    top: part('spinner-top'),
+    middle: spinnerMiddle,
+    middleRed: spinnerMiddle ? tint(spinnerMiddle, [255, 40, 40]) : undefined,
+    middle2: part('spinner-middle2'),
+    clear: part('spinner-clear'),
+    spin: part('spinner-spin'),
+  };
   const spa = get('spinner-approachcircle');
   const spinnerApproach = spa
     ? scaled(spa, spinD / (spa.image.width * spa.scale))
@@ -401,6 +435,7 @@ export function buildSprites(opts: {
     animationFramerate: ini.animationFramerate,
     spinnerCircle,
     spinnerApproach,
+    spinner,
     scoreFont,
     comboFont,
     smallFont,

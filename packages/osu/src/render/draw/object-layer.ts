@@ -373,24 +373,80 @@ export class ObjectLayer extends PlayfieldLayer {
   private drawSpinner(ctx: SKRSContext2D, o: PlayObject, t: number): void {
     if (t < o.time - 300 || t > o.endTime + 200) return;
     const sp = this.scene.sprites;
+    const parts = sp.spinner;
     const cx = this.ox + 256 * this.s;
     const cy = this.oy + 192 * this.s;
-    const alpha =
-      t < o.time ? (t - (o.time - 300)) / 300 : t > o.endTime ? 1 - (t - o.endTime) / 200 : 1;
-    const cur = this.scene.cursor.positionAt(t, this.pos2);
-    const ang = Math.atan2(cur.y - 192, cur.x - 256);
-    ctx.save();
-    ctx.globalAlpha = Math.max(0, Math.min(1, alpha));
-    ctx.translate(cx, cy);
-    ctx.rotate(ang);
-    drawCentred(ctx, sp.spinnerCircle, 0, 0);
-    ctx.restore();
+    const alpha = Math.max(
+      0,
+      Math.min(
+        1,
+        t < o.time ? (t - (o.time - 300)) / 300 : t > o.endTime ? 1 - (t - o.endTime) / 200 : 1,
+      ),
+    );
+    const { angle, progress } = this.spinAt(o, t);
+    const turned = (img: Canvas | undefined, a: number): void => {
+      if (!img) return;
+      ctx.save();
+      ctx.translate(cx, cy);
+      ctx.rotate(a);
+      drawCentred(ctx, img, 0, 0);
+      ctx.restore();
+    };
+    ctx.globalAlpha = alpha;
+    if (parts.top || parts.bottom) {
+      // the newer style: bottom turns slowly, top with the spinning, middle reddens
+      turned(parts.bottom, angle * 0.2);
+      turned(parts.top, angle);
+      if (parts.middle2) drawCentred(ctx, parts.middle2, cx, cy);
+      if (parts.middle) drawCentred(ctx, parts.middle, cx, cy);
+      if (parts.middleRed) {
+        ctx.globalAlpha = alpha * Math.min(1, progress);
+        drawCentred(ctx, parts.middleRed, cx, cy);
+        ctx.globalAlpha = alpha;
+      }
+    } else {
+      if (parts.background) drawCentred(ctx, parts.background, cx, cy);
+      if (parts.metre) {
+        // the metre fills from the bottom in tenths, as the game's bars
+        const m = parts.metre;
+        const shown = Math.min(1, Math.floor(progress * 10) / 10);
+        const h = Math.round(m.height * shown);
+        if (h > 0) {
+          const x = cx - m.width / 2;
+          const y = cy - m.height / 2;
+          ctx.drawImage(m, 0, m.height - h, m.width, h, x, y + m.height - h, m.width, h);
+        }
+      }
+      turned(sp.spinnerCircle, angle);
+    }
     if (t >= o.time && t <= o.endTime) {
       const k = Math.max(0.02, 1 - (t - o.time) / Math.max(1, o.endTime - o.time));
-      ctx.globalAlpha = alpha;
       drawCentred(ctx, sp.spinnerApproach, cx, cy, k);
     }
+    const below = cy + this.s * 120;
+    if (parts.spin && t >= o.time && t < o.time + 1000 * this.scene.play.speed)
+      drawCentred(ctx, parts.spin, cx, below);
+    if (parts.clear && progress >= 1) drawCentred(ctx, parts.clear, cx, cy - this.s * 100);
     ctx.globalAlpha = 1;
+  }
+
+  /** How far a spinner has turned (radians) and its progress to a 300 (1 = enough turns) at `t`. */
+  private spinAt(o: PlayObject, t: number): { angle: number; progress: number } {
+    const track = this.scene.judgement.spins?.get(o.index);
+    if (!track || track.times.length === 0) {
+      // no record (a spinner the replay never reached): the cursor's bearing, as before
+      const cur = this.scene.cursor.positionAt(t, this.pos2);
+      return { angle: Math.atan2(cur.y - 192, cur.x - 256), progress: 0 };
+    }
+    let lo = 0;
+    let hi = track.times.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (track.times[mid]! <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    const total = lo > 0 ? track.angles[lo - 1]! : 0;
+    return { angle: total, progress: Math.abs(total) / (2 * Math.PI) / Math.max(1, track.needed) };
   }
 
   /** Hit lighting: a glow in the combo colour where a circle or slider head was hit. */
