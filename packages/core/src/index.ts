@@ -18,6 +18,7 @@ export {
   callerHasScope,
   effectiveScope,
   SECURITY_SCHEME,
+  type RouteAccess,
 } from './http/access/access-control.js';
 export { isLoopbackAddress } from './http/access/loopback.js';
 export { DEFAULT_ROUTE_SCOPE, KEY_SCOPES, type KeyScope, type RouteScope } from './http/access/scopes.js';

@@ -14,3 +14,14 @@ export { startS3Server } from './s3-server.js';
 export { redisUrlForTests, skipReason } from './engines.js';
 export { CHROMIUM_PATH, chromiumSkipReason, launchChromium } from './chromium.js';
 export { freePort } from './free-port.js';
+export {
+  bearer,
+  checkKeyedAccess,
+  checkLocalAccess,
+  refusedByAccess,
+  routeTable,
+  testAccessPolicy,
+  TEST_API_KEYS,
+  TEST_KEYS,
+  type AccessTable,
+} from './access.js';

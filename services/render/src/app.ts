@@ -3,7 +3,12 @@
  * (health, metrics, OpenAPI, error handler), multipart, then every capability's routes.
  */
 import multipart from '@fastify/multipart';
-import { createHttpApp, createMetricsRegistry, type Logger } from '@platform/core';
+import {
+  createHttpApp,
+  createMetricsRegistry,
+  type AccessPolicy,
+  type Logger,
+} from '@platform/core';
 import type { Registry } from 'prom-client';
 import { createRenderMetrics, type RenderMetrics } from './metrics.js';
 import type { FastifyInstance } from 'fastify';
@@ -27,6 +32,8 @@ export interface BuildAppOptions {
   /** Extra `/health` checks (queue, …) beside db, storage and counters. */
   extraHealth?: Record<string, () => Promise<unknown>>;
   logger: Logger;
+  /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
+  access?: AccessPolicy;
 }
 
 export async function buildRenderApp(
@@ -39,6 +46,7 @@ export async function buildRenderApp(
     service: 'render',
     metrics: registry,
     logger: options.logger,
+    ...(options.access ? { access: options.access } : {}),
     validationStatus: 422,
     health: {
       db: async () => {

@@ -3,6 +3,7 @@
  * parts this process runs, listen, and shut down cleanly on SIGTERM/SIGINT.
  */
 import {
+  accessPolicyFromEnv,
   createClientAddressResolver,
   createLogger,
   createMetricsRegistry,
@@ -33,6 +34,7 @@ const renderMetrics = createRenderMetrics(registry, engines.db);
 const pipeline = await startPipeline(ctx, env, engines.queue, renderMetrics);
 const app = await buildRenderApp(ctx, {
   logger,
+  access: accessPolicyFromEnv(env),
   metrics: registry,
   renderMetrics,
   extraHealth: {

@@ -50,6 +50,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext
   app.post(
     '/v1/render',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Submit a replay for rendering',
         description: `${RENDER_FIELDS} Checks, first failure wins: extension/size (400/413), replay structure and mode 0 (415), parameters (422), rate limit 5/min/address (429), queue depth and rendering capacity (503), two active jobs per address (429).`,

@@ -14,6 +14,7 @@ export function registerArtifactRoutes(app: FastifyInstance, ctx: RenderContext)
   app.get(
     '/v1/artifacts/*',
     {
+      config: { scope: 'open' },
       schema: {
         summary:
           'An artifact: logs inline, videos/thumbnails/replays/skins by redirect to a signed URL',

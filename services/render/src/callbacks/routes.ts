@@ -60,6 +60,7 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
     scope.post<{ Params: { job_id: string }; Body: Buffer }>(
       '/v1/jobs/:job_id/callback',
       {
+        config: { scope: 'open' },
         schema: {
           summary:
             'Remote worker report (HMAC-SHA256 signed: X-Render-Timestamp, X-Render-Signature)',

@@ -34,7 +34,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: RenderContext): v
   app.get<{ Params: { job_id: string } }>(
     '/v1/jobs/:job_id/events',
     {
-      config: { scope: 'read' },
+      config: { scope: 'open' },
       schema: {
         summary: 'Live job state as Server-Sent Events (status, progress, queue position, ETA)',
         description:

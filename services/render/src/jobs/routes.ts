@@ -23,6 +23,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
   app.get<{ Querystring: { limit: number; offset: number; status?: JobStatus } }>(
     '/v1/jobs',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'List jobs, newest first',
         tags: ['jobs'],
@@ -59,6 +60,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
   app.get<{ Params: { job_id: string } }>(
     '/v1/jobs/:job_id',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'One job: status, progress, replay stats, links to its artifacts',
         tags: ['jobs'],
@@ -76,8 +78,10 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
   app.delete<{ Params: { job_id: string } }>(
     '/v1/jobs/:job_id',
     {
-      // Submitters delete their own jobs (same address); operators any job.
-      config: { scope: 'submit' },
+      // Open like submission (submitters have no key): the submitter deletes its own job
+      // (same address); any other job needs an operator (`operate` key, or loopback
+      // without keys).
+      config: { scope: 'open' },
       schema: {
         summary: 'Cancel a queued or running render, or delete a finished one, with its artifacts',
         description:

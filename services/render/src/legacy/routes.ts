@@ -24,6 +24,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
   app.post(
     '/render',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Deprecated: submit a replay (see POST /v1/render); `quality=ultra` gives 4k',
         tags,
@@ -55,6 +56,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
   app.get<{ Params: { job_id: string } }>(
     '/status/:job_id',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Deprecated: job status in the legacy shape',
         tags,
@@ -68,6 +70,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
   app.get(
     '/jobs',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Deprecated: the 50 newest jobs, a flat array',
         tags,
@@ -99,7 +102,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
   for (const [path, summary, target] of redirects) {
     app.get<{ Params: { file: string } }>(
       path,
-      { schema: { summary, tags, deprecated } },
+      { config: { scope: 'open' }, schema: { summary, tags, deprecated } },
       async (request, reply) => {
         const raw = request.params.file.replace(/\.(mp4|jpg)$/i, '');
         return reply.redirect(target(encodeURIComponent(redirectId(raw))), 302);
@@ -109,12 +112,16 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
 
   app.get(
     '/skins',
-    { schema: { summary: 'Deprecated: same as GET /v1/skins', tags, deprecated } },
+    {
+      config: { scope: 'open' },
+      schema: { summary: 'Deprecated: same as GET /v1/skins', tags, deprecated },
+    },
     listSkinsHandler(ctx),
   );
   app.post(
     '/skins/upload',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Deprecated: same as POST /v1/skins/upload, 5 per minute',
         tags,

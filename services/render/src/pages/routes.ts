@@ -20,6 +20,7 @@ export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): vo
   app.get(
     '/',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Home page: render form, skin upload, recent jobs',
         tags: ['pages'],
@@ -38,6 +39,7 @@ export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): vo
   app.get<{ Params: { job_id: string } }>(
     '/view/:job_id',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Player page of a job: live progress, the video when done, OpenGraph video tags',
         tags: ['pages'],

@@ -122,6 +122,7 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
   app.get(
     '/v1/skins',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Names of the available skins',
         tags: ['skins'],
@@ -138,6 +139,7 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
   app.post(
     '/v1/skins/upload',
     {
+      config: { scope: 'open' },
       schema: {
         summary: 'Upload an .osk skin (multipart field `skin`); 2 per minute per address',
         tags: ['skins'],

@@ -1,10 +1,17 @@
 /** Builds the app on test engines and submits replays through `inject`. */
+import type { AccessPolicy } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { buildRenderApp } from '../../src/app.js';
 import { multipart, quietLogger, type TestEngines } from './harness.js';
 
-export async function buildTestApp(engines: TestEngines): Promise<FastifyInstance> {
-  const app = await buildRenderApp(engines.ctx, { logger: quietLogger });
+export async function buildTestApp(
+  engines: TestEngines,
+  access?: AccessPolicy,
+): Promise<FastifyInstance> {
+  const app = await buildRenderApp(engines.ctx, {
+    logger: quietLogger,
+    ...(access ? { access } : {}),
+  });
   await app.ready();
   return app;
 }

@@ -29,8 +29,9 @@ const REMOTE_LOCAL_SCOPES: ReadonlySet<KeyScope> = new Set(['read', 'submit']);
 
 /**
  * Whether the caller of an accepted request holds `scope` beyond what its route needed
- * (a route open to submitters that does more for operators). Known only on routes that
- * are not `open`; false there.
+ * (a route open to submitters that does more for operators). On `open` routes the caller
+ * holds a scope only when it presented a valid key holding it (or, without keys, is a
+ * loopback peer for `operate`).
  */
 export function callerHasScope(request: FastifyRequest, scope: KeyScope): boolean {
   return request.callerScopes?.has(scope) ?? false;
@@ -61,6 +62,13 @@ export function effectiveScope(url: string, declared: unknown, policy: AccessPol
   return declared;
 }
 
+/** One route and what it needs; `app.routeAccess` lists every route (tests, fuzz suite). */
+export interface RouteAccess {
+  readonly method: string;
+  readonly url: string;
+  readonly scope: RouteScope;
+}
+
 interface HashedKey {
   key: ApiKey;
   digest: Buffer;
@@ -85,6 +93,26 @@ function bearerToken(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/**
+ * On an `open` route the caller is identified when it can be, so a route open to everyone
+ * can do more for an operator (`callerHasScope`): a valid key gives its scopes, in local
+ * mode a loopback peer holds every scope. A missing or unknown key is simply anonymous.
+ */
+function identifyOptionalCaller(request: FastifyRequest, keys: readonly HashedKey[]): void {
+  if (keys.length === 0) {
+    request.callerScopes = isLoopbackAddress(request.raw.socket.remoteAddress)
+      ? ALL_SCOPES
+      : REMOTE_LOCAL_SCOPES;
+    return;
+  }
+  const token = bearerToken(request);
+  const key = token === undefined ? undefined : matchKey(keys, token);
+  if (key) {
+    request.apiKeyName = key.name;
+    request.callerScopes = key.scopes;
+  }
+}
+
 export function installAccessControl(
   app: FastifyInstance,
   policy: AccessPolicy,
@@ -98,9 +126,14 @@ export function installAccessControl(
     registers: [metrics],
   });
 
+  const table: RouteAccess[] = [];
+  app.decorate('routeAccess', table);
   app.addHook('onRoute', (route: RouteOptions) => {
     const scope = effectiveScope(route.url, route.config?.scope, policy);
     route.config = { ...route.config, scope };
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') table.push({ method, url: route.url, scope });
+    }
     if (scope !== 'open' && !(route.schema as { hide?: boolean } | undefined)?.hide) {
       route.schema = {
         ...route.schema,
@@ -115,7 +148,11 @@ export function installAccessControl(
   app.addHook('onRequest', async (request, reply) => {
     const scope = request.routeOptions.config.scope;
     // Unmatched requests (404) carry no scope; they reach only the not-found handler.
-    if (scope === undefined || scope === 'open') return;
+    if (scope === undefined) return;
+    if (scope === 'open') {
+      identifyOptionalCaller(request, hashed);
+      return;
+    }
     if (hashed.length === 0) {
       const local = isLoopbackAddress(request.raw.socket.remoteAddress);
       if (scope === 'operate' && !local) {
@@ -144,6 +181,10 @@ export function installAccessControl(
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered so far with the scope it ended up with. */
+    routeAccess: readonly RouteAccess[];
+  }
   interface FastifyRequest {
     /** Name of the API key the request presented, once accepted (never the key). */
     apiKeyName: string | undefined;

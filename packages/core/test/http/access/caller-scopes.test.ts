@@ -50,7 +50,27 @@ test('without keys: loopback peers are operators, remote peers (whatever header)
     }),
     false,
   );
-  // An open route learns nothing about its caller.
-  assert.equal((await app.inject('/public')).json().operator, false);
+  // An open route knows its caller too: loopback holds operate, a remote peer does not.
+  assert.equal((await app.inject('/public')).json().operator, true);
+  assert.equal(
+    (await app.inject({ url: '/public', remoteAddress: '203.0.113.9' })).json().operator,
+    false,
+  );
+  await app.close();
+});
+
+test('an open route answers everyone and knows an operator by a valid key', async () => {
+  const app = await buildApp({
+    keys: parseApiKeys(`ops:${OPS},bot:${SUBMITTER}:submit`),
+    metricsScope: 'operate',
+    docsScope: 'open',
+  });
+  const open = (authorization?: string) =>
+    app.inject({ url: '/public', ...(authorization ? { headers: { authorization } } : {}) });
+  assert.equal((await open()).json().operator, false);
+  assert.equal((await open('Bearer not-a-key-at-all-000')).statusCode, 200);
+  assert.equal((await open('Bearer not-a-key-at-all-000')).json().operator, false);
+  assert.equal((await open(`Bearer ${SUBMITTER}`)).json().operator, false);
+  assert.equal((await open(`Bearer ${OPS}`)).json().operator, true);
   await app.close();
 });
