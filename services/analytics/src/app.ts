@@ -18,6 +18,8 @@ import type { AgentLimits } from './agent/run-agent.js';
 import { createMcpToolbox } from './agent/mcp-toolbox.js';
 import { registerMcpRoutes } from './mcp/mcp-routes.js';
 import { registerSalesRoutes } from './sales/routes.js';
+import { registerHostGuard, type HostGuardOptions } from './http/host-guard.js';
+import { createSqlGate } from './sql/read-only-sql.js';
 import type { Warehouse } from './warehouse/warehouse.js';
 
 export interface AppOptions {
@@ -27,12 +29,18 @@ export interface AppOptions {
   sqlMaxRows?: number;
   /** Time limit of the SQL tool. @defaultValue 5000 */
   sqlTimeoutMs?: number;
+  /** Most bytes of rows in one SQL tool answer. @defaultValue 1 MiB */
+  sqlMaxBytes?: number;
+  /** SQL tool queries running at once in the process. @defaultValue 2 */
+  sqlMaxConcurrent?: number;
   /** The agent's LLM; undefined: the offline planner answers. */
   llm?: LlmProvider;
   /** The agent loop's bounds (model turns, tool calls per turn, deadline). */
   agent?: AgentLimits;
   /** Per-client limit of chat requests; undefined: none. */
   agentRateLimit?: { limiter: RateLimiter; clientAddress: ClientAddressResolver };
+  /** Hosts and browser origins answered (DNS-rebinding guard). @defaultValue loopback names */
+  hostGuard?: HostGuardOptions;
   /** More dependencies for `/health` (e.g. the counter store). */
   health?: Record<string, HealthCheck>;
 }
@@ -50,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         'Five semantic views of the sales star schema over REST and MCP, and a chat agent.',
     },
   });
+  registerHostGuard(app, options.hostGuard);
   registerSalesRoutes(app, warehouse);
   const toolCalls = new Counter({
     name: 'analytics_tool_calls_total',
@@ -62,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger,
     sqlMaxRows: options.sqlMaxRows ?? 500,
     sqlTimeoutMs: options.sqlTimeoutMs ?? 5000,
+    sqlMaxBytes: options.sqlMaxBytes,
+    sqlGate: createSqlGate(options.sqlMaxConcurrent ?? 2),
     onToolCall: (tool: string, isError: boolean) =>
       toolCalls.inc({ tool, outcome: isError ? 'error' : 'ok' }),
   };

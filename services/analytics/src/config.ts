@@ -2,6 +2,7 @@
 import {
   booleanVar,
   coreEnvSchema,
+  listVar,
   nonNegativeIntVar,
   portVar,
   positiveIntVar,
@@ -28,8 +29,19 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   ANALYTICS_QUERY_CACHE_ENTRIES: nonNegativeIntVar(256),
   /** Row cap of the read-only SQL tool. @defaultValue 500 */
   ANALYTICS_SQL_MAX_ROWS: positiveIntVar(500),
+  /** Most bytes of rows (as JSON) in one SQL tool answer. @defaultValue 1048576 */
+  ANALYTICS_SQL_MAX_BYTES: positiveIntVar(1 << 20),
+  /** SQL tool queries running at once; one more is refused (503). @defaultValue 2 */
+  ANALYTICS_SQL_MAX_CONCURRENT: positiveIntVar(2),
   /** Time limit of one read-only SQL tool query. @defaultValue 5000 */
   ANALYTICS_SQL_TIMEOUT_MS: positiveIntVar(5_000),
+  /**
+   * Host names the service answers (DNS-rebinding guard), comma-separated; `*` for any.
+   * @defaultValue localhost,127.0.0.1,::1
+   */
+  ALLOWED_HOSTS: listVar().optional(),
+  /** Browser origins allowed to call it, comma-separated; unset: loopback origins. */
+  ALLOWED_ORIGINS: listVar().optional(),
   /** LLM API for the agent; unset: the offline planner answers. */
   LLM_PROVIDER: z
     .enum(['openai', 'gemini', 'anthropic'], { message: 'expected openai, gemini or anthropic' })

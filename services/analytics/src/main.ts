@@ -44,6 +44,9 @@ const app = await buildApp({
   logger,
   sqlMaxRows: env.ANALYTICS_SQL_MAX_ROWS,
   sqlTimeoutMs: env.ANALYTICS_SQL_TIMEOUT_MS,
+  sqlMaxBytes: env.ANALYTICS_SQL_MAX_BYTES,
+  hostGuard: { allowedHosts: env.ALLOWED_HOSTS, allowedOrigins: env.ALLOWED_ORIGINS },
+  sqlMaxConcurrent: env.ANALYTICS_SQL_MAX_CONCURRENT,
   llm: createLlmProvider(env.LLM_PROVIDER, {
     baseUrl: env.LLM_BASE_URL,
     apiKey: env.LLM_API_KEY,

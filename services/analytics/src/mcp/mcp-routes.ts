@@ -25,29 +25,7 @@ const notAllowed = {
 /** Open legacy SSE sessions at most; more are refused with 503 until some close. */
 const MAX_SSE_SESSIONS = 100;
 
-const MCP_PATHS = new Set(['/mcp', '/sse', '/messages']);
-
-/**
- * DNS-rebinding guard (MCP transport security): a browser request from another origin
- * is refused. MCP clients outside a browser send no `Origin` and are not affected.
- */
-function crossOrigin(origin: string | undefined, host: string | undefined): boolean {
-  if (!origin) return false;
-  try {
-    return new URL(origin).host !== host;
-  } catch {
-    return true;
-  }
-}
-
 export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): void {
-  app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0]!;
-    if (MCP_PATHS.has(path) && crossOrigin(request.headers.origin, request.headers.host)) {
-      return reply.code(403).send({ detail: 'Cross-origin MCP requests are not allowed' });
-    }
-  });
-
   app.post(
     '/mcp',
     { schema: { summary: 'MCP Streamable HTTP endpoint (stateless, JSON-RPC)', tags: ['mcp'] } },

@@ -16,7 +16,7 @@ import {
   type ReadSpec,
 } from '../sales/catalog.js';
 import { readView, type ReadParams } from '../sales/read-view.js';
-import { MAX_SQL_LENGTH, runReadOnlySql } from '../sql/read-only-sql.js';
+import { MAX_SQL_LENGTH, runReadOnlySql, type SqlGate } from '../sql/read-only-sql.js';
 import type { Warehouse } from '../warehouse/warehouse.js';
 
 export interface McpDependencies {
@@ -26,6 +26,10 @@ export interface McpDependencies {
   sqlMaxRows?: number;
   /** Time limit of `run_sql`. @defaultValue 5000 */
   sqlTimeoutMs?: number;
+  /** Most bytes of rows in one `run_sql` answer. @defaultValue 1 MiB */
+  sqlMaxBytes?: number;
+  /** How many `run_sql` queries may run at once (shared by every MCP session and the agent). */
+  sqlGate: SqlGate;
   /** Told of every tool call and whether it failed (metrics). */
   onToolCall?: (tool: string, isError: boolean) => void;
 }
@@ -68,7 +72,7 @@ export function createMcpServer(deps: McpDependencies): McpServer {
     {
       title: 'Read-only SQL',
       description:
-        `Runs exactly one read-only DuckDB SELECT on the warehouse (at most ${maxRows} rows). Tables: raw_data.gold.fact_sales ` +
+        `Runs exactly one read-only DuckDB SELECT on the gold tables of the warehouse (at most ${maxRows} rows; no other schemas, system tables or file functions). Tables: raw_data.gold.fact_sales ` +
         '(order_id, order_item_id, customer_sk, product_sk, order_date_sk, seller_id, order_status, order_purchase_timestamp, sales_amount, freight_value), ' +
         'raw_data.gold.dim_date (date_sk, full_date, calendar_year, calendar_quarter, calendar_month, month_name, day_of_month, day_of_week, day_name, is_weekend), ' +
         'raw_data.gold.dim_product (product_sk, product_id, product_category_name, product_category_name_original, product_weight_g, …), ' +
@@ -80,10 +84,13 @@ export function createMcpServer(deps: McpDependencies): McpServer {
     },
     async ({ sql }: { sql: string }) =>
       run(SQL_TOOL, async () => {
-        const output = await runReadOnlySql(deps.warehouse, sql, {
-          maxRows,
-          timeoutMs: deps.sqlTimeoutMs ?? 5000,
-        });
+        const output = await deps.sqlGate.run(() =>
+          runReadOnlySql(deps.warehouse, sql, {
+            maxRows,
+            maxBytes: deps.sqlMaxBytes,
+            timeoutMs: deps.sqlTimeoutMs ?? 5000,
+          }),
+        );
         return {
           columns: output.columns,
           rows: output.rows,

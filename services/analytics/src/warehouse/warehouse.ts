@@ -39,6 +39,8 @@ export interface QueryOptions {
   /** Stop reading after this many rows and report `truncated`. */
   maxRows?: number;
   timeoutMs?: number;
+  /** Use and fill the result cache. @defaultValue true */
+  cache?: boolean;
 }
 
 export interface QueryOutput {
@@ -164,7 +166,8 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         params ?? [],
         queryOptions.maxRows ?? null,
       ]);
-      const cached = cache.get(key);
+      const useCache = queryOptions.cache !== false;
+      const cached = useCache ? cache.get(key) : undefined;
       if (cached) {
         release(opened);
         return cached;
@@ -188,7 +191,11 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
           truncated: all.length > cap,
           build: opened.build,
         };
-        if (output.rows.length <= CACHEABLE_ROWS && charsLeft(output.rows, CACHEABLE_CHARS) >= 0)
+        if (
+          useCache &&
+          output.rows.length <= CACHEABLE_ROWS &&
+          charsLeft(output.rows, CACHEABLE_CHARS) >= 0
+        )
           cache.set(key, output);
         return output;
       } catch (error) {

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isAppError } from '@platform/core';
-import { runReadOnlySql } from '../../src/sql/read-only-sql.js';
+import { createSqlGate, runReadOnlySql } from '../../src/sql/read-only-sql.js';
 import { createWarehouseFixture, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
 
 describe('read-only SQL guard', () => {
@@ -125,8 +125,16 @@ describe('read-only SQL guard', () => {
   // DuckDB refuses these when it binds the statement (rejected) or runs it (failed).
   const refused = ['SQL_REJECTED', 'SQL_FAILED'];
   it('blocks file reads and writes from inside a SELECT', async () => {
-    await rejected("SELECT * FROM read_csv('/etc/passwd')", refused, /Permission|disabled/);
-    await rejected("SELECT * FROM read_text('/etc/hostname')", refused, /Permission|disabled/);
+    await rejected(
+      "SELECT * FROM read_csv('/etc/passwd')",
+      refused,
+      /Permission|disabled|not allowed/,
+    );
+    await rejected(
+      "SELECT * FROM read_text('/etc/hostname')",
+      refused,
+      /Permission|disabled|not allowed/,
+    );
     await rejected("SELECT * FROM read_blob('/etc/hostname')", refused);
     await rejected("SELECT * FROM glob('/etc/*')", refused);
     await rejected("SELECT * FROM '/etc/passwd'", refused);
@@ -144,6 +152,65 @@ describe('read-only SQL guard', () => {
     await rejected('   ', 'SQL_REJECTED', /empty/);
     await rejected('SELEC 1', 'SQL_REJECTED', /rejected/);
     await rejected(`SELECT ${'1+'.repeat(6000)}1`, 'SQL_REJECTED', /longer than/);
+  });
+
+  it('reads only the gold schema: no system tables, settings, other schemas or file functions', async () => {
+    // Names the engine knows: refused by the gold rule itself.
+    for (const sql of [
+      'SELECT * FROM duckdb_settings()',
+      'SELECT * FROM duckdb_tables',
+      'SELECT * FROM information_schema.tables',
+      'SELECT (SELECT count(*) FROM duckdb_functions()) AS n',
+      'WITH t AS (SELECT 1) SELECT * FROM t, duckdb_views',
+    ]) {
+      await rejected(sql, 'SQL_REJECTED', /not allowed/);
+    }
+    // Names it does not know are refused by its binder before.
+    await rejected('SELECT * FROM raw_data.main.anything', 'SQL_REJECTED', /does not exist/);
+    for (const sql of [
+      'SELECT count(*) FROM gold.fact_sales',
+      'WITH recent AS (SELECT * FROM raw_data.gold.fact_sales) SELECT count(*) FROM recent',
+      'SELECT * FROM generate_series(1, 3)',
+      'SELECT unnest([1, 2])',
+    ]) {
+      const out = await runReadOnlySql(fixture.warehouse, sql);
+      assert.ok(out.rows.length >= 1, sql);
+    }
+  });
+
+  it('caps the answer in bytes as well as rows', async () => {
+    const out = await runReadOnlySql(
+      fixture.warehouse,
+      "SELECT repeat('x', 1000) AS wide FROM range(100)",
+      { maxBytes: 10_000 },
+    );
+    assert.ok(out.rows.length < 10, `${out.rows.length} rows of 1 kB under a 10 kB cap`);
+    assert.ok(out.rows.length > 0);
+    assert.equal(out.truncated, true);
+  });
+
+  it('never answers from the result cache: random() is drawn anew', async () => {
+    const draw = async () =>
+      (await runReadOnlySql(fixture.warehouse, 'SELECT random() AS r')).rows[0]!.r;
+    assert.notEqual(await draw(), await draw());
+  });
+
+  it('runs at most the gate’s number of queries at once, refusing one more', async () => {
+    const gate = createSqlGate(1);
+    let release!: () => void;
+    const first = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
+    await assert.rejects(
+      gate.run(async () => 'second'),
+      (error: unknown) => {
+        assert.ok(isAppError(error));
+        assert.equal(error.code, 'SQL_BUSY');
+        assert.equal(error.statusCode, 503);
+        return true;
+      },
+    );
+    release();
+    await first;
+    assert.equal(await gate.run(async () => 'after'), 'after');
   });
 
   it('reports a failing SELECT without internals', async () => {
