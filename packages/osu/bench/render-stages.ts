@@ -33,6 +33,8 @@ const p = await prepareScene({
   storyboard: true,
   draw: {
     bgDim: 0.8,
+    introBgDim: 0,
+    breakBgDim: 0.3,
     snakingIn: true,
     snakingOut: true,
     hitErrorMeter: true,

@@ -9,6 +9,7 @@ import type { PlayableBeatmap } from '../beatmap/playable.js';
 import type { JudgementResult } from '../judgement/types.js';
 import type { LifeBarPoint } from '../replay/types.js';
 import type { CursorTrack } from './cursor-track.js';
+import type { DimSchedule } from './dim-schedule.js';
 import { CursorLayer } from './draw/cursor-layer.js';
 import { HudLayer } from './draw/hud-layer.js';
 import { JudgementTimeline } from './draw/judgement-timeline.js';
@@ -18,7 +19,11 @@ import type { Sprites } from './sprites.js';
 import type { StoryboardPlayer } from './storyboard-player.js';
 
 export interface DrawOptions {
+  /** Background dim while playing, 0..1. */
   bgDim: number;
+  /** Background dim before the first object appears, and inside breaks. */
+  introBgDim: number;
+  breakBgDim: number;
   snakingIn: boolean;
   snakingOut: boolean;
   hitErrorMeter: boolean;
@@ -50,8 +55,12 @@ export interface Scene {
   judgement: JudgementResult;
   cursor: CursorTrack;
   sprites: Sprites;
-  /** Background already dimmed (used when there is no storyboard or video). */
+  /** Background already dimmed to the in-game dim (used when there is no storyboard or video). */
   dimmedBackground: Canvas;
+  /** The background at each steady dim of `dim` (in-game, intro, break). */
+  dimmedBackgrounds: Map<number, Canvas>;
+  /** Which dim when (intro, playing, breaks). */
+  dim: DimSchedule;
   /** Background not dimmed (under storyboard / video). */
   background: Canvas;
   storyboard: StoryboardPlayer | undefined;
@@ -123,11 +132,21 @@ export class FrameDrawer {
       if (video) ctx.putImageData(video, 0, 0);
       else ctx.drawImage(sc.background, 0, 0);
       sc.storyboard?.draw(ctx, t, LOWER_LAYERS, sc.width, sc.height);
-      if (sc.options.bgDim > 0) {
-        ctx.fillStyle = `rgba(0,0,0,${sc.options.bgDim})`;
+      const dim = sc.dim.at(t).value;
+      if (dim > 0) {
+        ctx.fillStyle = `rgba(0,0,0,${dim})`;
         ctx.fillRect(0, 0, sc.width, sc.height);
       }
-    } else ctx.drawImage(sc.dimmedBackground, 0, 0);
+    } else {
+      // steady: one blit of a background dimmed beforehand; fading: two, crossfaded
+      const d = sc.dim.at(t);
+      ctx.drawImage(sc.dimmedBackgrounds.get(d.from) ?? sc.dimmedBackground, 0, 0);
+      if (d.mix > 0 && d.to !== d.from) {
+        ctx.globalAlpha = d.mix;
+        ctx.drawImage(sc.dimmedBackgrounds.get(d.to) ?? sc.dimmedBackground, 0, 0);
+        ctx.globalAlpha = 1;
+      }
+    }
 
     this.objects.draw(ctx, t);
     if (sc.options.hitLighting) this.objects.drawLighting(ctx, t);

@@ -23,6 +23,7 @@ import { Mods, modsToString } from '../replay/mods.js';
 import type { Replay } from '../replay/types.js';
 import { loadSkin, overlayBeatmapSkin } from '../skin/load-skin.js';
 import { CursorTrack } from './cursor-track.js';
+import { DimSchedule } from './dim-schedule.js';
 import { buildFailLabel, buildResultsPanel } from './draw/results-panel.js';
 import { FAIL_FADE_MS, type DrawOptions, type Scene } from './frame-drawer.js';
 import { buildSprites } from './sprites.js';
@@ -129,11 +130,24 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
       log(`background ${beatmap.backgroundFilename} could not be decoded; black background`);
     }
   } else log('no background image: black background');
-  const dimmed = createCanvas(W, H);
-  const dctx = dimmed.getContext('2d');
-  dctx.drawImage(background, 0, 0);
-  dctx.fillStyle = `rgba(0,0,0,${args.draw.bgDim})`;
-  dctx.fillRect(0, 0, W, H);
+  const dim = new DimSchedule(
+    args.draw.bgDim,
+    args.draw.introBgDim,
+    args.draw.breakBgDim,
+    first.time - play.preempt,
+    beatmap.events.breaks,
+    speed,
+  );
+  const dimmedBackgrounds = new Map<number, Canvas>();
+  for (const level of dim.levels()) {
+    const dimmed = createCanvas(W, H);
+    const dctx = dimmed.getContext('2d');
+    dctx.drawImage(background, 0, 0);
+    dctx.fillStyle = `rgba(0,0,0,${level})`;
+    dctx.fillRect(0, 0, W, H);
+    dimmedBackgrounds.set(level, dimmed);
+  }
+  const dimmed = dimmedBackgrounds.get(args.draw.bgDim)!;
 
   let storyboard: StoryboardPlayer | undefined;
   if (args.storyboard) {
@@ -207,6 +221,8 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     cursor: new CursorTrack(replay.frames),
     sprites,
     dimmedBackground: dimmed,
+    dimmedBackgrounds,
+    dim,
     background,
     storyboard,
     options: args.draw,

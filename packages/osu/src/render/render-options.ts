@@ -8,8 +8,12 @@ import type { DrawOptions } from './frame-drawer.js';
 export interface RenderOptions {
   /** Output size: 1280x720, 1920x1080 or 3840x2160. @defaultValue '1080p' */
   resolution: '720p' | '1080p' | '4k';
-  /** Background dim, 0 (none) to 1 (black); values above 1 are read as percent. @defaultValue 0.95 */
+  /** Background dim while playing, 0 (none) to 1 (black); values above 1 are read as percent. @defaultValue 0.95 */
   bgDim: number;
+  /** Background dim before the first object appears (o!rdr's intro dim), as bgDim. @defaultValue 0 */
+  introBgDim?: number;
+  /** Background dim inside the map's breaks (o!rdr's break dim), as bgDim. @defaultValue 0.3 */
+  breakBgDim?: number;
   /** Blend neighbouring frames. @defaultValue true */
   motionBlur: boolean;
   /** Draw the beatmap's storyboard. @defaultValue true */
@@ -109,6 +113,8 @@ export function resolveOptions(options: RenderOptions): RenderOptions & Resolved
     hitsoundVolume: volume(o.hitsoundVolume),
     draw: {
       bgDim: normalizeBgDim(o.bgDim),
+      introBgDim: o.introBgDim === undefined ? 0 : normalizeBgDim(o.introBgDim),
+      breakBgDim: o.breakBgDim === undefined ? 0.3 : normalizeBgDim(o.breakBgDim),
       snakingIn: o.snakingIn,
       snakingOut: o.snakingOut,
       hitErrorMeter: o.hitErrorMeter,
