@@ -7,7 +7,8 @@
  * Delivery is at-least-once: a handler that resolves commits the record's offset; one
  * that throws leaves it uncommitted and the record is delivered again (after a short
  * back-off). Records of one key land in one partition and are handed to a group's
- * handler one at a time in offset order.
+ * handler one at a time in offset order — or, with `subscribeBatches`, as ordered
+ * batches of one partition, committed once the whole batch's handler resolved.
  */
 export { BrokerUnavailableError } from './broker-unavailable-error.js';
 export { createBroker, type CreateBrokerOptions } from './create-broker.js';
@@ -39,6 +40,8 @@ export interface ConsumerOptions {
   topics: string[];
   /** Where a new group starts. @defaultValue true */
   fromBeginning?: boolean;
+  /** Most records read (and held uncommitted) per partition at once. @defaultValue 200 */
+  maxBatch?: number;
 }
 
 export interface Assignment {
@@ -64,6 +67,11 @@ export interface Consumer {
 }
 
 export type RecordHandler = (record: BrokerRecord) => Promise<void>;
+/**
+ * Records of one partition, in offset order (at most `maxBatch`). Resolves → all of them
+ * committed; throws → none committed, and the same records come again, whole and first.
+ */
+export type BatchHandler = (batch: BrokerRecord[]) => Promise<void>;
 
 export interface Broker {
   readonly driver: string;
@@ -79,6 +87,8 @@ export interface Broker {
   ): Promise<PublishResult>;
   /** handler resolves → offset committed; throws → not committed, delivered again. */
   subscribe(options: ConsumerOptions, handler: RecordHandler): Promise<Consumer>;
+  /** handler resolves → the whole batch committed; throws → none of it, the batch delivered again. */
+  subscribeBatches(options: ConsumerOptions, handler: BatchHandler): Promise<Consumer>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 /**
  * One conformance suite for every broker driver: order per key, fan-out to two groups,
- * redelivery after a crash before commit, pause holding offsets and resume draining,
+ * redelivery after a crash before commit, batches (order per key, a failed batch
+ * redelivered whole, partial progress never committed), pause holding offsets and resume draining,
  * seek replaying, paused-before-assignment, a backlog drained without starving the
  * process, unknown topics and a broker that is down.
  */
@@ -53,6 +54,59 @@ for (const driver of selectedDrivers()) {
       }
       const total = consumer.assignments().reduce((sum, a) => sum + (a.endOffset - a.committedOffset), 0);
       assert.equal(total, 0, 'no lag once everything is committed');
+    });
+
+    it('hands batches of one partition in offset order, keeping the order per key', async () => {
+      const topic = uniqueName('batch-order');
+      await open.broker.ensureTopic({ name: topic, partitions: 3 });
+      const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+      for (let i = 0; i < 30; i += 1) for (const key of keys) await open.broker.publish(topic, key, JSON.stringify({ key, i }));
+      const batches: BrokerRecord[][] = [];
+      const consumer = await open.broker.subscribeBatches({ groupId: uniqueName('g'), topics: [topic], maxBatch: 25 }, async (batch) => {
+        batches.push(batch);
+      });
+      await waitFor('180 records', () => batches.reduce((n, batch) => n + batch.length, 0) === 180);
+      await consumer.stop();
+      for (const batch of batches) {
+        assert.ok(batch.length >= 1 && batch.length <= 25, `batch of ${batch.length} within maxBatch`);
+        assert.equal(new Set(batch.map((r) => r.partition)).size, 1, 'one partition per batch');
+        assert.deepEqual(batch.map((r) => r.offset), batch.map((_, i) => batch[0]!.offset + i), 'consecutive offsets');
+      }
+      assert.ok(batches.some((batch) => batch.length > 1), 'a backlog is read more than one record at a time');
+      for (const key of keys) {
+        const order = batches.flat().filter((r) => r.key === key).map((r) => JSON.parse(r.value.toString()).i);
+        assert.deepEqual(order, [...Array(30).keys()]);
+      }
+      assert.equal(consumer.assignments().reduce((sum, a) => sum + (a.endOffset - a.committedOffset), 0), 0);
+    });
+
+    it('redelivers a failed batch whole, before anything later of its partition, and never commits part of it', async () => {
+      const topic = uniqueName('batch-fail');
+      const group = uniqueName('g');
+      await open.broker.ensureTopic({ name: topic, partitions: 1 });
+      for (let i = 0; i < 6; i += 1) await open.broker.publish(topic, 'k', `r${i}`);
+      const deliveries: string[][] = [];
+      let failures = 0;
+      const consumer = await open.broker.subscribeBatches({ groupId: group, topics: [topic], maxBatch: 4 }, async (batch) => {
+        deliveries.push(batch.map((r) => r.value.toString()));
+        if (failures < 2) {
+          failures += 1;
+          // Partial progress: the batch's handler did some work before failing.
+          throw new Error('target down');
+        }
+      });
+      await waitFor('the first failure', () => failures >= 1);
+      assert.equal(consumer.assignments()[0]!.committedOffset, 0, 'nothing of a failed batch is committed');
+      await open.broker.publish(topic, 'k', 'r6');
+      await waitFor('every record', () => deliveries.flat().includes('r6'));
+      await waitFor('commits', () => consumer.assignments()[0]!.committedOffset === 7);
+      await consumer.stop();
+      const first = deliveries[0]!;
+      assert.equal(first[0], 'r0');
+      assert.deepEqual(deliveries[1], first, 'the failed batch comes back whole');
+      assert.deepEqual(deliveries[2]!.slice(0, first.length), first, 'and again, first');
+      const delivered = deliveries.slice(2).flat();
+      assert.deepEqual(delivered, ['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6'], 'then everything once, in order');
     });
 
     it('delivers everything to each of two groups independently', async () => {

@@ -12,33 +12,16 @@ import type { SqlDatabase, SqlExecutor } from '@platform/core';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
 import { UnmappableDataError } from '../runtime/failures.js';
-import { IDENTIFIER, parseRelationalConfig, RELATIONAL_CONFIG_SCHEMA, type RelationalConfig } from './relational-config.js';
+import { writeRelationalBatch } from './batch-write.js';
+import { q, type GenericMapping, type Mapping, type Row, type ShapedMapping } from './mapping.js';
+import { parseRelationalConfig, RELATIONAL_CONFIG_SCHEMA } from './relational-config.js';
 import { tableColumns, validateInternsTable } from './shaped-table.js';
 import { inTransaction } from './transaction.js';
 
-interface BaseMapping extends RelationalConfig {
-  attachmentId: string;
-}
-interface GenericMapping extends BaseMapping {
-  mode: 'generic';
-}
-interface ShapedMapping extends BaseMapping {
-  mode: 'shaped';
-  /** Column ← payload field, in table order used for inserts. */
-  columns: Array<{ column: string; field: string }>;
-  keyColumn: string;
-}
-type Mapping = GenericMapping | ShapedMapping;
-
 class AlreadyApplied extends Error {}
-type Row = Record<string, unknown>;
 
 const CONTRACT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-const q = (identifier: string) => {
-  if (!IDENTIFIER.test(identifier)) throw new UnmappableDataError(`invalid SQL identifier ${identifier}`);
-  return `"${identifier}"`;
-};
 
 const GENERIC_TABLE_DDL = (table: string) => `CREATE TABLE IF NOT EXISTS ${q(table)} (
   record_id uuid PRIMARY KEY, contract_id text NOT NULL, record_type text NOT NULL, natural_key text NOT NULL,
@@ -47,6 +30,23 @@ const GENERIC_TABLE_DDL = (table: string) => `CREATE TABLE IF NOT EXISTS ${q(tab
 
 export const RELATIONAL_DESCRIPTION =
   'Writes records to SQL tables: the generic records table or a shaped per-contract table, with an append-only audit log.';
+
+/** Payload → the row the write takes: generic `{payload}`, shaped one value per column (scalars only). */
+function transform(mapping: Mapping, event: TargetEvent): Row {
+  const { payload } = event.envelope;
+  if (mapping.mode === 'generic') return { payload };
+  const row: Row = {};
+  for (const { column, field } of mapping.columns) {
+    const value = payload[field];
+    if (value !== undefined && value !== null && typeof value === 'object') {
+      throw new UnmappableDataError(`field ${field} is not a scalar`);
+    }
+    row[column] = value === undefined ? null : value;
+  }
+  if (mapping.keyColumn === 'natural_key') row.natural_key = event.envelope.naturalKey;
+  else row[mapping.keyColumn] ??= event.envelope.naturalKey;
+  return row;
+}
 
 export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, Row> {
   /** Appends the audit row; false when this attachment already audited the event (a redelivery). */
@@ -152,21 +152,7 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
     // The gate is the audit row's uniqueness, checked inside the write's transaction (one
     // round trip less than a separate look-up, and race-free).
     isDuplicate: async () => false,
-    transform(mapping, event): Row {
-      const { payload } = event.envelope;
-      if (mapping.mode === 'generic') return { payload };
-      const row: Row = {};
-      for (const { column, field } of mapping.columns) {
-        const value = payload[field];
-        if (value !== undefined && value !== null && typeof value === 'object') {
-          throw new UnmappableDataError(`field ${field} is not a scalar`);
-        }
-        row[column] = value === undefined ? null : value;
-      }
-      if (mapping.keyColumn === 'natural_key') row.natural_key = event.envelope.naturalKey;
-      else row[mapping.keyColumn] ??= event.envelope.naturalKey;
-      return row;
-    },
+    transform,
     async write(mapping, row, event): Promise<WriteOutcome> {
       try {
         return await inTransaction(db, async (tx) => {
@@ -181,6 +167,10 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
         if (error instanceof AlreadyApplied) return 'duplicate';
         throw error;
       }
+    },
+    async writeBatch(mapping, events) {
+      const rows = events.map((event) => transform(mapping, event));
+      return inTransaction(db, (tx) => writeRelationalBatch(tx, mapping, events, rows));
     },
     async listInterns() {
       const { rows } = await db.query(

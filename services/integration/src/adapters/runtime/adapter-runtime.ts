@@ -158,9 +158,9 @@ export class AdapterRuntime {
     const fresh = topics.filter((topic) => !this.subscribedTopics.has(topic));
     if (fresh.length === 0) return;
     if (!this.consumer) {
-      this.consumer = await this.options.broker.subscribe(
+      this.consumer = await this.options.broker.subscribeBatches(
         { groupId: this.options.consumerGroup, topics, fromBeginning: true },
-        (record) => this.pipeline.handle(record),
+        (records) => this.pipeline.handleBatch(records),
       );
       if (this.desiredPaused) this.consumer.pause();
     } else {

@@ -32,6 +32,13 @@ export interface AdapterTarget<Mapping = unknown, Row = unknown> {
   isDuplicate(mapping: Mapping, event: TargetEvent): Promise<boolean>;
   transform(mapping: Mapping, event: TargetEvent): Row;
   write(mapping: Mapping, row: Row, event: TargetEvent): Promise<WriteOutcome>;
+  /**
+   * Optional fast path: applies events of one partition (in offset order) as one unit —
+   * all or nothing — with the idempotency gate inside; one outcome per event, in order.
+   * When it throws, the runtime retries the batch (retriable failure) or falls back to
+   * `write` event by event to find and dead-letter the records that fail on their own.
+   */
+  writeBatch?(mapping: Mapping, events: TargetEvent[]): Promise<WriteOutcome[]>;
   /** Rows of the target for `GET /interns` (the adapter's own view). */
   listInterns?(): Promise<unknown[]>;
   /** Called when an attachment disappears or its mapping is replaced. */

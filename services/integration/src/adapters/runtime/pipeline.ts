@@ -5,6 +5,12 @@
  * It resolves once the record is written, skipped, a duplicate or dead-lettered, so the
  * consumer commits only then; it throws (nothing committed, delivered again) only when
  * the dead letter itself cannot be published or the adapter is stopping mid-retry.
+ *
+ * `handleBatch` runs the same steps for one partition's batch: per attachment, the
+ * target's `writeBatch` applies all of its events as one unit. A retriable failure
+ * retries the batch; a batch that still fails (or fails for a non-retriable reason) is
+ * applied again record by record through `handle`'s path, so only the records that
+ * fail on their own are dead-lettered.
  */
 import type { Logger } from '@platform/core';
 import type { Broker, BrokerRecord } from '../../broker/broker.js';
@@ -35,6 +41,8 @@ export class AdapterStoppingError extends Error {
 
 export interface Pipeline {
   handle(record: BrokerRecord): Promise<void>;
+  /** One partition's records in offset order; resolves once every one is applied, skipped or dead-lettered. */
+  handleBatch(records: BrokerRecord[]): Promise<void>;
   /** Drops cached mappings of attachments whose config or contract changed. */
   invalidate(attachmentIds: string[]): Promise<void>;
 }
@@ -80,9 +88,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     );
   };
 
-  const apply = async (record: BrokerRecord, envelope: LocalEnvelope, attachment: AttachmentView) => {
+  /** One event; `firstAttempt` > 1 when attempts were already spent on it as part of a batch. */
+  const apply = async (record: BrokerRecord, envelope: LocalEnvelope, attachment: AttachmentView, firstAttempt = 1) => {
     const log = { traceId: envelope.traceId, contractId: envelope.contractId, recordId: envelope.recordId, attachmentId: attachment.attachmentId };
-    for (let attempt = 1; ; attempt += 1) {
+    for (let attempt = firstAttempt; ; attempt += 1) {
       try {
         const lifecycle = attachment.contract.lifecycle[envelope.recordType];
         if (!lifecycle || !attachment.contract.recordTypes.includes(envelope.recordType)) {
@@ -113,7 +122,66 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
   };
 
+  /** Events of one attachment, in offset order, as one batch; record by record when that fails. */
+  const applyBatch = async (attachment: AttachmentView, items: Array<{ record: BrokerRecord; envelope: LocalEnvelope }>) => {
+    const writeBatch = target.writeBatch?.bind(target);
+    const declared = items.filter(({ envelope }) => attachment.contract.recordTypes.includes(envelope.recordType) && attachment.contract.lifecycle[envelope.recordType]);
+    if (!writeBatch || declared.length !== items.length || items.length < 2) {
+      for (const { record, envelope } of items) await apply(record, envelope, attachment);
+      return;
+    }
+    const events: TargetEvent[] = items.map(({ envelope }) => ({ envelope, lifecycle: attachment.contract.lifecycle[envelope.recordType]!, attachment }));
+    let fallbackAttempt = 1;
+    for (let attempt = 1; ; attempt += 1) {
+      let failure: unknown;
+      try {
+        const outcomes = await writeBatch(await resolveMapping(attachment), events);
+        outcomes.forEach((outcome, i) => metrics.outcome(events[i]!.envelope.contractId, outcome === 'written' ? 'written' : outcome === 'duplicate' ? 'duplicate' : 'skipped'));
+        return;
+      } catch (error) {
+        failure = error;
+      }
+      const verdict = classify(failure, deps.rules);
+      if (!verdict.retriable) break;
+      metrics.retried(attachment.contractId);
+      logger.warn({ contractId: attachment.contractId, attachmentId: attachment.attachmentId, records: events.length, attempt, rule: verdict.rule, err: failure }, 'retriable batch failure; retrying');
+      await sleep(backoffMs(deps.retry, attempt));
+      if (deps.isStopping()) throw new AdapterStoppingError('adapter stopping; batch left uncommitted');
+      // The last attempt is made record by record, so each record counts every attempt.
+      if (attempt + 1 >= deps.retry.maxAttempts) {
+        fallbackAttempt = Math.min(attempt + 1, deps.retry.maxAttempts);
+        break;
+      }
+    }
+    // Find the records that fail on their own: each gets its own classification and dead letter.
+    for (const { record, envelope } of items) await apply(record, envelope, attachment, fallbackAttempt);
+  };
+
   return {
+    async handleBatch(records) {
+      const byAttachment = new Map<string, { attachment: AttachmentView; items: Array<{ record: BrokerRecord; envelope: LocalEnvelope }> }>();
+      for (const record of records) {
+        let envelope: LocalEnvelope;
+        try {
+          envelope = deserialize(record);
+        } catch (error) {
+          const verdict = classify(error, deps.rules);
+          await deadLetter(record, { contractId: peekContractId(record), traceId: record.headers.traceId ?? null }, verdict.errorType, error, 1);
+          continue;
+        }
+        const attachments = registry.enabledFor(envelope.contractId, record.timestamp.getTime());
+        if (attachments.length === 0) {
+          metrics.outcome(envelope.contractId, 'skipped');
+          continue;
+        }
+        for (const attachment of attachments) {
+          const group = byAttachment.get(attachment.attachmentId) ?? { attachment, items: [] };
+          group.items.push({ record, envelope });
+          byAttachment.set(attachment.attachmentId, group);
+        }
+      }
+      for (const { attachment, items } of byAttachment.values()) await applyBatch(attachment, items);
+    },
     async handle(record) {
       let envelope: LocalEnvelope;
       try {

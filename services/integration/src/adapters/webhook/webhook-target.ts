@@ -1,13 +1,14 @@
 /**
  * The webhook target: POSTs the envelope (JSON, camelCase) to the attachment's URL with
- * bearer or HMAC authentication. 2xx is written; 5xx, 408, 429, timeouts and network
+ * bearer or HMAC authentication. A batch is delivered with one request in flight per
+ * natural key (keys in parallel, up to the agent's sockets; each key's events in order). 2xx is written; 5xx, 408, 429, timeouts and network
  * errors are retriable (`TransientDeliveryError`); any other status is refused for good
  * (`PermanentDeliveryError`, dead-lettered without retries).
  */
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { AdapterTarget, WriteOutcome } from '../runtime/adapter-target.js';
+import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import { PermanentDeliveryError, TransientDeliveryError } from '../runtime/failures.js';
 import { toEnvelopeJson } from '../runtime/local-envelope.js';
 import { DeliveredStore } from './delivered-store.js';
@@ -28,13 +29,63 @@ interface Mapping {
   config: WebhookConfig;
 }
 
+/** Requests in flight per attachment type (one per key of a batch). */
+const SOCKETS = 16;
+
 export const WEBHOOK_DESCRIPTION = 'POSTs each envelope to an HTTP endpoint with bearer or HMAC authentication.';
 
 export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarget<Mapping, string> {
   const delivered = new DeliveredStore(options.stateDir);
-  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 16 });
+  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
+  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: SOCKETS });
   const defaults = { connectTimeoutMs: options.connectTimeoutMs ?? 3000, readTimeoutMs: options.readTimeoutMs ?? 10_000 };
+
+  const isDuplicate = (mapping: Mapping, event: TargetEvent) => delivered.has(mapping.attachmentId, event.envelope.recordId);
+  const transform = (_mapping: Mapping, event: TargetEvent) => JSON.stringify(toEnvelopeJson(event.envelope));
+  const write = async (mapping: Mapping, body: string, event: TargetEvent): Promise<WriteOutcome> => {
+    const { config } = mapping;
+    const headers: Record<string, string> = {
+      'idempotency-key': event.envelope.recordId,
+      'x-trace-id': event.envelope.traceId,
+      'user-agent': 'integration-webhook-adapter/1',
+    };
+    if (config.authType === 'bearer') headers.authorization = `Bearer ${config.token}`;
+    else headers[config.signatureHeader.toLowerCase()] = `sha256=${createHmac('sha256', config.secret!).update(body).digest('hex')}`;
+    const agent = config.url.protocol === 'https:' ? httpsAgent : httpAgent;
+    const response = await postJson(config.url, body, headers, config, agent);
+    if (response.status >= 200 && response.status < 300) {
+      await delivered.add(mapping.attachmentId, event.envelope.recordId);
+      return 'written';
+    }
+    const detail = `webhook ${config.url.origin}${config.url.pathname} answered ${response.status}: ${response.body.slice(0, 200)}`;
+    if (response.status >= 500 || response.status === 408 || response.status === 429) throw new TransientDeliveryError(detail);
+    throw new PermanentDeliveryError(detail, response.status);
+  };
+
+  /** Each key's events in order; keys side by side, at most SOCKETS at once. Throws the first failure after all settled. */
+  const writeBatch = async (mapping: Mapping, events: TargetEvent[]): Promise<WriteOutcome[]> => {
+    const outcomes: WriteOutcome[] = new Array(events.length);
+    const byKey = new Map<string, number[]>();
+    events.forEach((event, i) => byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]));
+    const queues = [...byKey.values()];
+    let failure: { error: unknown } | undefined;
+    const worker = async () => {
+      for (let queue = queues.shift(); queue; queue = queues.shift()) {
+        for (const i of queue) {
+          const event = events[i]!;
+          try {
+            outcomes[i] = (await isDuplicate(mapping, event)) ? 'duplicate' : await write(mapping, transform(mapping, event), event);
+          } catch (error) {
+            failure ??= { error };
+            break; // the rest of this key waits for the batch to come again
+          }
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SOCKETS, queues.length) }, worker));
+    if (failure) throw failure.error;
+    return outcomes;
+  };
 
   return {
     type: 'webhook',
@@ -43,27 +94,10 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     async resolveMapping(attachment) {
       return { attachmentId: attachment.attachmentId, config: parseWebhookConfig(attachment.config, defaults) };
     },
-    isDuplicate: (mapping, event) => delivered.has(mapping.attachmentId, event.envelope.recordId),
-    transform: (_mapping, event) => JSON.stringify(toEnvelopeJson(event.envelope)),
-    async write(mapping, body, event): Promise<WriteOutcome> {
-      const { config } = mapping;
-      const headers: Record<string, string> = {
-        'idempotency-key': event.envelope.recordId,
-        'x-trace-id': event.envelope.traceId,
-        'user-agent': 'integration-webhook-adapter/1',
-      };
-      if (config.authType === 'bearer') headers.authorization = `Bearer ${config.token}`;
-      else headers[config.signatureHeader.toLowerCase()] = `sha256=${createHmac('sha256', config.secret!).update(body).digest('hex')}`;
-      const agent = config.url.protocol === 'https:' ? httpsAgent : httpAgent;
-      const response = await postJson(config.url, body, headers, config, agent);
-      if (response.status >= 200 && response.status < 300) {
-        await delivered.add(mapping.attachmentId, event.envelope.recordId);
-        return 'written';
-      }
-      const detail = `webhook ${config.url.origin}${config.url.pathname} answered ${response.status}: ${response.body.slice(0, 200)}`;
-      if (response.status >= 500 || response.status === 408 || response.status === 429) throw new TransientDeliveryError(detail);
-      throw new PermanentDeliveryError(detail, response.status);
-    },
+    isDuplicate,
+    transform,
+    write,
+    writeBatch,
     async close() {
       httpAgent.destroy();
       httpsAgent.destroy();

@@ -13,7 +13,8 @@ import {
   type JetStreamManager,
   type NatsConnection,
 } from 'nats';
-import type { Broker, ConsumerOptions, PublishResult, RecordHandler, TopicSpec } from '../broker.js';
+import { oneByOne, wholeBatch, type DeliveryHandler } from '../batch-delivery.js';
+import type { Broker, ConsumerOptions, PublishResult, TopicSpec } from '../broker.js';
 import { BrokerUnavailableError, UnknownTopicError } from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
 import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
@@ -64,6 +65,30 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       if (/stream not found/i.test((error as Error).message)) throw new UnknownTopicError(topic);
       throw error;
     }
+  };
+
+  const subscribe = async (consumerOptions: ConsumerOptions, handler: DeliveryHandler) => {
+    const consumer = new JetStreamConsumer({
+      js,
+      jsm,
+      prefix,
+      logger: options.logger,
+      options: consumerOptions,
+      handler,
+      redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
+      partitionsOf: async (topic) => {
+        try {
+          return await partitionsOf(topic);
+        } catch (error) {
+          if (error instanceof UnknownTopicError) return undefined;
+          throw error;
+        }
+      },
+      onStop: (self) => consumers.delete(self),
+    });
+    consumers.add(consumer);
+    await consumer.start();
+    return consumer;
   };
 
   return {
@@ -128,29 +153,8 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
       }
     },
-    async subscribe(consumerOptions: ConsumerOptions, handler: RecordHandler) {
-      const consumer = new JetStreamConsumer({
-        js,
-        jsm,
-        prefix,
-        logger: options.logger,
-        options: consumerOptions,
-        handler,
-        redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
-        partitionsOf: async (topic) => {
-          try {
-            return await partitionsOf(topic);
-          } catch (error) {
-            if (error instanceof UnknownTopicError) return undefined;
-            throw error;
-          }
-        },
-        onStop: (self) => consumers.delete(self),
-      });
-      consumers.add(consumer);
-      await consumer.start();
-      return consumer;
-    },
+    subscribe: (consumerOptions, handler) => subscribe(consumerOptions, oneByOne(handler)),
+    subscribeBatches: (consumerOptions, handler) => subscribe(consumerOptions, wholeBatch(handler)),
     async ping() {
       if (nc.isClosed()) throw new BrokerUnavailableError('NATS connection closed');
       try {

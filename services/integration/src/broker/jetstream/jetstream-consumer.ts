@@ -1,9 +1,13 @@
 /**
  * One consumer-group member on JetStream: per partition stream, a durable pull consumer
- * named after the group, explicit ack, one message in flight (so records of a key are
- * handled strictly in order, a failed one — nak'd — comes back before the next).
- * A worker per partition pulls with `next()`, runs the handler, and acks (the commit)
- * only when it resolves. Topics that do not exist yet are picked up by a periodic refresh.
+ * named after the group, explicit ack, at most `maxBatch` messages in flight. A worker
+ * per partition waits for the first message with `next()` (a long poll, cheap when
+ * idle), takes what else is already there with one no-wait fetch, hands the batch to the
+ * delivery handler, and acks (the commit) what it reports handled. The rest is nak'd
+ * without delay, in order, after the back-off was waited here: every message in flight
+ * is in the batch, and the server redelivers nak'd messages before new ones, so a failed
+ * record still comes back before anything later of its partition.
+ * Topics that do not exist yet are picked up by a periodic refresh.
  */
 import type { Logger } from '@platform/core';
 import {
@@ -16,7 +20,8 @@ import {
   type JsMsg,
 } from 'nats';
 import { assignmentOf } from '../assignment-of.js';
-import type { Assignment, BrokerRecord, Consumer, ConsumerOptions, RecordHandler } from '../broker.js';
+import { DEFAULT_MAX_BATCH, type DeliveryHandler } from '../batch-delivery.js';
+import type { Assignment, BrokerRecord, Consumer, ConsumerOptions } from '../broker.js';
 import { durableName, streamName } from './naming.js';
 
 export const KEY_HEADER = 'Broker-Key';
@@ -34,7 +39,7 @@ export interface JetStreamConsumerDeps {
   prefix: string;
   logger: Logger;
   options: ConsumerOptions;
-  handler: RecordHandler;
+  handler: DeliveryHandler;
   redeliveryDelayMs: number;
   /** Partition count of a topic, or undefined while it does not exist. */
   partitionsOf: (topic: string) => Promise<number | undefined>;
@@ -49,6 +54,7 @@ export class JetStreamConsumer implements Consumer {
   private readonly topics: Set<string>;
   private readonly partitions = new Map<string, PartitionState>();
   private readonly durable: string;
+  private readonly maxBatch: number;
   private isPaused = false;
   private stopped = false;
   private refreshTimer: NodeJS.Timeout | undefined;
@@ -57,6 +63,7 @@ export class JetStreamConsumer implements Consumer {
   constructor(private readonly deps: JetStreamConsumerDeps) {
     this.topics = new Set(deps.options.topics);
     this.durable = durableName(deps.options.groupId);
+    this.maxBatch = Math.max(1, deps.options.maxBatch ?? DEFAULT_MAX_BATCH);
   }
 
   get paused(): boolean {
@@ -116,7 +123,7 @@ export class JetStreamConsumer implements Consumer {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: policy,
       ...(startSeq === undefined ? {} : { opt_start_seq: startSeq }),
-      max_ack_pending: 1,
+      max_ack_pending: this.maxBatch,
       ack_wait: nanos(30_000),
       description: `consumer group ${this.deps.options.groupId}`,
     };
@@ -156,6 +163,10 @@ export class JetStreamConsumer implements Consumer {
       const policy = options.fromBeginning === false ? DeliverPolicy.New : DeliverPolicy.All;
       info = await jsm.consumers.add(stream, this.consumerConfig(policy));
     }
+    // A durable made by an earlier version (one in flight) or another batch size.
+    if (info.config.max_ack_pending !== this.maxBatch) {
+      info = await jsm.consumers.update(stream, this.durable, { max_ack_pending: this.maxBatch });
+    }
     const state: PartitionState = {
       topic,
       partition,
@@ -177,28 +188,34 @@ export class JetStreamConsumer implements Consumer {
         continue;
       }
       const generation = state.generation;
-      let msg: JsMsg | null;
+      let batch: JsMsg[];
       try {
         state.handle ??= await this.deps.js.consumers.get(state.stream, this.durable);
-        msg = await state.handle.next({ expires: FETCH_EXPIRES_MS, bind: true });
+        const first = await state.handle.next({ expires: FETCH_EXPIRES_MS, bind: true });
+        if (!first) continue;
+        batch = [first];
+        if (this.maxBatch > 1) {
+          // The no-wait pull returns what is there now and ends (the consumer API has no no-wait fetch).
+          for await (const msg of this.deps.js.fetch(state.stream, this.durable, { batch: this.maxBatch - 1, no_wait: true })) {
+            batch.push(msg);
+          }
+        }
       } catch (error) {
         if (!this.stopped) this.deps.logger.debug({ err: error, stream: state.stream }, 'fetch failed; retrying');
         state.handle = undefined;
         await sleep(250);
         continue;
       }
-      if (!msg) continue;
       if (state.generation !== generation) continue;
       if (this.isPaused || this.stopped) {
-        msg.nak();
+        for (const msg of batch) msg.nak();
         continue;
       }
-      await this.process(state, msg, generation);
+      await this.process(state, batch, generation);
     }
   }
 
-  private async process(state: PartitionState, msg: JsMsg, generation: number): Promise<void> {
-    const offset = msg.info.streamSequence - 1;
+  private toRecord(state: PartitionState, msg: JsMsg): BrokerRecord {
     const headers: Record<string, string> = {};
     let key = '';
     for (const name of msg.headers?.keys() ?? []) {
@@ -206,32 +223,45 @@ export class JetStreamConsumer implements Consumer {
       if (name === KEY_HEADER) key = value;
       else headers[name] = value;
     }
-    const record: BrokerRecord = {
+    return {
       topic: state.topic,
       partition: state.partition,
-      offset,
+      offset: msg.info.streamSequence - 1,
       key,
       value: Buffer.from(msg.data),
       headers,
       timestamp: new Date(Math.floor(msg.info.timestampNanos / 1e6)),
     };
-    try {
-      await this.deps.handler(record);
-    } catch (error) {
+  }
+
+  private async process(state: PartitionState, batch: JsMsg[], generation: number): Promise<void> {
+    const records = batch.map((msg) => this.toRecord(state, msg));
+    const interrupted = () => this.stopped || this.isPaused || state.generation !== generation;
+    const { handled, error } = await this.deps.handler(records, interrupted);
+    if (error !== undefined) {
+      const failed = records[handled]!;
       this.deps.logger.warn(
-        { err: error, groupId: this.deps.options.groupId, topic: state.topic, partition: state.partition, offset },
-        'handler failed; record will be delivered again',
+        { err: error, groupId: this.deps.options.groupId, topic: state.topic, partition: state.partition, offset: failed.offset },
+        'handler failed; records will be delivered again',
       );
-      msg.nak(this.deps.redeliveryDelayMs);
-      return;
     }
     if (state.generation !== generation) return;
-    try {
-      await msg.ackAck();
-      state.committedOffset = offset + 1;
-      state.endOffset = Math.max(state.endOffset, offset + 1 + msg.info.pending);
-    } catch (error) {
-      this.deps.logger.warn({ err: error, stream: state.stream, offset }, 'ack failed; record may be delivered again');
+    if (handled > 0) {
+      const last = batch[handled - 1]!;
+      try {
+        for (const msg of batch.slice(0, handled - 1)) msg.ack();
+        await last.ackAck(); // acks are processed in order: this one confirms them all
+        state.committedOffset = last.info.streamSequence;
+        state.endOffset = Math.max(state.endOffset, last.info.streamSequence + last.info.pending);
+      } catch (err) {
+        this.deps.logger.warn({ err, stream: state.stream, offset: records[handled - 1]!.offset }, 'ack failed; records may be delivered again');
+      }
+    }
+    if (handled < batch.length) {
+      // The back-off is waited here, not as a nak delay: a delayed nak would let newer
+      // messages overtake the failed ones.
+      if (error !== undefined && !this.stopped) await sleep(this.deps.redeliveryDelayMs);
+      for (const msg of batch.slice(handled)) msg.nak();
     }
   }
 }

@@ -9,7 +9,8 @@
  * one instance per group reads all of the group's partitions (scale out on JetStream).
  */
 import type { Logger, SqlDatabase } from '@platform/core';
-import type { Broker, ConsumerOptions, PublishResult, RecordHandler, TopicSpec } from '../broker.js';
+import { oneByOne, wholeBatch, type DeliveryHandler } from '../batch-delivery.js';
+import type { Broker, ConsumerOptions, PublishResult, TopicSpec } from '../broker.js';
 import { BrokerUnavailableError, UnknownTopicError } from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
 import { ensureBrokerSchema, WAKE_CHANNEL } from './schema.js';
@@ -55,6 +56,23 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
     if (!rows[0]) throw new UnknownTopicError(topic);
     partitionCounts.set(topic, Number(rows[0].partitions));
     return Number(rows[0].partitions);
+  };
+
+  const subscribe = async (consumerOptions: ConsumerOptions, handler: DeliveryHandler) => {
+    const consumer = new SqlLogConsumer({
+      db,
+      logger,
+      options: consumerOptions,
+      handler,
+      pollIntervalMs: options.pollIntervalMs ?? 500,
+      batchSize: options.batchSize ?? 200,
+      lingerMs: options.lingerMs ?? 10,
+      redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
+      onStop: (self) => consumers.delete(self),
+    });
+    consumers.add(consumer);
+    await consumer.start();
+    return consumer;
   };
 
   return {
@@ -105,22 +123,8 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
         throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
       }
     },
-    async subscribe(consumerOptions: ConsumerOptions, handler: RecordHandler) {
-      const consumer = new SqlLogConsumer({
-        db,
-        logger,
-        options: consumerOptions,
-        handler,
-        pollIntervalMs: options.pollIntervalMs ?? 500,
-        batchSize: options.batchSize ?? 200,
-        lingerMs: options.lingerMs ?? 10,
-        redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
-        onStop: (self) => consumers.delete(self),
-      });
-      consumers.add(consumer);
-      await consumer.start();
-      return consumer;
-    },
+    subscribe: (consumerOptions, handler) => subscribe(consumerOptions, oneByOne(handler)),
+    subscribeBatches: (consumerOptions, handler) => subscribe(consumerOptions, wholeBatch(handler)),
     async ping() {
       try {
         await db.ping();

@@ -1,15 +1,15 @@
 /**
  * One consumer-group member on the SQL log. A single loop discovers the group's
  * partitions (topics may appear later), refreshes end offsets, and — unless paused —
- * reads each partition from its committed offset, hands records to the handler one at a
- * time in offset order, and commits each offset after the handler resolves. Partitions
- * are processed concurrently; a handler that throws stops its partition for this round
- * and the record is delivered again after a delay.
+ * reads a range of each partition from its committed offset, hands it to the delivery
+ * handler in offset order, and commits once, up to what the handler reports handled.
+ * Partitions are processed concurrently; what was not handled is delivered again after a
+ * delay, before anything later of its partition.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Logger, SqlDatabase, Unlisten } from '@platform/core';
 import { assignmentOf } from '../assignment-of.js';
-import type { Assignment, BrokerRecord, Consumer, ConsumerOptions, RecordHandler } from '../broker.js';
+import type { DeliveryHandler } from '../batch-delivery.js';
+import type { Assignment, BrokerRecord, Consumer, ConsumerOptions } from '../broker.js';
 import { WAKE_CHANNEL } from './schema.js';
 
 interface PartitionState extends Assignment {
@@ -22,7 +22,7 @@ export interface SqlLogConsumerOptions {
   db: SqlDatabase;
   logger: Logger;
   options: ConsumerOptions;
-  handler: RecordHandler;
+  handler: DeliveryHandler;
   pollIntervalMs: number;
   batchSize: number;
   lingerMs: number;
@@ -127,7 +127,7 @@ export class SqlLogConsumer implements Consumer {
       if (handled === 0) await this.sleep(this.deps.pollIntervalMs);
       // Caught up with a trickle: linger briefly so a stream of single appends is read in
       // batches instead of one poll per record (PGlite has one session for everyone).
-      else if (handled < this.deps.batchSize) await new Promise((resolve) => setTimeout(resolve, this.deps.lingerMs));
+      else if (handled < this.batchSize) await new Promise((resolve) => setTimeout(resolve, this.deps.lingerMs));
     }
   }
 
@@ -187,44 +187,39 @@ export class SqlLogConsumer implements Consumer {
     const { rows } = await this.deps.db.query<MessageRow>(
       `SELECT "offset", key, value, headers, created_at FROM broker_messages
        WHERE topic = $1 AND partition = $2 AND "offset" >= $3 ORDER BY "offset" LIMIT $4`,
-      [state.topic, state.partition, state.committedOffset, this.deps.batchSize],
+      [state.topic, state.partition, state.committedOffset, this.batchSize],
     );
-    // Offsets are committed once per batch (and before any redelivery), each only after its
-    // record's handler resolved: a crash re-delivers at most the handled tail of one batch.
-    let handled: number | undefined;
-    for (const row of rows) {
-      // PGlite answers without going through the event loop, so a backlog would otherwise
-      // drain in one unbroken chain of promises and starve the process's timers, sockets
-      // and file I/O (other adapters, HTTP servers) until it ends.
-      await nextTurn();
-      if (this.stopped || this.isPaused || state.generation !== generation) break;
-      const record: BrokerRecord = {
-        topic: state.topic,
-        partition: state.partition,
-        offset: Number(row.offset),
-        key: row.key,
-        value: Buffer.from(row.value),
-        headers: typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers,
-        timestamp: new Date(row.created_at),
-      };
-      try {
-        await this.deps.handler(record);
-      } catch (error) {
-        this.deps.logger.warn(
-          { err: error, groupId: this.deps.options.groupId, topic: record.topic, partition: record.partition, offset: record.offset },
-          'handler failed; record will be delivered again',
-        );
-        state.retryAt = Date.now() + this.deps.redeliveryDelayMs;
-        break;
-      }
-      if (state.generation !== generation) break;
-      handled = record.offset + 1;
+    if (rows.length === 0 || this.stopped || this.isPaused) return 0;
+    const batch: BrokerRecord[] = rows.map((row) => ({
+      topic: state.topic,
+      partition: state.partition,
+      offset: Number(row.offset),
+      key: row.key,
+      value: Buffer.from(row.value),
+      headers: typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers,
+      timestamp: new Date(row.created_at),
+    }));
+    const interrupted = () => this.stopped || this.isPaused || state.generation !== generation;
+    const { handled, error } = await this.deps.handler(batch, interrupted);
+    if (error !== undefined) {
+      const failed = batch[handled]!;
+      this.deps.logger.warn(
+        { err: error, groupId: this.deps.options.groupId, topic: failed.topic, partition: failed.partition, offset: failed.offset },
+        'handler failed; records will be delivered again',
+      );
+      state.retryAt = Date.now() + this.deps.redeliveryDelayMs;
     }
-    if (handled === undefined || state.generation !== generation) return 0;
-    const count = handled - state.committedOffset;
-    await this.commit(state.topic, state.partition, handled);
-    state.committedOffset = handled;
-    return count;
+    // Offsets are committed once per batch, and only up to what was handled: a crash
+    // re-delivers at most one batch.
+    if (handled === 0 || state.generation !== generation) return 0;
+    const next = batch[handled - 1]!.offset + 1;
+    await this.commit(state.topic, state.partition, next);
+    state.committedOffset = next;
+    return handled;
+  }
+
+  private get batchSize(): number {
+    return this.deps.options.maxBatch ?? this.deps.batchSize;
   }
 
   private async commit(topic: string, partition: number, offset: number): Promise<void> {

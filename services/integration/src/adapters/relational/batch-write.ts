@@ -1,0 +1,187 @@
+/**
+ * The relational target's batch write: the events of one partition in one transaction,
+ * a fixed number of statements whatever the batch size.
+ *
+ * 1. Events this attachment already audited are duplicates (one look-up for the batch).
+ * 2. The rest are folded per natural key: the newest event wins (event time; offset
+ *    order among equals), and an event older than one before it is stale, as it would
+ *    have been applied one by one.
+ * 3. The winners go out as at most one multi-row insert (creates), one multi-row upsert
+ *    (updates) and one multi-row delete or soft-delete (tombstones); rows are passed as
+ *    one JSON array and typed by the table's own row type (`jsonb_populate_recordset`),
+ *    so every column type is cast as the table declares it. Each statement keeps the
+ *    single-event rules (a newer row is left alone) and returns the keys it changed.
+ * 4. One multi-row audit insert: every fresh event, `applied` when its key changed.
+ */
+import type { SqlExecutor } from '@platform/core';
+import type { TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
+import type { LifecycleClass } from '../runtime/attachment.js';
+import { q, type GenericMapping, type Mapping, type Row, type ShapedMapping } from './mapping.js';
+
+interface Winner {
+  event: TargetEvent;
+  row: Row;
+}
+
+const AUDIT_SQL = `INSERT INTO audit_log (attachment_id, contract_id, record_id, trace_id, record_type, lifecycle, natural_key,
+    schema_version, occurred_at, applied, payload)
+  SELECT $1, a.contract_id, a.record_id, a.trace_id, a.record_type, a.lifecycle, a.natural_key, a.schema_version,
+    a.occurred_at, a.applied, a.payload
+  FROM jsonb_to_recordset($2::jsonb) AS a(contract_id text, record_id uuid, trace_id uuid, record_type text, lifecycle text,
+    natural_key text, schema_version integer, occurred_at timestamptz, applied boolean, payload jsonb)
+  ON CONFLICT (attachment_id, record_id) DO NOTHING`;
+
+/** Which of two events of a key is newer. */
+const eventOrder = (event: TargetEvent): number => Date.parse(event.envelope.occurredAt);
+
+/** Key of a written row as the statements return it. */
+const keyOf = (m: Mapping, winner: Winner): string =>
+  m.mode === 'generic'
+    ? winner.event.envelope.naturalKey
+    : String(winner.row[m.keyColumn] ?? winner.event.envelope.naturalKey);
+
+function genericStatement(
+  m: GenericMapping,
+  lifecycle: LifecycleClass,
+  winners: Winner[],
+): [string, unknown[]] {
+  const t = q(m.table);
+  const source = `jsonb_populate_recordset(NULL::${t}, $1::jsonb)`;
+  if (lifecycle === 'tombstone') {
+    const rows = winners.map(({ event: { envelope } }) => ({
+      contract_id: envelope.contractId,
+      natural_key: envelope.naturalKey,
+      occurred_at: envelope.occurredAt,
+    }));
+    const match = `${t}.contract_id = d.contract_id AND ${t}.natural_key = d.natural_key AND ${t}.occurred_at <= d.occurred_at`;
+    const sql =
+      m.tombstone === 'delete'
+        ? `DELETE FROM ${t} USING ${source} AS d WHERE ${match} RETURNING ${t}.natural_key AS k`
+        : `UPDATE ${t} SET deleted_at = d.occurred_at, occurred_at = d.occurred_at, updated_at = now() FROM ${source} AS d WHERE ${match} RETURNING ${t}.natural_key AS k`;
+    return [sql, [JSON.stringify(rows)]];
+  }
+  const rows = winners.map(({ event: { envelope }, row }) => ({
+    record_id: envelope.recordId,
+    contract_id: envelope.contractId,
+    record_type: envelope.recordType,
+    natural_key: envelope.naturalKey,
+    payload: row.payload,
+    occurred_at: envelope.occurredAt,
+  }));
+  const columns = 'record_id, contract_id, record_type, natural_key, payload, occurred_at';
+  const insert = `INSERT INTO ${t} (${columns}) SELECT ${columns} FROM ${source}`;
+  const sql =
+    lifecycle === 'create'
+      ? `${insert} ON CONFLICT DO NOTHING RETURNING natural_key AS k`
+      : `${insert} ON CONFLICT (contract_id, natural_key) DO UPDATE SET record_id = EXCLUDED.record_id,
+           record_type = EXCLUDED.record_type, payload = EXCLUDED.payload, occurred_at = EXCLUDED.occurred_at,
+           updated_at = now(), deleted_at = NULL
+         WHERE ${t}.occurred_at <= EXCLUDED.occurred_at RETURNING natural_key AS k`;
+  return [sql, [JSON.stringify(rows)]];
+}
+
+function shapedStatement(
+  m: ShapedMapping,
+  lifecycle: LifecycleClass,
+  winners: Winner[],
+): [string, unknown[]] {
+  const t = q(m.table);
+  const key = q(m.keyColumn);
+  const source = `jsonb_populate_recordset(NULL::${t}, $1::jsonb)`;
+  if (lifecycle === 'tombstone') {
+    const rows = winners.map(({ event, row }) => ({
+      [m.keyColumn]: row[m.keyColumn],
+      created_at: event.envelope.occurredAt,
+    }));
+    const match = `${t}.${key} = d.${key} AND ${t}.created_at <= d.created_at`;
+    const sql =
+      m.tombstone === 'delete'
+        ? `DELETE FROM ${t} USING ${source} AS d WHERE ${match} RETURNING ${t}.${key}::text AS k`
+        : `UPDATE ${t} SET deleted_at = d.created_at, created_at = d.created_at FROM ${source} AS d WHERE ${match} RETURNING ${t}.${key}::text AS k`;
+    return [sql, [JSON.stringify(rows)]];
+  }
+  const columns = ['record_id', ...m.columns.map((c) => c.column), 'created_at'];
+  const rows = winners.map(({ event, row }) => ({
+    ...row,
+    record_id: event.envelope.recordId,
+    created_at: event.envelope.occurredAt,
+  }));
+  const list = columns.map(q).join(', ');
+  const insert = `INSERT INTO ${t} (${list}) SELECT ${list} FROM ${source}`;
+  const updates = columns.filter((c) => c !== m.keyColumn).map((c) => `${q(c)} = EXCLUDED.${q(c)}`);
+  if (m.tombstone === 'soft-delete') updates.push('deleted_at = NULL');
+  const sql =
+    lifecycle === 'create'
+      ? `${insert} ON CONFLICT DO NOTHING RETURNING ${key}::text AS k`
+      : `${insert} ON CONFLICT (${key}) DO UPDATE SET ${updates.join(', ')} WHERE ${t}.created_at <= EXCLUDED.created_at RETURNING ${key}::text AS k`;
+  return [sql, [JSON.stringify(rows)]];
+}
+
+export async function writeRelationalBatch(
+  tx: SqlExecutor,
+  m: Mapping,
+  events: TargetEvent[],
+  rows: Row[],
+): Promise<WriteOutcome[]> {
+  const { rows: audited } = await tx.query<{ record_id: string }>(
+    'SELECT record_id::text AS record_id FROM audit_log WHERE attachment_id = $1 AND record_id = ANY($2::uuid[])',
+    [m.attachmentId, events.map((e) => e.envelope.recordId)],
+  );
+  const seen = new Set(audited.map((row) => row.record_id.toLowerCase()));
+  const fresh: number[] = [];
+  const winners = new Map<string, number>();
+  const inSequence = new Set<number>();
+  events.forEach((event, i) => {
+    const id = event.envelope.recordId.toLowerCase();
+    if (seen.has(id)) return;
+    seen.add(id);
+    fresh.push(i);
+    const key = event.envelope.naturalKey;
+    const best = winners.get(key);
+    if (best === undefined || eventOrder(event) >= eventOrder(events[best]!)) {
+      winners.set(key, i);
+      inSequence.add(i);
+    }
+  });
+  const changed = new Set<string>();
+  for (const lifecycle of ['create', 'update', 'tombstone'] as const) {
+    const group = [...winners.values()]
+      .filter((i) => events[i]!.lifecycle === lifecycle)
+      .map((i) => ({ event: events[i]!, row: rows[i]! }));
+    if (group.length === 0) continue;
+    const [sql, params] =
+      m.mode === 'generic'
+        ? genericStatement(m, lifecycle, group)
+        : shapedStatement(m, lifecycle, group);
+    for (const row of (await tx.query<{ k: string }>(sql, params)).rows) changed.add(row.k);
+    // keys as the statements return them → natural keys of the events
+    for (const winner of group)
+      if (changed.has(keyOf(m, winner))) changed.add(`\u0000${winner.event.envelope.naturalKey}`);
+  }
+  const applied = (i: number) =>
+    inSequence.has(i) && changed.has(`\u0000${events[i]!.envelope.naturalKey}`);
+  if (fresh.length > 0) {
+    const auditRows = fresh.map((i) => {
+      const { envelope, lifecycle } = events[i]!;
+      return {
+        contract_id: envelope.contractId,
+        record_id: envelope.recordId,
+        trace_id: envelope.traceId,
+        record_type: envelope.recordType,
+        lifecycle,
+        natural_key: envelope.naturalKey,
+        schema_version: envelope.schemaVersion,
+        occurred_at: envelope.occurredAt,
+        applied: applied(i),
+        payload: envelope.payload,
+      };
+    });
+    await tx.query(AUDIT_SQL, [m.attachmentId, JSON.stringify(auditRows)]);
+  }
+  const freshSet = new Set(fresh);
+  return events.map((event, i) => {
+    if (!freshSet.has(i)) return 'duplicate';
+    if (applied(i)) return 'written';
+    return event.lifecycle === 'create' ? 'duplicate' : 'stale';
+  });
+}
