@@ -1,6 +1,6 @@
 export { ConfigError, loadConfig, loadConfigOrExit } from './config/load-config.js';
 export { booleanVar, listVar, nonNegativeIntVar, portVar, positiveIntVar, urlVar } from './config/env-types.js';
-export { coreEnvSchema, s3Configured, type CoreEnv } from './config/core-env.js';
+export { coreEnvSchema, routeScopeVar, s3Configured, type CoreEnv } from './config/core-env.js';
 export { createLogger, type Logger, type LoggerSettings } from './logging/create-logger.js';
 export {
   AppError,

@@ -5,10 +5,12 @@
  */
 import {
   createHttpApp,
+  type AccessPolicy,
   type ClientAddressResolver,
   type HealthCheck,
   type Logger,
   type RateLimiter,
+  type RouteScope,
 } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
@@ -41,6 +43,12 @@ export interface AppOptions {
   agentRateLimit?: { limiter: RateLimiter; clientAddress: ClientAddressResolver };
   /** Hosts and browser origins answered (DNS-rebinding guard). @defaultValue loopback names */
   hostGuard?: HostGuardOptions;
+  /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
+  access?: AccessPolicy;
+  /** What the chat API needs (`AGENT_SCOPE`). @defaultValue operate */
+  agentScope?: RouteScope;
+  /** What `run_sql` needs (`SQL_TOOL_SCOPE`). @defaultValue operate */
+  sqlScope?: RouteScope;
   /** More dependencies for `/health` (e.g. the counter store). */
   health?: Record<string, HealthCheck>;
 }
@@ -50,6 +58,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = await createHttpApp({
     service: 'analytics',
     logger,
+    ...(options.access ? { access: options.access } : {}),
     health: { warehouse: () => warehouse.ping(), ...options.health },
     openapi: {
       title: 'Sales analytics',
@@ -76,14 +85,24 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     onToolCall: (tool: string, isError: boolean) =>
       toolCalls.inc({ tool, outcome: isError ? 'error' : 'ok' }),
   };
-  registerMcpRoutes(app, mcp);
-  const toolbox = await createMcpToolbox(mcp);
+  const agentScope = options.agentScope ?? 'operate';
+  const sqlScope = options.sqlScope ?? 'operate';
+  registerMcpRoutes(app, { ...mcp, sqlScope });
+  // The agent runs SQL only when everyone who may chat may also run SQL directly.
+  const agentMayRunSql = sqlScope === 'open' || sqlScope === agentScope;
+  const toolbox = await createMcpToolbox({
+    ...mcp,
+    sqlRefusal: agentMayRunSql
+      ? undefined
+      : `run_sql is not available to the chat agent (it needs the "${sqlScope}" scope)`,
+  });
   app.addHook('onClose', async () => toolbox.close());
   registerAgentRoutes(app, {
     toolbox,
     provider: options.llm,
     limits: options.agent,
     rateLimit: options.agentRateLimit,
+    scope: agentScope,
   });
   return app;
 }

@@ -6,6 +6,7 @@ import {
   nonNegativeIntVar,
   portVar,
   positiveIntVar,
+  routeScopeVar,
   urlVar,
 } from '@platform/core';
 import { z } from 'zod';
@@ -57,6 +58,10 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   AGENT_RATE_LIMIT: nonNegativeIntVar(30),
   /** Window of the chat rate limit, in seconds. @defaultValue 60 */
   AGENT_RATE_WINDOW_SECONDS: positiveIntVar(60),
+  /** What the chat agent (`POST /api/v1/agent/chat`) needs; `open` for a public chat. @defaultValue operate */
+  AGENT_SCOPE: routeScopeVar('operate'),
+  /** What the MCP `run_sql` tool needs (the view tools need `read`). @defaultValue operate */
+  SQL_TOOL_SCOPE: routeScopeVar('operate'),
   /** Most model turns (tool rounds) per chat request. @defaultValue 6 */
   AGENT_MAX_STEPS: positiveIntVar(6),
   /** Most tool calls of one model turn that are run. @defaultValue 8 */

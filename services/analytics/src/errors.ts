@@ -15,5 +15,6 @@ export const errors = defineErrors({
   LLM_UNAVAILABLE: { status: 502, detail: 'The language model did not give a usable answer' },
   LLM_TIMEOUT: { status: 504, detail: 'The language model did not answer in time' },
   AGENT_DEADLINE: { status: 504, detail: 'The agent did not finish its answer in time' },
+  SQL_TOOL_FORBIDDEN: { status: 403, detail: 'run_sql needs an API key with its scope' },
   HISTORY_REJECTED: { status: 400, detail: 'The conversation history is not valid' },
 });

@@ -3,6 +3,7 @@
  * exists), builds the warehouse on first start, and shuts down cleanly on SIGTERM/SIGINT.
  */
 import {
+  accessPolicyFromEnv,
   createClientAddressResolver,
   createLogger,
   createRateLimiter,
@@ -42,6 +43,9 @@ const agentRateLimit =
 const app = await buildApp({
   warehouse,
   logger,
+  access: accessPolicyFromEnv(env),
+  agentScope: env.AGENT_SCOPE,
+  sqlScope: env.SQL_TOOL_SCOPE,
   sqlMaxRows: env.ANALYTICS_SQL_MAX_ROWS,
   sqlTimeoutMs: env.ANALYTICS_SQL_TIMEOUT_MS,
   sqlMaxBytes: env.ANALYTICS_SQL_MAX_BYTES,

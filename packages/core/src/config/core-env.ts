@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { ROUTE_SCOPES, type RouteScope } from '../http/access/scopes.js';
 import { booleanVar, listVar, urlVar } from './env-types.js';
 
-const routeScopeVar = (defaultScope: RouteScope) =>
+/** A setting naming what a route needs: read, submit, operate or open. */
+export const routeScopeVar = (defaultScope: RouteScope) =>
   z
     .enum(ROUTE_SCOPES as [RouteScope, ...RouteScope[]], { message: 'expected one of read, submit, operate, open' })
     .default(defaultScope);

@@ -2,7 +2,12 @@
  * `POST /api/v1/agent/chat` (the agent, or the offline planner when no LLM is
  * configured), and the chat page at `/chat` (`/` redirects there).
  */
-import { rateLimitHeaders, type ClientAddressResolver, type RateLimiter } from '@platform/core';
+import {
+  rateLimitHeaders,
+  type ClientAddressResolver,
+  type RateLimiter,
+  type RouteScope,
+} from '@platform/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { CHAT_PAGE_HTML, CHAT_PAGE_SCRIPT } from './chat-page.js';
@@ -19,6 +24,8 @@ export interface AgentRouteOptions {
   limits?: AgentLimits;
   /** Per-client limit of chat requests; undefined: no limit. */
   rateLimit?: { limiter: RateLimiter; clientAddress: ClientAddressResolver };
+  /** What the chat API needs (`AGENT_SCOPE`); the page itself is open. @defaultValue operate */
+  scope?: RouteScope;
 }
 
 const MAX_MESSAGE_CHARS = 4000;
@@ -103,6 +110,7 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
   app.post(
     '/api/v1/agent/chat',
     {
+      config: { scope: options.scope ?? 'operate' },
       schema: {
         summary: 'Ask the sales agent a question',
         description:
@@ -154,20 +162,27 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
     },
   );
 
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/chat'));
+  // The page and its script are static; the chat API behind them needs `scope`.
+  const open = { scope: 'open' } as const;
+  app.get('/', { config: open, schema: { hide: true } }, async (_request, reply) =>
+    reply.redirect('/chat'),
+  );
   app.get(
     '/chat',
-    { schema: { summary: 'The chat page', tags: ['agent'], produces: ['text/html'] } },
+    {
+      config: open,
+      schema: { summary: 'The chat page', tags: ['agent'], produces: ['text/html'] },
+    },
     async (_request, reply) =>
       reply
         .header('content-type', 'text/html; charset=utf-8')
         .header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'")
         .send(CHAT_PAGE_HTML),
   );
-  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) =>
+  app.get('/favicon.ico', { config: open, schema: { hide: true } }, async (_request, reply) =>
     reply.code(204).send(),
   );
-  app.get('/chat/app.js', { schema: { hide: true } }, async (_request, reply) =>
+  app.get('/chat/app.js', { config: open, schema: { hide: true } }, async (_request, reply) =>
     reply.header('content-type', 'text/javascript; charset=utf-8').send(CHAT_PAGE_SCRIPT),
   );
 }

@@ -10,8 +10,9 @@
  */
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance } from 'fastify';
-import { createMcpServer, type McpDependencies } from './mcp-server.js';
+import { callerHasScope, type RouteScope } from '@platform/core';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createMcpServer, SQL_TOOL, type McpDependencies } from './mcp-server.js';
 
 const notAllowed = {
   jsonrpc: '2.0',
@@ -25,12 +26,30 @@ const notAllowed = {
 /** Open legacy SSE sessions at most; more are refused with 503 until some close. */
 const MAX_SSE_SESSIONS = 100;
 
-export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): void {
+export interface McpRouteOptions extends McpDependencies {
+  /** What `run_sql` needs (`SQL_TOOL_SCOPE`); the endpoints themselves need `read`. @defaultValue operate */
+  sqlScope?: RouteScope;
+}
+
+/** Why this caller may not run SQL, or undefined when it may. */
+export function sqlRefusalFor(request: FastifyRequest, scope: RouteScope): string | undefined {
+  if (scope === 'open' || callerHasScope(request, scope)) return undefined;
+  return `${SQL_TOOL} needs the "${scope}" scope: an API key holding it, or a client on this machine while no API_KEYS are set`;
+}
+
+export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): void {
+  const { sqlScope = 'operate', ...deps } = options;
+  const serverFor = (request: FastifyRequest) =>
+    createMcpServer({ ...deps, sqlRefusal: sqlRefusalFor(request, sqlScope) });
+  const config = { scope: 'read' } as const;
   app.post(
     '/mcp',
-    { schema: { summary: 'MCP Streamable HTTP endpoint (stateless, JSON-RPC)', tags: ['mcp'] } },
+    {
+      config,
+      schema: { summary: 'MCP Streamable HTTP endpoint (stateless, JSON-RPC)', tags: ['mcp'] },
+    },
     async (request, reply) => {
-      const server = createMcpServer(deps);
+      const server = serverFor(request);
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
@@ -48,6 +67,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
     app.route({
       method,
       url: '/mcp',
+      config,
       schema: {
         summary: `MCP Streamable HTTP ${method}: not used by this stateless server (405)`,
         tags: ['mcp'],
@@ -56,10 +76,16 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
     });
   }
 
-  const sessions = new Map<string, SSEServerTransport>();
+  // A session answers messages only from the key that opened it (its run_sql right was
+  // decided then); in local mode every caller has no key name and shares the rule.
+  const sessions = new Map<
+    string,
+    { transport: SSEServerTransport; keyName: string | undefined }
+  >();
   app.get(
     '/sse',
     {
+      config,
       schema: {
         summary: 'Legacy MCP HTTP+SSE transport: opens a session event stream',
         tags: ['mcp'],
@@ -74,8 +100,8 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
       }
       reply.hijack();
       const transport = new SSEServerTransport('/messages', reply.raw);
-      const server = createMcpServer(deps);
-      sessions.set(transport.sessionId, transport);
+      const server = serverFor(request);
+      sessions.set(transport.sessionId, { transport, keyName: request.apiKeyName });
       reply.raw.on('close', () => {
         sessions.delete(transport.sessionId);
         void server.close();
@@ -87,6 +113,7 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
   app.post(
     '/messages',
     {
+      config,
       schema: {
         summary: 'Legacy MCP HTTP+SSE transport: a client message for a session',
         tags: ['mcp'],
@@ -99,14 +126,15 @@ export function registerMcpRoutes(app: FastifyInstance, deps: McpDependencies): 
     },
     async (request, reply) => {
       const { sessionId } = request.query as { sessionId: string };
-      const transport = sessions.get(sessionId);
-      if (!transport) return reply.code(404).send({ detail: 'Unknown or closed MCP session' });
+      const session = sessions.get(sessionId);
+      if (!session || session.keyName !== request.apiKeyName)
+        return reply.code(404).send({ detail: 'Unknown or closed MCP session' });
       reply.hijack();
-      await transport.handlePostMessage(request.raw, reply.raw, request.body);
+      await session.transport.handlePostMessage(request.raw, reply.raw, request.body);
     },
   );
   app.addHook('preClose', async () => {
-    await Promise.all([...sessions.values()].map((transport) => transport.close()));
+    await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
     sessions.clear();
   });
 }

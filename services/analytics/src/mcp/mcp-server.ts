@@ -7,6 +7,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isAppError, type Logger } from '@platform/core';
+import { errors } from '../errors.js';
 import { z } from 'zod';
 import {
   READ_NAMES,
@@ -32,6 +33,11 @@ export interface McpDependencies {
   sqlGate: SqlGate;
   /** Told of every tool call and whether it failed (metrics). */
   onToolCall?: (tool: string, isError: boolean) => void;
+  /**
+   * Set when this caller may not use `run_sql` (`SQL_TOOL_SCOPE`): the tool stays listed
+   * (one tool list for everyone) and answers this text as an error.
+   */
+  sqlRefusal?: string | undefined;
 }
 
 export const SQL_TOOL = 'run_sql';
@@ -84,6 +90,7 @@ export function createMcpServer(deps: McpDependencies): McpServer {
     },
     async ({ sql }: { sql: string }) =>
       run(SQL_TOOL, async () => {
+        if (deps.sqlRefusal) throw errors.SQL_TOOL_FORBIDDEN({ detail: deps.sqlRefusal });
         const output = await deps.sqlGate.run(() =>
           runReadOnlySql(deps.warehouse, sql, {
             maxRows,
