@@ -2,10 +2,13 @@
  * The `analytics` command.
  *   analytics generate --out DIR [--orders N] [--seed S]   synthetic data set in the Olist format
  *   analytics build --source DIR [--data-dir DIR]          bronze → silver → gold → views
+ *   analytics export --to DIR|s3://bucket/prefix [--data-dir DIR]   gold as Parquet + manifest
  * The warehouse goes to `DATA_DIR/analytics/raw_data.duckdb` (`--data-dir` or env
  * `DATA_DIR`, default `./data`). Returns the exit code: 0 ok, 1 failed, 2 bad usage.
  */
 import { parseArgs } from 'node:util';
+import { createObjectStore } from '@platform/core';
+import { ExportTargetError, exportGold, type ExportTarget } from './export/export-gold.js';
 import { generateDataset } from './generate/generate-dataset.js';
 import { PipelineError } from './pipeline/pipeline-error.js';
 import { formatStep, runPipeline } from './pipeline/run-pipeline.js';
@@ -13,7 +16,8 @@ import { warehousePath } from './warehouse/paths.js';
 
 const USAGE = `usage:
   analytics generate --out DIR [--orders N] [--seed S]
-  analytics build --source DIR [--data-dir DIR]`;
+  analytics build --source DIR [--data-dir DIR]
+  analytics export --to DIR|s3://bucket/prefix [--data-dir DIR]`;
 
 export interface CliIo {
   out: (line: string) => void;
@@ -32,10 +36,15 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
   try {
     if (command === 'generate') return await generate(rest, io);
     if (command === 'build') return await build(rest, io);
+    if (command === 'export') return await exportCommand(rest, io);
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`analytics: ${error.message}\n${USAGE}`);
       return 2;
+    }
+    if (error instanceof ExportTargetError) {
+      io.err(`analytics: export failed: ${error.message}`);
+      return 1;
     }
     if (error instanceof PipelineError) {
       io.err(`analytics: build failed: ${error.message}`);
@@ -98,4 +107,61 @@ async function build(args: string[], io: CliIo): Promise<number> {
   });
   io.out(`build done in ${result.totalMs} ms: ${warehousePath(dataDir)}`);
   return 0;
+}
+
+async function exportCommand(args: string[], io: CliIo): Promise<number> {
+  const values = parse(args, { to: { type: 'string' }, 'data-dir': { type: 'string' } });
+  if (!values.to) throw new UsageError('export needs --to DIR or --to s3://bucket/prefix');
+  const dataDir = values['data-dir'] ?? io.env.DATA_DIR ?? './data';
+  const target = exportTarget(values.to, io.env);
+  const started = performance.now();
+  let manifest;
+  try {
+    manifest = await exportGold(warehousePath(dataDir), target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && !(error instanceof ExportTargetError))
+      throw new ExportTargetError(
+        `no warehouse at ${warehousePath(dataDir)}; run analytics build first`,
+      );
+    throw error;
+  } finally {
+    if (target.kind === 'store') await target.store.close();
+  }
+  for (const [table, { rows, files }] of Object.entries(manifest.tables))
+    io.out(
+      `export ${table.padEnd(28)} ${String(rows).padStart(9)} rows in ${files.length} file(s)`,
+    );
+  io.out(
+    `export done in ${Math.round(performance.now() - started)} ms: build ${manifest.build_id ?? 'unknown'} to ${values.to}`,
+  );
+  return 0;
+}
+
+/** `s3://bucket/prefix` (endpoint, region and keys from the S3_* settings) or a folder. */
+function exportTarget(to: string, env: CliIo['env']): ExportTarget {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(to)?.[1]?.toLowerCase();
+  if (scheme === undefined) return { kind: 'dir', dir: to };
+  if (scheme !== 's3')
+    throw new UsageError(`--to takes a folder or s3://bucket/prefix (got ${scheme}://)`);
+  // Checked on the text as given: URL parsing would resolve `a/../b` to `b` silently.
+  if (/(^|\/)\.\.?(\/|$)/.test(to.slice('s3://'.length)))
+    throw new UsageError('--to s3:// prefix must not contain . or .. segments');
+  const url = new URL(to);
+  const bucket = url.hostname;
+  const prefix = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, '');
+  if (!bucket) throw new UsageError('--to s3:// needs a bucket: s3://bucket/prefix');
+  const credentials =
+    env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
+      ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
+      : undefined;
+  const store = createObjectStore({
+    s3: {
+      bucket,
+      region: env.S3_REGION ?? 'us-east-1',
+      ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
+      ...(env.S3_FORCE_PATH_STYLE ? { forcePathStyle: env.S3_FORCE_PATH_STYLE !== 'false' } : {}),
+      ...(credentials ? { credentials } : {}),
+    },
+  });
+  return { kind: 'store', store, prefix };
 }
