@@ -156,7 +156,8 @@ function pageSchema(spec: ReadSpec) {
       total: z.number().int(),
       limit: z.number().int().nullable(),
       offset: z.number().int(),
-      filters: z.record(z.string(), z.number()),
+      filters: z.record(z.string(), z.union([z.number(), z.string()])),
+      sort: z.string().optional(),
       build_id: z.string(),
       data_as_of: z.string(),
     }),
@@ -164,6 +165,12 @@ function pageSchema(spec: ReadSpec) {
 }
 
 function zodParam(p: ParamSpec) {
+  if (p.type === 'string') {
+    const text = p.enum
+      ? z.enum(p.enum as [string, ...string[]])
+      : z.string().regex(new RegExp(p.pattern ?? '.*'));
+    return text.optional().describe(p.description);
+  }
   const base = p.type === 'integer' ? z.number().int() : z.number();
   return base.min(p.minimum).max(p.maximum).optional().describe(p.description);
 }

@@ -5,13 +5,24 @@
  */
 import type { ViewName } from '../pipeline/views.js';
 
-export interface ParamSpec {
+export interface NumberParamSpec {
   type: 'integer' | 'number';
   minimum: number;
   maximum: number;
   default?: number;
   description: string;
 }
+
+/** A text parameter: a month (`pattern`) or one of a few words (`enum`). */
+export interface StringParamSpec {
+  type: 'string';
+  pattern?: string;
+  enum?: string[];
+  default?: string;
+  description: string;
+}
+
+export type ParamSpec = NumberParamSpec | StringParamSpec;
 
 export type ColumnType = 'integer' | 'number' | 'string';
 
@@ -28,6 +39,11 @@ export interface ReadSpec {
   /** The view's order (its serving table is stored in it). */
   orderBy: string;
   /**
+   * Other orders a client may ask for with `sort`: name → ORDER BY clause. Unset or the
+   * default keeps the stored order (a range read, no sort).
+   */
+  sorts?: Record<string, string>;
+  /**
    * The filtered total as the build stored it, given each filter's placeholder; unset:
    * a count of the view.
    */
@@ -39,14 +55,23 @@ export interface ReadSpec {
   paged: boolean;
 }
 
-const limit = (defaultValue: number, maximum: number): ParamSpec => ({
+const MONTH = '^[0-9]{4}-(0[1-9]|1[0-2])$';
+const month = (description: string): StringParamSpec => ({
+  type: 'string',
+  pattern: MONTH,
+  description,
+});
+/** `YYYY-MM` as the integer `YYYYMM`, compared with `year * 100 + month`. */
+const monthNumber = (placeholder: string) => `CAST(replace(${placeholder}, '-', '') AS INTEGER)`;
+
+const limit = (defaultValue: number, maximum: number): NumberParamSpec => ({
   type: 'integer',
   minimum: 1,
   maximum,
   default: defaultValue,
   description: `Most rows to return (1–${maximum}, default ${defaultValue}).`,
 });
-const offset: ParamSpec = {
+const offset: NumberParamSpec = {
   type: 'integer',
   minimum: 0,
   maximum: 1_000_000,
@@ -88,10 +113,16 @@ export const READS = {
         maximum: 2100,
         description: 'Only months of this calendar year.',
       },
+      from: month('Only this month (YYYY-MM) and later.'),
+      to: month('Only this month (YYYY-MM) and earlier.'),
       limit: limit(120, 1000),
       offset,
     },
-    filters: { year: (p) => `sales_year = ${p}` },
+    filters: {
+      year: (p) => `sales_year = ${p}`,
+      from: (p) => `sales_year * 100 + sales_month >= ${monthNumber(p)}`,
+      to: (p) => `sales_year * 100 + sales_month <= ${monthNumber(p)}`,
+    },
     orderBy: 'sales_year DESC, sales_month DESC',
     columns: {
       sales_year: 'integer',
@@ -137,11 +168,22 @@ export const READS = {
         maximum: 10,
         description: 'Only customers in this LTV decile (1 = top 10%).',
       },
+      sort: {
+        type: 'string',
+        enum: ['ltv_desc', 'ltv_asc', 'orders_desc'],
+        default: 'ltv_desc',
+        description:
+          'Order: ltv_desc (best first, default), ltv_asc (lowest value first) or orders_desc (most orders first, then by value).',
+      },
       limit: limit(50, 1000),
       offset,
     },
     filters: { decile: (p) => `ltv_decile = ${p}` },
     orderBy: 'ltv_rank, customer_sk',
+    sorts: {
+      ltv_asc: 'ltv_rank DESC, customer_sk DESC',
+      orders_desc: 'total_orders DESC, ltv_rank, customer_sk',
+    },
     total: ({ decile }) =>
       `SELECT customers AS total FROM raw_data.gold.customer_ltv_deciles WHERE ltv_decile IS NOT DISTINCT FROM ${decile ?? 'NULL'}::INTEGER`,
     columns: {

@@ -10,7 +10,7 @@ import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
 import type { BuildInfo, Warehouse } from '../warehouse/warehouse.js';
 import { READS, type ReadName, type ReadSpec } from './catalog.js';
 
-export type ReadParams = Record<string, number | undefined>;
+export type ReadParams = Record<string, number | string | undefined>;
 
 export interface ViewPage {
   data: Record<string, unknown>[];
@@ -20,7 +20,9 @@ export interface ViewPage {
     total: number;
     limit: number | null;
     offset: number;
-    filters: Record<string, number>;
+    filters: Record<string, number | string>;
+    /** The order asked for (`sort`), when the read has a choice. */
+    sort?: string;
     /** The build the rows come from. */
     build_id: string;
     /** When that build loaded its data (ISO 8601 UTC). */
@@ -38,7 +40,7 @@ export async function readView(
   const values: DuckDBValue[] = [];
   const conditions: string[] = [];
   const placeholders: Record<string, string> = {};
-  const filters: Record<string, number> = {};
+  const filters: Record<string, number | string> = {};
   for (const [param, condition] of Object.entries(spec.filters)) {
     const value = params[param];
     if (value === undefined) continue;
@@ -48,15 +50,18 @@ export async function readView(
     conditions.push(condition(placeholders[param]));
   }
   const where = conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
-  const limit = spec.paged ? (params.limit ?? spec.params.limit?.default ?? 100) : null;
-  const offset = spec.paged ? (params.offset ?? 0) : 0;
+  const limit = spec.paged ? Number(params.limit ?? spec.params.limit?.default ?? 100) : null;
+  const offset = spec.paged ? Number(params.offset ?? 0) : 0;
   const paging =
     limit === null
       ? ''
       : ` LIMIT $${values.length + 1}::BIGINT OFFSET $${values.length + 2}::BIGINT`;
+  // A named order from the catalog (never the client's text); the default is the stored one.
+  const sort = typeof params.sort === 'string' ? params.sort : undefined;
+  const orderBy = sort && spec.sorts?.[sort] ? ` ORDER BY ${spec.sorts[sort]}` : '';
   const [page, total] = await Promise.all([
     warehouse.query(
-      `SELECT * FROM ${qualified}${where}${paging}`,
+      `SELECT * FROM ${qualified}${where}${orderBy}${paging}`,
       limit === null ? values : [...values, limit, offset],
     ),
     limit === null
@@ -76,6 +81,7 @@ export async function readView(
       limit,
       offset,
       filters,
+      ...(spec.sorts ? { sort: sort ?? String(spec.params.sort?.default ?? '') } : {}),
       build_id: build.id,
       data_as_of: build.builtAt,
     },

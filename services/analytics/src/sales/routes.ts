@@ -2,7 +2,8 @@
  * The five REST reads (`GET /api/v1/...`), generated from the catalog: querystring schema
  * with bounds (unknown parameters are a 400), the `{ data, meta }` wrapper, rows typed
  * per view for the OpenAPI document, and the build's validators (`ETag`, `Last-Modified`;
- * 304 for a matching `If-None-Match`).
+ * 304 for a matching `If-None-Match`). A client that prefers `text/csv` in `Accept` gets
+ * the page's rows as CSV (header row, the view's columns; paging and filters as for JSON).
  */
 import type { FastifyInstance } from 'fastify';
 import type { Warehouse } from '../warehouse/warehouse.js';
@@ -59,7 +60,11 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
                     total: { type: 'integer' },
                     limit: { type: ['integer', 'null'] },
                     offset: { type: 'integer' },
-                    filters: { type: 'object', additionalProperties: { type: 'number' } },
+                    filters: {
+                      type: 'object',
+                      additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string' }] },
+                    },
+                    sort: { type: 'string' },
                     build_id: { type: 'string' },
                     data_as_of: { type: 'string', format: 'date-time' },
                   },
@@ -77,7 +82,7 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
         config: { scope: 'read' },
       },
       async (request, reply) => {
-        const representation = 'json';
+        const representation = prefersCsv(request.headers.accept) ? 'csv' : 'json';
         const ifNoneMatch = request.headers['if-none-match'];
         if (ifNoneMatch) {
           const build = await warehouse.currentBuild();
@@ -87,8 +92,49 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
         const page = await readView(warehouse, name, request.query as ReadParams);
         const build = { id: page.meta.build_id, builtAt: page.meta.data_as_of };
         reply.headers(validatorHeaders(build, representation));
+        if (representation === 'csv') {
+          return reply
+            .type('text/csv; charset=utf-8')
+            .header('x-total-count', String(page.meta.total))
+            .send(toCsv(Object.keys(spec.columns), page.data));
+        }
         return page;
       },
     );
   }
+}
+
+/** Whether `Accept` ranks `text/csv` above JSON (absent or `*\/*` means JSON). */
+export function prefersCsv(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const quality = (type: string) => {
+    let best = -1;
+    for (const part of accept.split(',')) {
+      const [media, ...options] = part.trim().toLowerCase().split(';');
+      if (media !== type) continue;
+      const q = options.map((o) => o.trim()).find((o) => o.startsWith('q='));
+      best = Math.max(best, q ? Number(q.slice(2)) || 0 : 1);
+    }
+    return best;
+  };
+  const csv = quality('text/csv');
+  return csv > 0 && csv > quality('application/json');
+}
+
+/**
+ * RFC 4180 CSV: a header row, then one line per row; a cell with a comma, quote or line
+ * break is quoted. A text cell that starts with `=`, `+`, `-` or `@` gets a leading `'`,
+ * so a spreadsheet shows it rather than running it as a formula (numbers are written as
+ * numbers, negative ones included).
+ */
+export function toCsv(columns: string[], rows: Record<string, unknown>[]): string {
+  const cell = (value: unknown): string => {
+    if (value === null || value === undefined) return '';
+    let text = String(value);
+    if (typeof value === 'string' && /^[=+\-@]/.test(text)) text = `'${text}`;
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  const lines = [columns.map(cell).join(',')];
+  for (const row of rows) lines.push(columns.map((column) => cell(row[column])).join(','));
+  return `${lines.join('\r\n')}\r\n`;
 }

@@ -57,6 +57,82 @@ describe('REST reads', () => {
       assert.equal(typeof value, 'number');
   });
 
+  it('month ranges on the monthly read: from and to, inclusive, and a 400 naming a bad month', async () => {
+    const all = views.monthly_trends as Array<{ sales_year: number; sales_month: number }>;
+    const key = (row: { sales_year: number; sales_month: number }) =>
+      row.sales_year * 100 + row.sales_month;
+    const keys = all.map(key).sort((a, b) => a - b);
+    const [first, last] = [keys[0]!, keys.at(-1)!];
+    const asMonth = (k: number) => `${Math.floor(k / 100)}-${String(k % 100).padStart(2, '0')}`;
+    const { status, body } = await get(
+      `/api/v1/sales/monthly-trend?from=${asMonth(first)}&to=${asMonth(first)}`,
+    );
+    assert.equal(status, 200);
+    assert.deepEqual(
+      body.data,
+      all.filter((row) => key(row) === first),
+    );
+    assert.deepEqual(body.meta.filters, { from: asMonth(first), to: asMonth(first) });
+    const later = await get(`/api/v1/sales/monthly-trend?from=${asMonth(last)}`);
+    assert.deepEqual(
+      later.body.data,
+      all.filter((row) => key(row) >= last),
+    );
+    for (const bad of ['2018-13', '2018-1', 'last-month', "2018-01' OR 1=1"]) {
+      const refused = await get(`/api/v1/sales/monthly-trend?from=${encodeURIComponent(bad)}`);
+      assert.equal(refused.status, 400, bad);
+      assert.match(refused.body.detail, /from/, bad);
+    }
+  });
+
+  it('sorts the LTV ranking by a named order only', async () => {
+    const ranking = views.top_customers as Array<Record<string, number | string>>;
+    const asc = await get('/api/v1/analytics/customer-ltv?sort=ltv_asc&limit=1000');
+    assert.equal(asc.status, 200);
+    assert.deepEqual(asc.body.data, [...ranking].reverse());
+    assert.equal(asc.body.meta.sort, 'ltv_asc');
+    const byOrders = await get('/api/v1/analytics/customer-ltv?sort=orders_desc&limit=1000');
+    const orders = byOrders.body.data.map((row: { total_orders: number }) => row.total_orders);
+    assert.deepEqual(
+      orders,
+      [...orders].sort((a: number, b: number) => b - a),
+    );
+    assert.equal((await get('/api/v1/analytics/customer-ltv')).body.meta.sort, 'ltv_desc');
+    const refused = await get('/api/v1/analytics/customer-ltv?sort=customer_sk');
+    assert.equal(refused.status, 400);
+    assert.match(refused.body.detail, /sort/);
+  });
+
+  it('answers CSV to a client that prefers it, with the same rows and validators', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: '/api/v1/analytics/customer-ltv?limit=3',
+      headers: { accept: 'text/csv' },
+    });
+    assert.equal(response.statusCode, 200);
+    assert.match(String(response.headers['content-type']), /^text\/csv/);
+    const lines = response.body.trimEnd().split('\r\n');
+    assert.equal(lines[0], 'customer_sk,total_orders,lifetime_value,ltv_decile,ltv_rank');
+    const ranking = views.top_customers as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      lines.slice(1),
+      ranking
+        .slice(0, 3)
+        .map((row) =>
+          ['customer_sk', 'total_orders', 'lifetime_value', 'ltv_decile', 'ltv_rank']
+            .map((c) => String(row[c]))
+            .join(','),
+        ),
+    );
+    assert.match(String(response.headers.etag), /\.csv"$/);
+    const json = await app.inject({
+      method: 'GET',
+      url: '/api/v1/analytics/customer-ltv?limit=3',
+      headers: { accept: 'application/json, text/csv;q=0.5' },
+    });
+    assert.match(String(json.headers['content-type']), /json/);
+  });
+
   it('filters and pages: year, decile, min_ratio, limit, offset', async () => {
     const sales = expectedSales();
     const y2018 = await get('/api/v1/sales/monthly-trend?year=2018');
@@ -237,5 +313,23 @@ describe('before the warehouse is built', () => {
     assert.equal(after.headers.etag, before.headers.etag);
     assert.deepEqual(after.json(), before.json());
     assert.deepEqual(readdirSync(dirname(fixture.file)), ['raw_data.duckdb'], 'no scratch left');
+  });
+});
+
+describe('CSV cells', () => {
+  it('quotes what needs quoting and keeps a spreadsheet from running formulas', async () => {
+    const { toCsv } = await import('../../src/sales/routes.js');
+    const csv = toCsv(
+      ['a', 'b'],
+      [
+        { a: 'x,y', b: 'say "hi"' },
+        { a: '=HYPERLINK("http://evil")', b: -3.5 },
+        { a: '@SUM(A1)', b: null },
+      ],
+    );
+    assert.equal(
+      csv,
+      'a,b\r\n"x,y","say ""hi"""\r\n"\'=HYPERLINK(""http://evil"")",-3.5\r\n\'@SUM(A1),\r\n',
+    );
   });
 });
