@@ -4,7 +4,7 @@
  * attachment refresh, adapter liveness, and per-adapter retry policies.
  */
 import { booleanVar, coreEnvSchema, listVar, portVar, positiveIntVar, urlVar } from '@platform/core';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export const ROLES = ['submission', 'control-plane', 'relational', 'csv', 'webhook'] as const;
 export type Role = (typeof ROLES)[number];
@@ -26,6 +26,8 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   CONTROL_PLANE_URL: urlVar(['http', 'https']).optional(),
   /** Submission service the console (on the control plane) reads records from. @defaultValue this process's, else http://127.0.0.1:PORT */
   SUBMISSION_URL: urlVar(['http', 'https']).optional(),
+  /** The API key the platform's parts present to each other (with API_KEYS). @defaultValue the first key of API_KEYS holding every scope */
+  PLATFORM_API_KEY: z.string().min(16, { message: 'expected at least 16 characters' }).optional(),
   /** Browser origins allowed on /interns (`*` for any). @defaultValue none */
   CORS_ORIGINS: listVar().default([]),
   /** How often adapters re-read attachments and re-register (heartbeat). @defaultValue 5000 */

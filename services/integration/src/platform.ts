@@ -6,7 +6,7 @@
  * defaults; in production each role runs alone with the same code.
  */
 import { join } from 'node:path';
-import { listen, listenHost, openSqlDatabase, serviceDataDir, type Logger, type SqlDatabase } from '@platform/core';
+import { accessPolicyFromEnv, listen, listenHost, openSqlDatabase, serviceDataDir, type Logger, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Adapter } from './adapters/runtime/build-adapter.js';
 import { createControlPlaneClient } from './adapters/runtime/control-plane-client.js';
@@ -23,6 +23,7 @@ import { startDeadLetterConsumer } from './dead-letters/dead-letter-consumer.js'
 import { migrateIntegration } from './migrations.js';
 import { buildSubmissionApp } from './submission/app.js';
 import { concretePort } from './free-port.js';
+import { platformApiKey } from './platform-key.js';
 
 export const SERVICE = 'integration';
 
@@ -47,6 +48,8 @@ export interface PlatformOptions {
 
 export async function startPlatform({ env, logger, ...options }: PlatformOptions): Promise<RunningPlatform> {
   const roles = new Set<Role>(env.INTEGRATION_ROLES as Role[]);
+  const access = accessPolicyFromEnv(env);
+  const apiKey = platformApiKey(access, env.PLATFORM_API_KEY);
   const db = options.db ?? (await openSqlDatabase(env, SERVICE, logger));
   const closers: Array<() => Promise<unknown>> = [];
   const apps: FastifyInstance[] = [];
@@ -83,6 +86,8 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
         db,
         broker,
         logger: logger.child({ part: 'control-plane' }),
+        access,
+        platformApiKey: apiKey,
         livenessSeconds: env.ADAPTER_LIVENESS_SECONDS,
         seedInternsAttachments: env.SEED_INTERNS,
         submissionUrl: () => env.SUBMISSION_URL ?? urls.submission ?? `http://127.0.0.1:${env.PORT}`,
@@ -91,7 +96,7 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
     }
     if (roles.has('submission')) {
       for (const { contract } of await listContracts(db)) for (const topic of contractTopics(contract)) await broker.ensureTopic(topic);
-      const app = await buildSubmissionApp({ db, broker, logger: logger.child({ part: 'submission' }), corsOrigins: env.CORS_ORIGINS });
+      const app = await buildSubmissionApp({ db, broker, logger: logger.child({ part: 'submission' }), corsOrigins: env.CORS_ORIGINS, access });
       await serve('submission', app, env.PORT);
     }
 
@@ -101,7 +106,8 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
       broker: broker!,
       adminUrl: `http://${localHost}:${port}`,
       logger,
-      attachments: createControlPlaneClient({ baseUrl: controlPlaneUrl }),
+      attachments: createControlPlaneClient({ baseUrl: controlPlaneUrl, apiKey }),
+      access,
       refreshIntervalMs: env.ATTACHMENT_REFRESH_MS,
       retry: { maxAttempts: env[`${prefix}_RETRY_ATTEMPTS`], initialBackoffMs: env[`${prefix}_RETRY_BACKOFF_MS`] },
     });

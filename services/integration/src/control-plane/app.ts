@@ -3,7 +3,7 @@
  * edits, adapter type registry, attachments and their feed for adapters, dead-letter read
  * API and replay, and the operator console (`/console`). Built with injected dependencies so tests drive it with `app.inject()`.
  */
-import { createHttpApp, type Logger, type SqlDatabase } from '@platform/core';
+import { createHttpApp, type AccessPolicy, type Logger, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
@@ -25,7 +25,10 @@ export interface ControlPlaneOptions {
   /** Attach the interns contract to the relational and csv types when they first register. @defaultValue true */
   seedInternsAttachments?: boolean;
   /** Submission service the console reads records from. @defaultValue `() => 'http://127.0.0.1:8080'` */
-  submissionUrl?: () => string;
+  submissionUrl?: () => string;  /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
+  access?: AccessPolicy;
+  /** The key the console presents to the submission service and adapters (`platformApiKey`). */
+  platformApiKey?: string | undefined;
 }
 
 export async function buildControlPlaneApp(options: ControlPlaneOptions): Promise<FastifyInstance> {
@@ -34,6 +37,7 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
     service: 'integration-control-plane',
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.access ? { access: options.access } : {}),
     health: { database: async () => { await db.ping(); return db.engine; }, broker: async () => { await broker.ping(); return broker.driver; } },
     openapi: {
       title: 'Integration platform: control plane',
@@ -50,6 +54,6 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
   });
   registerAttachmentRoutes(app, { db });
   registerDeadLetterRoutes(app, { db, broker });
-  registerConsoleRoutes(app, { db, submissionUrl: options.submissionUrl ?? (() => 'http://127.0.0.1:8080') });
+  registerConsoleRoutes(app, { db, submissionUrl: options.submissionUrl ?? (() => 'http://127.0.0.1:8080'), apiKey: options.platformApiKey });
   return app;
 }

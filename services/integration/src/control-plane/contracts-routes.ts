@@ -19,7 +19,7 @@ export function registerContractRoutes(app: FastifyInstance, deps: { db: SqlData
 
   app.post(
     '/contracts',
-    { schema: { summary: 'Register a contract (provisions its topics)', tags, body: definitionBody } },
+    { config: { scope: 'operate' }, schema: { summary: 'Register a contract (provisions its topics)', tags, body: definitionBody } },
     async (request, reply) => {
       const contract = await registerContract(db, broker, request.body);
       request.log.info({ contractId: contract.contractId, schemaVersion: contract.schemaVersion }, 'contract registered');
@@ -27,13 +27,13 @@ export function registerContractRoutes(app: FastifyInstance, deps: { db: SqlData
     },
   );
 
-  app.get('/contracts', { schema: { summary: 'List contracts (current versions)', tags } }, async () => ({
+  app.get('/contracts', { config: { scope: 'read' }, schema: { summary: 'List contracts (current versions)', tags } }, async () => ({
     contracts: (await listContracts(db)).map(({ contract, createdAt, updatedAt }) => ({ ...contract, createdAt, updatedAt })),
   }));
 
   app.get<{ Params: { contractId: string } }>(
     '/contracts/:contractId',
-    { schema: { summary: 'The current version of a contract', tags, params: idParams } },
+    { config: { scope: 'read' }, schema: { summary: 'The current version of a contract', tags, params: idParams } },
     async (request) => {
       const stored = await findContract(db, request.params.contractId);
       if (!stored) throw errors.CONTRACT_NOT_FOUND();
@@ -43,7 +43,7 @@ export function registerContractRoutes(app: FastifyInstance, deps: { db: SqlData
 
   app.get<{ Params: { contractId: string } }>(
     '/contracts/:contractId/versions',
-    { schema: { summary: 'Every version of a contract', tags, params: idParams } },
+    { config: { scope: 'read' }, schema: { summary: 'Every version of a contract', tags, params: idParams } },
     async (request) => {
       const versions = await listVersions(db, request.params.contractId);
       if (versions.length === 0) throw errors.CONTRACT_NOT_FOUND();
@@ -54,7 +54,7 @@ export function registerContractRoutes(app: FastifyInstance, deps: { db: SqlData
   app.get<{ Params: { contractId: string; version: number } }>(
     '/contracts/:contractId/versions/:version',
     {
-      schema: {
+      config: { scope: 'read' }, schema: {
         summary: 'One version of a contract',
         tags,
         params: {
@@ -76,7 +76,7 @@ export function registerContractRoutes(app: FastifyInstance, deps: { db: SqlData
   app.post<{ Params: { contractId: string } }>(
     '/contracts/:contractId/compatibility',
     {
-      schema: {
+      config: { scope: 'read' }, schema: {
         summary: 'Dry run: is this proposed definition a compatible next version (BACKWARD)? Nothing is written',
         tags,
         params: idParams,
@@ -93,7 +93,7 @@ export function registerContractRoutes(app: FastifyInstance, deps: { db: SqlData
   app.post<{ Params: { contractId: string } }>(
     '/contracts/:contractId/versions',
     {
-      schema: {
+      config: { scope: 'operate' }, schema: {
         summary: 'Edit a contract: a versioned, compatibility-checked update (409 with the incompatibilities when refused)',
         tags,
         params: idParams,

@@ -26,7 +26,7 @@ export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDa
   app.get<{ Querystring: Query }>(
     '/dead-letters',
     {
-      schema: {
+      config: { scope: 'read' }, schema: {
         summary: 'Dead letters, newest first; filter by contract, error type, adapter, replayed; or group (groupBy=contractId,errorType,failedAdapter)',
         tags,
         querystring: {
@@ -57,7 +57,7 @@ export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDa
 
   app.get<{ Params: { id: string } }>(
     '/dead-letters/:id',
-    { schema: { summary: 'One dead letter with the original message', tags, params: idParams } },
+    { config: { scope: 'read' }, schema: { summary: 'One dead letter with the original message', tags, params: idParams } },
     async (request) => {
       const deadLetter = UUID.test(request.params.id) ? await findDeadLetter(db, request.params.id) : undefined;
       if (!deadLetter) throw errors.DEAD_LETTER_NOT_FOUND();
@@ -67,7 +67,7 @@ export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDa
 
   app.post<{ Params: { id: string } }>(
     '/dead-letters/:id/replay',
-    { schema: { summary: "Republish the original envelope to the topic of its own record type and contract; the entry is kept and marked replayed", tags, params: idParams } },
+    { config: { scope: 'operate' }, schema: { summary: "Republish the original envelope to the topic of its own record type and contract; the entry is kept and marked replayed", tags, params: idParams } },
     async (request) => {
       if (!UUID.test(request.params.id)) throw errors.DEAD_LETTER_NOT_FOUND();
       const { deadLetter, published } = await replayDeadLetter(db, broker, request.params.id);

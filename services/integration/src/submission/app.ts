@@ -4,7 +4,7 @@
  * injected dependencies so tests drive it with `app.inject()`.
  */
 import { randomUUID } from 'node:crypto';
-import { createHttpApp, type Logger, type SqlDatabase } from '@platform/core';
+import { createHttpApp, type AccessPolicy, type Logger, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
@@ -26,7 +26,8 @@ export interface SubmissionOptions {
   /** Record id generator. @defaultValue `crypto.randomUUID` */
   newRecordId?: () => string;
   /** Clock for `occurredAt`. @defaultValue `() => new Date()` */
-  now?: () => Date;
+  now?: () => Date;  /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
+  access?: AccessPolicy;
 }
 
 export async function buildSubmissionApp(options: SubmissionOptions): Promise<FastifyInstance> {
@@ -35,6 +36,7 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     service: 'integration-submission',
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.access ? { access: options.access } : {}),
     health: { database: async () => { await db.ping(); return db.engine; }, broker: async () => { await broker.ping(); return broker.driver; } },
     openapi: {
       title: 'Integration platform: submission service',

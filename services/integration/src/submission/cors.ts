@@ -24,7 +24,7 @@ export function installInternsCors(app: FastifyInstance, origins: readonly strin
 
   app.options(
     '/interns',
-    { schema: { summary: 'CORS preflight for /interns', tags: ['interns (legacy)'] } },
+    { config: { scope: 'open' }, schema: { summary: 'CORS preflight for /interns', tags: ['interns (legacy)'] } },
     async (request, reply) => {
       if (reply.getHeader('access-control-allow-origin')) {
         reply.header('access-control-allow-methods', ALLOWED_METHODS);

@@ -39,13 +39,13 @@ type KeyRoute = { Params: { contractId: string; naturalKey: string } };
 export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps): void {
   app.post<{ Params: { contractId: string } }>(
     '/contracts/:contractId/records',
-    { schema: { summary: 'Submit a record (create); 202 once published', tags, params: idParams, body: { type: 'object', description: 'payload object of the contract' }, response: acceptedResponse } },
+    { config: { scope: 'submit' }, schema: { summary: 'Submit a record (create); 202 once published', tags, params: idParams, body: { type: 'object', description: 'payload object of the contract' }, response: acceptedResponse } },
     async (request, reply) => reply.code(202).send(await createRecord(deps, request.params.contractId, request.body, request.traceId)),
   );
 
   app.get<{ Params: { contractId: string }; Querystring: { limit: number; offset: number } }>(
     '/contracts/:contractId/records',
-    { schema: { summary: "Submitted records, from the submission service's own read model", tags, params: idParams, querystring: pageQuery } },
+    { config: { scope: 'read' }, schema: { summary: "Submitted records, from the submission service's own read model", tags, params: idParams, querystring: pageQuery } },
     async (request) => {
       await loadContract(deps.db, request.params.contractId);
       const { limit, offset } = request.query;
@@ -55,7 +55,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
 
   app.get<KeyRoute>(
     '/contracts/:contractId/records/:naturalKey',
-    { schema: { summary: 'One submitted record by natural key (read model)', tags, params: keyParams } },
+    { config: { scope: 'read' }, schema: { summary: 'One submitted record by natural key (read model)', tags, params: keyParams } },
     async (request) => {
       await loadContract(deps.db, request.params.contractId);
       const record = await findActive(deps.db, request.params.contractId, request.params.naturalKey);
@@ -66,14 +66,14 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
 
   app.put<KeyRoute>(
     '/contracts/:contractId/records/:naturalKey',
-    { schema: { summary: 'Replace a record (update-style envelope, full payload)', tags, params: keyParams, body: { type: 'object', description: 'full payload' }, response: acceptedResponse } },
+    { config: { scope: 'submit' }, schema: { summary: 'Replace a record (update-style envelope, full payload)', tags, params: keyParams, body: { type: 'object', description: 'full payload' }, response: acceptedResponse } },
     async (request, reply) =>
       reply.code(202).send(await updateRecord(deps, request.params.contractId, request.params.naturalKey, request.body, request.traceId)),
   );
 
   app.delete<KeyRoute>(
     '/contracts/:contractId/records/:naturalKey',
-    { schema: { summary: 'Delete a record (tombstone envelope)', tags, params: keyParams, response: acceptedResponse } },
+    { config: { scope: 'submit' }, schema: { summary: 'Delete a record (tombstone envelope)', tags, params: keyParams, response: acceptedResponse } },
     async (request, reply) =>
       reply.code(202).send(await deleteRecord(deps, request.params.contractId, request.params.naturalKey, request.traceId)),
   );

@@ -3,7 +3,7 @@
  * `GET /interns` over its own target (when the target has a view), on top of core's
  * `/health`, `/metrics` and `/openapi.json`.
  */
-import { createHttpApp, type Logger } from '@platform/core';
+import { createHttpApp, type AccessPolicy, type Logger } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../../broker/broker.js';
@@ -48,12 +48,14 @@ export async function buildAdminApp(deps: {
   broker: Broker;
   logger: Logger;
   metrics: Registry;
+  access?: AccessPolicy | undefined;
 }): Promise<FastifyInstance> {
   const { runtime, target } = deps;
   const app = await createHttpApp({
     service: `integration-${target.type}-adapter`,
     logger: deps.logger,
     metrics: deps.metrics,
+    ...(deps.access ? { access: deps.access } : {}),
     health: {
       broker: () => deps.broker.ping(),
       ...(target.ping ? { target: () => target.ping!() } : {}),
@@ -76,6 +78,7 @@ export async function buildAdminApp(deps: {
     app.get(
       '/interns',
       {
+        config: { scope: 'read' },
         schema: {
           summary: "The interns in this adapter's own target",
           tags: ['target'],

@@ -3,7 +3,7 @@
  * admin app. Each adapter type's `build…Adapter` calls this; a new adapter type needs
  * nothing else (spec rule 6).
  */
-import { createMetricsRegistry, type Logger } from '@platform/core';
+import { createMetricsRegistry, type AccessPolicy, type Logger } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../../broker/broker.js';
 import { buildAdminApp } from './admin-app.js';
@@ -26,6 +26,8 @@ export interface AdapterDeps {
   refreshIntervalMs?: number;
   /** Per-adapter retry policy. @defaultValue 3 attempts, 200 ms doubling up to 5 s */
   retry?: Partial<RetryPolicy>;
+  /** Who may call the admin app (`accessPolicyFromEnv`). @defaultValue local mode */
+  access?: AccessPolicy;
 }
 
 export interface Adapter {
@@ -56,7 +58,7 @@ export async function buildAdapter(deps: AdapterDeps & { target: AdapterTarget }
     retry: retryPolicy(deps.retry),
     metrics,
   });
-  const app = await buildAdminApp({ runtime, target, broker: deps.broker, logger, metrics });
+  const app = await buildAdminApp({ runtime, target, broker: deps.broker, logger, metrics, access: deps.access });
   let stopped = false;
   return {
     type: target.type,

@@ -23,6 +23,8 @@ export interface ControlPlaneClientOptions {
   baseUrl?: string;
   /** Per request, connect and read together. @defaultValue 5000 */
   timeoutMs?: number;
+  /** Sent as `Authorization: Bearer` when the platform runs with API keys. */
+  apiKey?: string | undefined;
 }
 
 export class ControlPlaneError extends Error {
@@ -37,7 +39,10 @@ export function createControlPlaneClient(options: ControlPlaneClientOptions = {}
     try {
       response = await fetch(`${base}${path}`, {
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(timeoutMs),
       });

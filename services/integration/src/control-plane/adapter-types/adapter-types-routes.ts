@@ -26,7 +26,7 @@ export function registerAdapterTypeRoutes(app: FastifyInstance, options: Adapter
   app.put<{ Params: { type: string } }>(
     '/adapter-types/:type',
     {
-      schema: {
+      config: { scope: 'operate' }, schema: {
         summary: 'Register (or refresh) an adapter type: its description, config schema, consumer group and admin URL',
         tags,
         params: typeParams,
@@ -53,13 +53,13 @@ export function registerAdapterTypeRoutes(app: FastifyInstance, options: Adapter
     },
   );
 
-  app.get('/adapter-types', { schema: { summary: 'Registered adapter types and their liveness', tags } }, async () => ({
+  app.get('/adapter-types', { config: { scope: 'read' }, schema: { summary: 'Registered adapter types and their liveness', tags } }, async () => ({
     adapterTypes: (await listAdapterTypes(db)).map(withLiveness),
   }));
 
   app.get<{ Params: { type: string } }>(
     '/adapter-types/:type',
-    { schema: { summary: 'One adapter type', tags, params: typeParams } },
+    { config: { scope: 'read' }, schema: { summary: 'One adapter type', tags, params: typeParams } },
     async (request) => {
       const type = await findAdapterType(db, request.params.type);
       if (!type) throw errors.ADAPTER_TYPE_NOT_FOUND();

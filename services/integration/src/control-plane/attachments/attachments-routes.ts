@@ -15,7 +15,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
   app.post<{ Params: { contractId: string } }>(
     '/contracts/:contractId/adapters',
     {
-      schema: {
+      config: { scope: 'operate' }, schema: {
         summary: "Attach an adapter type to a contract; the config is validated against the type's config schema",
         tags,
         params: idParams,
@@ -34,7 +34,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
 
   app.get<{ Params: { contractId: string } }>(
     '/contracts/:contractId/adapters',
-    { schema: { summary: 'Attachments of a contract', tags, params: idParams } },
+    { config: { scope: 'read' }, schema: { summary: 'Attachments of a contract', tags, params: idParams } },
     async (request) => {
       if (!(await findContract(db, request.params.contractId))) throw errors.CONTRACT_NOT_FOUND();
       return { attachments: await listAttachments(db, { contractId: request.params.contractId }) };
@@ -44,7 +44,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
   app.patch<{ Params: { contractId: string; attachmentId: string }; Body: unknown }>(
     '/contracts/:contractId/adapters/:attachmentId',
     {
-      schema: {
+      config: { scope: 'operate' }, schema: {
         summary: 'Enable or disable an attachment ({"enabled": bool})',
         tags,
         params: {
@@ -77,7 +77,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
   app.get<{ Querystring: { adapterType?: string } }>(
     '/attachments',
     {
-      schema: {
+      config: { scope: 'operate' }, schema: {
         summary: 'Attachments feed for adapters: every attachment of a type with its full current contract',
         tags,
         querystring: { type: 'object', properties: { adapterType: { type: 'string' } } },

@@ -20,12 +20,15 @@ export interface ConsoleOptions {
   submissionUrl: () => string;
   /** Per proxied request. @defaultValue 5000 */
   timeoutMs?: number;
+  /** The key the console presents to the submission service and adapters (`platformApiKey`). */
+  apiKey?: string | undefined;
 }
 
-async function forward(url: string, init: RequestInit, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+async function forward(url: string, init: RequestInit & { headers?: Record<string, string> }, timeoutMs: number, apiKey: string | undefined): Promise<{ status: number; body: unknown }> {
   let response: Response;
+  const headers = { ...init.headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
   try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+    response = await fetch(url, { ...init, headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     throw errors.UPSTREAM_UNREACHABLE({ detail: `${new URL(url).origin} is unreachable`, cause: error });
   }
@@ -43,28 +46,29 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
   const timeoutMs = options.timeoutMs ?? 5000;
   const idParams = { type: 'object', properties: { contractId: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' } }, required: ['contractId'] };
 
-  app.get('/console', { schema: { summary: 'The operator console (web page)', tags } }, async (_request, reply) =>
+  app.get('/console', { config: { scope: 'open' }, schema: { summary: 'The operator console (web page)', tags } }, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'").send(PAGE),
   );
-  app.get('/console/app.js', { schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(SCRIPT));
+  app.get('/console/app.js', { config: { scope: 'open' }, schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(SCRIPT));
 
   app.get<{ Params: { contractId: string }; Querystring: { limit?: number } }>(
     '/console/api/contracts/:contractId/records',
-    { schema: { summary: "Records of a contract from the submission service's read model", tags, params: idParams, querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } } } } },
+    { config: { scope: 'operate' }, schema: { summary: "Records of a contract from the submission service's read model", tags, params: idParams, querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } } } } },
     async (request, reply) => {
-      const { status, body } = await forward(`${options.submissionUrl()}/contracts/${request.params.contractId}/records?limit=${request.query.limit ?? 200}`, {}, timeoutMs);
+      const { status, body } = await forward(`${options.submissionUrl()}/contracts/${request.params.contractId}/records?limit=${request.query.limit ?? 200}`, {}, timeoutMs, options.apiKey);
       return reply.code(status).send(body);
     },
   );
 
   app.post<{ Params: { contractId: string } }>(
     '/console/api/contracts/:contractId/records',
-    { schema: { summary: 'Submit a record through the submission service', tags, params: idParams, body: { type: 'object' } } },
+    { config: { scope: 'operate' }, schema: { summary: 'Submit a record through the submission service', tags, params: idParams, body: { type: 'object' } } },
     async (request, reply) => {
       const { status, body } = await forward(
         `${options.submissionUrl()}/contracts/${request.params.contractId}/records`,
         { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': request.id }, body: JSON.stringify(request.body) },
         timeoutMs,
+        options.apiKey,
       );
       return reply.code(status).send(body);
     },
@@ -73,6 +77,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
   app.route<{ Params: { type: string; action: string } }>({
     method: ['GET', 'POST'],
     url: '/console/api/adapter-types/:type/:action',
+    config: { scope: 'operate' },
     schema: {
       summary: "An adapter's admin API through the control plane: GET status, POST pause or resume",
       tags,
@@ -84,7 +89,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
       const adapterType = await findAdapterType(options.db, type);
       if (!adapterType) throw errors.ADAPTER_TYPE_NOT_FOUND();
       if (!adapterType.adminUrl) throw errors.UPSTREAM_UNREACHABLE({ detail: `adapter type ${type} registered no admin URL` });
-      const { status, body } = await forward(`${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`, { method: request.method }, timeoutMs);
+      const { status, body } = await forward(`${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`, { method: request.method }, timeoutMs, options.apiKey);
       return reply.code(status).send(body);
     },
   });

@@ -1,5 +1,5 @@
 // The operator console: plain browser JavaScript over the control plane's API (and its
-/* global document, Node, URLSearchParams */
+/* global document, Node, URLSearchParams, sessionStorage, window */
 // same-origin proxy to the submission service and the adapters' admin APIs).
 'use strict';
 const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
@@ -12,8 +12,19 @@ const el = (tag, attrs = {}, ...children) => {
   for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
   return node;
 };
-async function api(path, init = {}) {
-  const response = await fetch(path, { ...init, headers: init.body ? { 'content-type': 'application/json' } : {} });
+// With API_KEYS set, the control plane asks for a key (401): the operator types it once;
+// it stays in this tab's sessionStorage only and goes out as `Authorization: Bearer`.
+async function api(path, init = {}, retried = false) {
+  const key = sessionStorage.getItem('apiKey');
+  const headers = { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+  const response = await fetch(path, { ...init, headers });
+  if (response.status === 401 && !retried) {
+    const entered = window.prompt('API key (operate scope)');
+    if (entered) {
+      sessionStorage.setItem('apiKey', entered.trim());
+      return api(path, init, true);
+    }
+  }
   const text = await response.text();
   let body;
   try { body = text ? JSON.parse(text) : {}; } catch { body = { detail: text }; }
