@@ -48,6 +48,8 @@ export interface Sprites {
   spinnerApproach: Canvas;
   /** A skin's spinner parts at screen scale (absent: not drawn). */
   spinner: SpinnerParts;
+  /** A skin's key overlay: the key (plain, and tinted as pressed K1/K2 and M1/M2) and its background. */
+  inputOverlay: { key: Canvas; keyK: Canvas; keyM: Canvas; background?: Canvas } | undefined;
   scoreFont: Font;
   comboFont: Font;
   smallFont: Font;
@@ -393,6 +395,16 @@ export function buildSprites(opts: {
     clear: part('spinner-clear'),
     spin: part('spinner-spin'),
   };
+  const ik = get('inputoverlay-key');
+  const ib = get('inputoverlay-background');
+  const inputKey = ik ? scaled(ik, hudPx) : undefined;
+  // the game tints pressed keys: yellow for the keyboard, magenta for the mouse
+  const inputOverlay = inputKey && {
+    key: inputKey,
+    keyK: tint(inputKey, [255, 222, 0]),
+    keyM: tint(inputKey, [248, 0, 158]),
+    background: ib ? scaled(ib, hudPx) : undefined,
+  };
   const spa = get('spinner-approachcircle');
   const spinnerApproach = spa
     ? scaled(spa, spinD / (spa.image.width * spa.scale))
@@ -436,6 +448,7 @@ export function buildSprites(opts: {
     spinnerCircle,
     spinnerApproach,
     spinner,
+    inputOverlay,
     scoreFont,
     comboFont,
     smallFont,

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { createCanvas, Image } from '@napi-rs/canvas';
+import { createCanvas, Image, type Canvas } from '@napi-rs/canvas';
 import { buildSprites, frameAt } from '../../src/render/sprites.js';
 import {
   emptySkin,
@@ -55,6 +55,18 @@ describe('buildSprites: skin.ini choices', () => {
       parseSkinIni('[General]\nHitCircleOverlayAboveNumer: 0').hitCircleOverlayAboveNumber,
       false,
     );
+  });
+
+  test('the key overlay from the skin: the key, tinted for keyboard and mouse presses', () => {
+    assert.equal(build(emptySkin()).inputOverlay, undefined, 'our own keys without one');
+    const sp = build(skinWith('', ['inputoverlay-key', 'inputoverlay-background']));
+    assert.ok(sp.inputOverlay?.background);
+    const centre = (c: Canvas): number[] => [
+      ...c.getContext('2d').getImageData(c.width >> 1, c.height >> 1, 1, 1).data,
+    ];
+    assert.deepEqual(centre(sp.inputOverlay.key), [255, 255, 255, 255]);
+    assert.deepEqual(centre(sp.inputOverlay.keyK).slice(0, 3), [255, 222, 0]);
+    assert.deepEqual(centre(sp.inputOverlay.keyM).slice(0, 3), [248, 0, 158]);
   });
 
   test('cursor: rotate, expand and centre from skin.ini; cursor_size scales it', () => {

@@ -7,6 +7,7 @@ import type { SKRSContext2D } from '@napi-rs/canvas';
 import { CursorTrack } from '../cursor-track.js';
 import type { Scene } from '../frame-drawer.js';
 import { drawText, textWidth } from '../vector-font.js';
+import { drawCentred } from './draw-centred.js';
 import { drawHpBar } from './hp-bar.js';
 import type { HudState, JudgementTimeline } from './judgement-timeline.js';
 
@@ -105,13 +106,30 @@ export class HudLayer {
     const keys = i >= 0 ? sc.cursor.keys[i]! : 0;
     const pressed = CursorTrack.split(keys);
     const labels = ['K1', 'K2', 'M1', 'M2'];
+    const skinned = sc.sprites.inputOverlay;
+    if (skinned?.background) {
+      // the game's background image lies horizontally; the keys stand in a column
+      const bg = skinned.background;
+      ctx.save();
+      ctx.translate(x + size / 2, y0 + (size * 4 * 1.15) / 2);
+      ctx.rotate(Math.PI / 2);
+      ctx.drawImage(bg, -bg.width / 2, -bg.height / 2);
+      ctx.restore();
+    }
     for (let k = 0; k < 4; k++) {
       const y = y0 + k * size * 1.15;
-      ctx.fillStyle = pressed[k] ? 'rgba(255,200,60,0.95)' : 'rgba(40,40,40,0.7)';
-      ctx.fillRect(x, y, size, size);
-      ctx.strokeStyle = 'rgba(255,255,255,0.8)';
-      ctx.lineWidth = Math.max(1, H * 0.002);
-      ctx.strokeRect(x, y, size, size);
+      if (skinned) {
+        const img = !pressed[k] ? skinned.key : k < 2 ? skinned.keyK : skinned.keyM;
+        // a pressed key shrinks a little, as in the game
+        const scale = (size / Math.max(img.width, img.height)) * (pressed[k] ? 0.85 : 1);
+        drawCentred(ctx, img, x + size / 2, y + size / 2, scale);
+      } else {
+        ctx.fillStyle = pressed[k] ? 'rgba(255,200,60,0.95)' : 'rgba(40,40,40,0.7)';
+        ctx.fillRect(x, y, size, size);
+        ctx.strokeStyle = 'rgba(255,255,255,0.8)';
+        ctx.lineWidth = Math.max(1, H * 0.002);
+        ctx.strokeRect(x, y, size, size);
+      }
       const count = i >= 0 ? sc.cursor.counts[i * 4 + k]! : 0;
       drawText(
         ctx,
