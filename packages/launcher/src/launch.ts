@@ -11,6 +11,11 @@
  * where each key of `ports` is the env variable that overrides that port. `<SERVICE>_<VAR>`
  * (e.g. `RENDER_PORT`) overrides it for that service alone; a plain `PORT` applies to
  * every service started, so use it with one service.
+ *
+ * A service lists the pages a person opens in a browser, printed after "ready":
+ *   "pages": [{ "title": "console", "path": "/console", "port": "CONTROL_PLANE_PORT" }]
+ * `port` names one of `ports` (default: the first); a `{placeholder}` in `path` is printed
+ * as it is (e.g. the player page of a job).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -18,16 +23,34 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
+interface PageManifest {
+  title: string;
+  path: string;
+  /** One of the service's `ports`; the first when absent. */
+  port?: string;
+}
+
 interface ServiceManifest {
   service: string;
   entry: string;
   ports: Record<string, number>;
+  pages?: PageManifest[];
 }
 
 interface Service extends ServiceManifest {
   dir: string;
   env: Record<string, string>;
   urls: string[];
+}
+
+/** Each declared page as `{ title, url }`, on the port the service was started with. */
+function pageUrls(service: Pick<Service, 'service' | 'ports' | 'pages' | 'urls'>): Array<{ title: string; url: string }> {
+  const variables = Object.keys(service.ports);
+  return (service.pages ?? []).map((page) => {
+    const index = page.port === undefined ? 0 : variables.indexOf(page.port);
+    if (index < 0) throw new Error(`${service.service}: page "${page.title}" names port ${page.port}, not one of ${variables.join(', ')}`);
+    return { title: page.title, url: `${service.urls[index]!}${page.path}` };
+  });
 }
 
 // PLATFORM_ROOT lets tests launch a workspace of their own.
@@ -55,7 +78,9 @@ function discoverServices(): Service[] {
         env[variable] = port;
         urls.push(`http://localhost:${port}`);
       }
-      return [{ ...manifest, dir, env, urls }];
+      const service = { ...manifest, dir, env, urls };
+      pageUrls(service); // a page naming an unknown port is refused before anything starts
+      return [service];
     });
 }
 
@@ -80,7 +105,13 @@ async function waitUntilAnswering(url: string, child: ChildProcess): Promise<voi
 
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
-  const all = discoverServices();
+  let all: Service[];
+  try {
+    all = discoverServices();
+  } catch (error) {
+    console.error(`services/*/package.json: ${(error as Error).message}`);
+    process.exit(2);
+  }
   const services = wanted.length ? all.filter((s) => wanted.includes(s.service)) : all;
   const unknown = wanted.filter((name) => !all.some((s) => s.service === name));
   if (unknown.length) {
@@ -154,6 +185,12 @@ async function main(): Promise<void> {
       const what = ports.length > 1 ? ` (${ports[i]})` : '';
       console.log(`  ${service.service.padEnd(width)}  ${url}${what}`);
     });
+  }
+  const pages = services.flatMap((service) => pageUrls(service).map((page) => ({ service: service.service, ...page })));
+  if (pages.length) {
+    const titleWidth = Math.max(...pages.map((page) => page.title.length));
+    console.log('\npages:');
+    for (const page of pages) console.log(`  ${page.service.padEnd(width)}  ${page.title.padEnd(titleWidth)}  ${page.url}`);
   }
   console.log('\nCtrl-C stops everything.');
 }

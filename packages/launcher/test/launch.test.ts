@@ -13,10 +13,16 @@ import { test } from 'node:test';
 const launcher = fileURLToPath(new URL('../src/launch.ts', import.meta.url));
 
 
-function writeService(root: string, name: string, ports: Record<string, number>, body: string): void {
+function writeService(
+  root: string,
+  name: string,
+  ports: Record<string, number>,
+  body: string,
+  pages?: Array<{ title: string; path: string; port?: string }>,
+): void {
   const dir = join(root, 'services', name);
   mkdirSync(join(dir, 'src'), { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, platform: { service: name, entry: 'src/main.mjs', ports } }));
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, platform: { service: name, entry: 'src/main.mjs', ports, pages } }));
   writeFileSync(join(dir, 'src', 'main.mjs'), body);
 }
 
@@ -66,6 +72,38 @@ test('starts every declared service, prints each URL, and stops them on SIGINT',
   assert.match(run.output(), /\[alpha\] graceful stop/);
   assert.match(run.output(), /all services stopped/);
   await assert.rejects(fetch(`http://127.0.0.1:${a}/health`));
+});
+
+test('prints the pages each service declares, on the port each page names', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'launch-'));
+  const [a, b1, b2] = [await freePort(), await freePort(), await freePort()];
+  writeService(root, 'alpha', { ALPHA_PORT: a }, httpService(['ALPHA_PORT']), [
+    { title: 'home', path: '/' },
+    { title: 'player', path: '/view/{job_id}' },
+  ]);
+  writeService(root, 'beta', { BETA_PORT: b1, BETA_ADMIN_PORT: b2 }, httpService(['BETA_PORT', 'BETA_ADMIN_PORT']), [
+    { title: 'console', path: '/console', port: 'BETA_ADMIN_PORT' },
+  ]);
+
+  const run = launch(root);
+  await run.waitFor(/Ctrl-C stops everything/);
+  const pages = run.output().split('\npages:\n')[1] ?? '';
+  assert.match(pages, new RegExp(`alpha\\s+home\\s+http://localhost:${a}/\n`));
+  assert.match(pages, new RegExp(`alpha\\s+player\\s+http://localhost:${a}/view/\\{job_id\\}\n`));
+  assert.match(pages, new RegExp(`beta\\s+console\\s+http://localhost:${b2}/console\n`));
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
+});
+
+test('refuses a page on a port the service does not declare, before starting anything', async () => {
+  const root = mkdtempSync(join(tmpdir(), 'launch-'));
+  writeService(root, 'alpha', { ALPHA_PORT: await freePort() }, httpService(['ALPHA_PORT']), [
+    { title: 'console', path: '/console', port: 'ADMIN_PORT' },
+  ]);
+  const run = launch(root);
+  assert.equal(await run.exited, 2);
+  assert.match(run.output(), /alpha: page "console" names port ADMIN_PORT, not one of ALPHA_PORT/);
+  assert.doesNotMatch(run.output(), /\[alpha\]/);
 });
 
 test('runs only the services named on the command line, and refuses unknown names', async () => {

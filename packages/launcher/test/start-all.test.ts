@@ -15,7 +15,12 @@ const launcher = fileURLToPath(new URL('../src/launch.ts', import.meta.url));
 const manifests = readdirSync(join(root, 'services'))
   .map((name) => join(root, 'services', name, 'package.json'))
   .filter((path) => existsSync(path))
-  .map((path) => JSON.parse(readFileSync(path, 'utf8')).platform as { service: string; ports: Record<string, number> } | undefined)
+  .map(
+    (path) =>
+      JSON.parse(readFileSync(path, 'utf8')).platform as
+        | { service: string; ports: Record<string, number>; pages?: Array<{ title: string; path: string; port?: string }> }
+        | undefined,
+  )
   .filter((manifest) => manifest !== undefined);
 
 
@@ -60,6 +65,16 @@ test(
       for (const { service, port } of expected) {
         const response = await fetch(`http://127.0.0.1:${port}/health`);
         assert.equal(response.status, 200, `${service} on ${port}: ${await response.text()}`);
+      }
+      // Every page printed under "pages:" opens as a web page (those without a placeholder).
+      const printed = [...(output.split('\npages:\n')[1] ?? '').matchAll(/^\s+(\S+)\s+(.+?)\s+(http:\/\/\S+)$/gm)];
+      const declared = manifests.flatMap((manifest) => manifest.pages ?? []);
+      assert.equal(printed.length, declared.length, `printed pages:\n${output}`);
+      for (const [, service, title, url] of printed) {
+        if (url!.includes('{')) continue;
+        const response = await fetch(url!);
+        assert.equal(response.status, 200, `${service} ${title} ${url}`);
+        assert.match(response.headers.get('content-type') ?? '', /text\/html/, `${service} ${title} ${url}`);
       }
     } finally {
       process.kill(-child.pid!, 'SIGINT');
