@@ -60,3 +60,19 @@ export {
   type RateLimitResult,
 } from './counters/rate-limiter.js';
 export { openCounterStore, openObjectStore, openSqlDatabase, serviceDataDir } from './platform/open-resources.js';
+export {
+  createOutboundGuard,
+  OutboundLimitError,
+  OutboundRefusedError,
+  type GuardedRequestInit,
+  type OutboundGuard,
+  type OutboundGuardOptions,
+  type Resolver,
+} from './http/outbound/outbound-guard.js';
+export {
+  allowedOutbound,
+  LOCAL_OUTBOUND,
+  outboundGuardFromEnv,
+  type OutboundEnv,
+} from './http/outbound/outbound-policy.js';
+export { forbiddenRange } from './http/outbound/address-ranges.js';

@@ -59,6 +59,13 @@ export const coreEnvSchema = z.object({
     .default('info'),
   /** Proxies whose `Edge-Connecting-IP` header is believed; unset: loopback peers only. */
   TRUSTED_PROXIES: cidrList.optional(),
+  /**
+   * Addresses and CIDR ranges the platform may request although they are loopback, private,
+   * link-local or otherwise special (webhook targets, adapter admin URLs, the beatmap
+   * mirror, the LLM). Unset: loopback only while no API_KEYS are set (local runs), nothing
+   * with API keys. `none` allows nothing even locally.
+   */
+  ALLOWED_OUTBOUND: z.union([z.literal('none'), cidrList]).optional(),
   /** Secret for signed URLs of the filesystem store; unset: random per process start. */
   SIGNING_SECRET: z.string().min(16, { message: 'expected at least 16 characters' }).optional(),
   /** Absolute base URL clients reach this service at; used in signed URLs. */
