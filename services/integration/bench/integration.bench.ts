@@ -10,11 +10,13 @@
  * a record's latency is from the start of its POST until it is visible in the last of
  * the three targets (webhook: arrival; table and file: polled every 20 ms).
  *
- * Two phases per driver: throughput (BENCH_RECORDS as fast as BENCH_CONCURRENCY clients
- * can submit; latency there is mostly queueing) and latency (BENCH_LATENCY_RECORDS
- * submitted at a steady BENCH_RATE per second, well under capacity).
+ * Three phases per driver: throughput (BENCH_RECORDS single POSTs as fast as
+ * BENCH_CONCURRENCY clients can submit; latency there is mostly queueing), batch
+ * (BENCH_BATCH_RECORDS through `records:batch`, BENCH_BATCH_SIZE a request,
+ * BENCH_BATCH_CONCURRENCY requests at once) and latency (BENCH_LATENCY_RECORDS submitted
+ * at a steady BENCH_RATE per second, well under capacity).
  *
- *   BENCH_RECORDS=2000 BENCH_CONCURRENCY=32 BENCH_RATE=20 BENCH_DRIVERS=sql-log,jetstream npm run bench:integration
+ *   BENCH_RECORDS=2000 BENCH_BATCH_RECORDS=10000 BENCH_RATE=20 BENCH_DRIVERS=sql-log,jetstream npm run bench:integration
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -30,6 +32,9 @@ const RECORDS = Number(process.env.BENCH_RECORDS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const LATENCY_RECORDS = Number(process.env.BENCH_LATENCY_RECORDS ?? 200);
 const RATE = Number(process.env.BENCH_RATE ?? 20);
+const BATCH_RECORDS = Number(process.env.BENCH_BATCH_RECORDS ?? 5000);
+const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 500);
+const BATCH_CONCURRENCY = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 4);
 const DRIVERS = (process.env.BENCH_DRIVERS ?? 'sql-log,jetstream').split(',').map((d) => d.trim());
 const POLL_MS = 20;
 
@@ -46,6 +51,7 @@ interface Result {
   driver: string;
   database: string;
   throughput: Phase;
+  batch: Phase;
   latency: Phase;
 }
 
@@ -123,24 +129,40 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const submission = platform.urls.submission!;
     const run = randomBytes(3).toString('hex');
     let serial = 0;
-    const submit = async (submitted: Map<string, number>) => {
+    const intern = () => {
       const i = serial++;
+      return {
+        internId: `B-${run}-${i}`,
+        firstName: 'Bench',
+        lastName: `Mark ${i}`,
+        email: `bench${i}@example.org`,
+        college: 'Load College, Testshire',
+        department: 'Performance',
+        startDate: '2025-01-01',
+      };
+    };
+    const submit = async (submitted: Map<string, number>) => {
       const t0 = performance.now();
       const response = await fetch(`${submission}/contracts/interns/records`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          internId: `B-${run}-${i}`,
-          firstName: 'Bench',
-          lastName: `Mark ${i}`,
-          email: `bench${i}@example.org`,
-          college: 'Load College, Testshire',
-          department: 'Performance',
-          startDate: '2025-01-01',
-        }),
+        body: JSON.stringify(intern()),
       });
       if (response.status !== 202) throw new Error(`submission answered ${response.status}: ${await response.text()}`);
       submitted.set(((await response.json()) as { recordId: string }).recordId, t0);
+    };
+    const submitBatch = async (submitted: Map<string, number>, size: number) => {
+      const t0 = performance.now();
+      const response = await fetch(`${submission}/contracts/interns/records:batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ records: Array.from({ length: size }, intern) }),
+      });
+      if (response.status !== 200) throw new Error(`batch submission answered ${response.status}: ${await response.text()}`);
+      for (const result of ((await response.json()) as { results: Array<{ status: number; recordId: string; detail?: string }> }).results) {
+        if (result.status !== 202) throw new Error(`a batched record answered ${result.status}: ${result.detail}`);
+        submitted.set(result.recordId, t0);
+      }
     };
     const landed = (id: string) => Math.max(inTable.get(id)!, inFile.get(id)!, hooks.get(id)!);
     const settle = async (submitted: Map<string, number>, started: number, submittedAt: number): Promise<Phase> => {
@@ -174,6 +196,21 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     );
     const throughput = await settle(burst, startedBurst, performance.now());
 
+    // Batch intake: records:batch requests, a few at once.
+    const batched = new Map<string, number>();
+    let batchLeft = BATCH_RECORDS;
+    const startedBatch = performance.now();
+    await Promise.all(
+      Array.from({ length: BATCH_CONCURRENCY }, async () => {
+        while (batchLeft > 0) {
+          const size = Math.min(BATCH_SIZE, batchLeft);
+          batchLeft -= size;
+          await submitBatch(batched, size);
+        }
+      }),
+    );
+    const batch = await settle(batched, startedBatch, performance.now());
+
     // Latency: a steady rate well under capacity.
     const paced = new Map<string, number>();
     const startedPaced = performance.now();
@@ -187,7 +224,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const latency = await settle(paced, startedPaced, performance.now());
     polling = false;
     await poller;
-    return { driver: driver === 'jetstream' ? 'jetstream' : 'sql-log', database: db.engine, throughput, latency };
+    return { driver: driver === 'jetstream' ? 'jetstream' : 'sql-log', database: db.engine, throughput, batch, latency };
   } finally {
     await platform?.close();
     await db.close().catch(() => undefined);
@@ -205,10 +242,12 @@ for (const driver of DRIVERS) {
     console.log(JSON.stringify(result));
   }
 }
-console.log(`\nintegration bench: ${RECORDS} records at concurrency ${CONCURRENCY}, then ${LATENCY_RECORDS} at ${RATE}/s (latency: POST start → visible in all three targets)`);
+console.log(
+  `\nintegration bench: ${RECORDS} records at concurrency ${CONCURRENCY}, ${BATCH_RECORDS} in batches of ${BATCH_SIZE} (${BATCH_CONCURRENCY} requests at once), then ${LATENCY_RECORDS} at ${RATE}/s (latency: POST start → visible in all three targets)`,
+);
 console.log('driver     database  phase       records  seconds  end-to-end rec/s  submit rec/s  p50 ms  p95 ms  p99 ms  max ms');
 for (const r of results) {
-  for (const [name, p] of [['throughput', r.throughput], ['latency', r.latency]] as const) {
+  for (const [name, p] of [['throughput', r.throughput], ['batch', r.batch], ['latency', r.latency]] as const) {
     console.log(
       [r.driver.padEnd(10), r.database.padEnd(9), name.padEnd(10), String(p.records).padStart(7), String(p.seconds).padStart(8), String(p.perSecond).padStart(17), String(p.submitPerSecond).padStart(13), String(p.latencyMs.p50).padStart(7), String(p.latencyMs.p95).padStart(7), String(p.latencyMs.p99).padStart(7), String(p.latencyMs.max).padStart(7)].join(' '),
     );

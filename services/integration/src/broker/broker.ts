@@ -28,6 +28,15 @@ export interface BrokerRecord {
   timestamp: Date;
 }
 
+export interface PublishOptions {
+  /**
+   * The broker drops a second publish with the same id within its de-duplication window
+   * (JetStream: `Nats-Msg-Id`, 2 minutes by default), so a retried publish is stored once.
+   * The SQL log appends in one statement and needs none.
+   */
+  dedupeId?: string;
+}
+
 export interface PublishResult {
   topic: string;
   partition: number;
@@ -84,6 +93,7 @@ export interface Broker {
     key: string,
     value: Buffer | string,
     headers?: Record<string, string>,
+    options?: PublishOptions,
   ): Promise<PublishResult>;
   /** handler resolves → offset committed; throws → not committed, delivered again. */
   subscribe(options: ConsumerOptions, handler: RecordHandler): Promise<Consumer>;

@@ -25,6 +25,28 @@ function toStored(row: ContractRow): StoredContract {
   return { contract: parse(row.definition), createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) };
 }
 
+/** NOTIFY channel (payload: the contract id) sent in the transaction that changes a contract. */
+export const CONTRACT_CHANGED_CHANNEL = 'integration_contract_changed';
+
+type ChangeListener = (contractId: string) => void;
+const listeners = new Set<ChangeListener>();
+
+/**
+ * Calls `listener` with the id of every contract changed by this process, as soon as its
+ * change committed (other processes learn of it by the NOTIFY). Returns the unsubscribe.
+ */
+export function onContractChange(listener: ChangeListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+const changed = (contractId: string) => {
+  for (const listener of listeners) listener(contractId);
+};
+
+const notifyChange = (tx: SqlExecutor, contractId: string) =>
+  tx.query('SELECT pg_notify($1, $2)', [CONTRACT_CHANGED_CHANNEL, contractId]);
+
 export async function findContract(db: SqlExecutor, contractId: string): Promise<StoredContract | undefined> {
   const { rows } = await db.query<ContractRow>(
     'SELECT definition, created_at, updated_at FROM contracts WHERE contract_id = $1',
@@ -48,8 +70,9 @@ export async function insertContract(db: SqlDatabase, contract: ContractDefiniti
     );
     if (inserted.rowCount === 0) return false;
     await insertVersion(tx, contract);
+    await notifyChange(tx, contract.contractId);
     return true;
-  });
+  }).then((done) => (done && changed(contract.contractId), done));
 }
 
 /** Replaces the current definition when it is still at `previousVersion`; false when another edit won. */
@@ -62,14 +85,17 @@ export async function updateContract(db: SqlDatabase, contract: ContractDefiniti
     );
     if (updated.rowCount === 0) return false;
     await insertVersion(tx, contract);
+    await notifyChange(tx, contract.contractId);
     return true;
-  });
+  }).then((done) => (done && changed(contract.contractId), done));
 }
 
 /** Removes a contract registered a moment ago whose topics could not be provisioned. */
 export async function deleteContract(db: SqlExecutor, contractId: string): Promise<void> {
   await db.query('DELETE FROM contract_versions WHERE contract_id = $1', [contractId]);
   await db.query('DELETE FROM contracts WHERE contract_id = $1', [contractId]);
+  await notifyChange(db, contractId);
+  changed(contractId);
 }
 
 async function insertVersion(tx: SqlExecutor, contract: ContractDefinition): Promise<void> {

@@ -19,6 +19,12 @@ export interface Envelope {
   occurredAt: string;
   traceId: string;
   payload: Payload;
+  /**
+   * Position of this event in its key's history (1 for the first create, +1 for every
+   * later event, a re-create included): targets apply an event only when it is newer
+   * than what they hold, whatever topic or partition it came through.
+   */
+  revision?: number;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -70,6 +76,7 @@ export function envelopeSchema(contract: ContractDefinition, lifecycleClass: Lif
       naturalKey: { type: 'string', minLength: 1 },
       occurredAt: { type: 'string', format: 'date-time' },
       traceId: uuid,
+      revision: { type: 'integer', minimum: 1 },
       payload: lifecycleClass === 'tombstone' ? tombstoneSchema(contract) : payloadSchema(contract),
     },
     additionalProperties: true,
@@ -79,15 +86,27 @@ export function envelopeSchema(contract: ContractDefinition, lifecycleClass: Lif
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: true, strict: true }));
 const validators = new Map<string, ValidateFunction>();
+/** By definition object first: a cached contract is validated without serialising it again. */
+const byObject = new WeakMap<ContractDefinition, Map<LifecycleClass, ValidateFunction>>();
 
-/** Validates an envelope; returns the schema violations (empty when valid). */
-export function envelopeViolations(contract: ContractDefinition, lifecycleClass: LifecycleClass, envelope: unknown): string[] {
+function validatorFor(contract: ContractDefinition, lifecycleClass: LifecycleClass): ValidateFunction {
+  const known = byObject.get(contract)?.get(lifecycleClass);
+  if (known) return known;
   const cacheKey = `${contract.contractId}@${contract.schemaVersion}:${lifecycleClass}:${JSON.stringify(contract)}`;
   let validate = validators.get(cacheKey);
   if (!validate) {
     validate = ajv.compile(envelopeSchema(contract, lifecycleClass));
     validators.set(cacheKey, validate);
   }
+  const perClass = byObject.get(contract) ?? new Map<LifecycleClass, ValidateFunction>();
+  perClass.set(lifecycleClass, validate);
+  byObject.set(contract, perClass);
+  return validate;
+}
+
+/** Validates an envelope; returns the schema violations (empty when valid). */
+export function envelopeViolations(contract: ContractDefinition, lifecycleClass: LifecycleClass, envelope: unknown): string[] {
+  const validate = validatorFor(contract, lifecycleClass);
   if (validate(envelope)) return [];
   return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
 }

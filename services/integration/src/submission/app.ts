@@ -8,10 +8,12 @@ import { createHttpApp, type AccessPolicy, type Logger, type SqlDatabase } from 
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
+import { ContractCache } from './contract-cache.js';
 import { installInternsCors } from './cors.js';
 import { registerInternRoutes } from './interns-routes.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { createSubmissionMetrics } from './metrics.js';
+import { createIntakeWriter } from './record-use-cases.js';
 import { registerRecordRoutes } from './records-routes.js';
 import { installTraceIds } from './trace.js';
 import { installTextGuard } from '../text-guard.js';
@@ -47,6 +49,9 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
   installTraceIds(app);
   installTextGuard(app);
   installInternsCors(app, options.corsOrigins ?? []);
+  const contracts = new ContractCache(db, logger);
+  await contracts.start();
+  app.addHook('onClose', () => contracts.close());
   const deps = {
     db,
     broker,
@@ -55,6 +60,8 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     newRecordId: options.newRecordId ?? randomUUID,
     now: options.now ?? (() => new Date()),
     mutex: new KeyedMutex(),
+    contracts,
+    intake: createIntakeWriter(db),
   };
   registerRecordRoutes(app, deps);
   registerInternRoutes(app, deps);

@@ -25,7 +25,7 @@ export function registerInternRoutes(app: FastifyInstance, deps: SubmissionDeps)
     '/interns',
     { config: { scope: 'read' }, schema: { summary: 'Submitted interns in the flat form (read model)', tags, querystring: pageQuery } },
     async (request) => {
-      await loadContract(deps.db, INTERNS_CONTRACT_ID);
+      await loadContract(deps, INTERNS_CONTRACT_ID);
       const { limit, offset } = request.query;
       const { records, total } = await listActive(deps.db, INTERNS_CONTRACT_ID, { limit, offset });
       return {

@@ -60,39 +60,74 @@ const envelopeParams = (e: Envelope) => [
   e.contractId, e.naturalKey, e.recordId, e.recordType, e.schemaVersion, JSON.stringify(e.payload), e.occurredAt, e.traceId,
 ];
 
+export type Reservation = { state: 'new' | 'recreate'; revision: number } | { state: 'exists' };
+
 /**
- * Reserves the natural key for a create. `new`: first record of the key; `recreate`: the
- * key was deleted before; `exists`: an active (or in-flight) record holds it.
+ * Reserves the natural keys of many creates in one statement (the intake write: one
+ * place, one statement, so a later outbox row can ride in the same transaction).
+ * Per envelope, in order: `new` (first record of the key, revision 1), `recreate` (the
+ * key was deleted before; its revision goes on from there, so targets order the new
+ * record after the tombstone) or `exists` (an active or in-flight record holds it, or an
+ * earlier envelope of this call took the key).
  */
-export async function reserveCreate(db: SqlExecutor, envelope: Envelope): Promise<'new' | 'recreate' | 'exists'> {
-  const { rows } = await db.query<{ inserted: boolean }>(
+export async function reserveCreates(db: SqlExecutor, envelopes: Envelope[]): Promise<Reservation[]> {
+  const firstOfKey = new Map<string, number>();
+  envelopes.forEach((e, i) => {
+    const slot = `${e.contractId}\u0000${e.naturalKey}`;
+    if (!firstOfKey.has(slot)) firstOfKey.set(slot, i);
+  });
+  const unique = [...firstOfKey.values()].map((i) => envelopes[i]!);
+  const rows = unique.map((e) => ({
+    contract_id: e.contractId,
+    natural_key: e.naturalKey,
+    record_id: e.recordId,
+    record_type: e.recordType,
+    schema_version: e.schemaVersion,
+    payload: e.payload,
+    occurred_at: e.occurredAt,
+    trace_id: e.traceId,
+  }));
+  const { rows: taken } = await db.query<{ record_id: string; inserted: boolean; revision: number }>(
     `INSERT INTO submitted_records (contract_id, natural_key, record_id, record_type, schema_version, payload, occurred_at, trace_id, state)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, 'pending')
+     SELECT r.contract_id, r.natural_key, r.record_id, r.record_type, r.schema_version, r.payload, r.occurred_at, r.trace_id, 'pending'
+     FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid, record_type text,
+       schema_version integer, payload jsonb, occurred_at timestamptz, trace_id uuid)
      ON CONFLICT (contract_id, natural_key) DO UPDATE SET record_id = EXCLUDED.record_id, record_type = EXCLUDED.record_type,
        schema_version = EXCLUDED.schema_version, payload = EXCLUDED.payload, occurred_at = EXCLUDED.occurred_at,
-       trace_id = EXCLUDED.trace_id, state = 'pending', revision = 1, created_at = now(), updated_at = now()
+       trace_id = EXCLUDED.trace_id, state = 'pending', revision = submitted_records.revision + 1, created_at = now(), updated_at = now()
      WHERE submitted_records.state = 'deleted'
         OR (submitted_records.state = 'pending' AND submitted_records.updated_at < now() - ${STALE_PENDING})
-     RETURNING (xmax = 0) AS inserted`,
-    envelopeParams(envelope),
+     RETURNING record_id::text AS record_id, (xmax = 0) AS inserted, revision`,
+    [JSON.stringify(rows)],
   );
-  if (!rows[0]) return 'exists';
-  return rows[0].inserted ? 'new' : 'recreate';
+  const byId = new Map(taken.map((row) => [row.record_id.toLowerCase(), row]));
+  return envelopes.map((e) => {
+    const row = byId.get(e.recordId.toLowerCase());
+    return row ? { state: row.inserted ? 'new' : 'recreate', revision: Number(row.revision) } : { state: 'exists' };
+  });
 }
 
-/** Undoes a reservation whose publish failed. */
-export async function releaseCreate(db: SqlExecutor, envelope: Envelope, reservation: 'new' | 'recreate'): Promise<void> {
-  const sql =
-    reservation === 'new'
-      ? "DELETE FROM submitted_records WHERE contract_id = $1 AND natural_key = $2 AND record_id = $3 AND state = 'pending'"
-      : "UPDATE submitted_records SET state = 'deleted' WHERE contract_id = $1 AND natural_key = $2 AND record_id = $3 AND state = 'pending'";
-  await db.query(sql, [envelope.contractId, envelope.naturalKey, envelope.recordId]);
-}
-
-export async function activate(db: SqlExecutor, envelope: Envelope): Promise<void> {
+/** Undoes reservations whose publish failed (a new key is removed, a re-created one is deleted again). */
+export async function releaseCreates(db: SqlExecutor, envelopes: Envelope[]): Promise<void> {
   await db.query(
-    "UPDATE submitted_records SET state = 'active', updated_at = now() WHERE contract_id = $1 AND natural_key = $2 AND record_id = $3",
-    [envelope.contractId, envelope.naturalKey, envelope.recordId],
+    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid)),
+     gone AS (DELETE FROM submitted_records s USING r
+       WHERE s.contract_id = r.contract_id AND s.natural_key = r.natural_key AND s.record_id = r.record_id
+         AND s.state = 'pending' AND s.revision = 1 RETURNING s.natural_key)
+     UPDATE submitted_records s SET state = 'deleted' FROM r
+     WHERE s.contract_id = r.contract_id AND s.natural_key = r.natural_key AND s.record_id = r.record_id
+       AND s.state = 'pending' AND s.revision > 1`,
+    [JSON.stringify(envelopes.map((e) => ({ contract_id: e.contractId, natural_key: e.naturalKey, record_id: e.recordId })))],
+  );
+}
+
+/** Marks published creates active (one statement for many). */
+export async function activateAll(db: SqlExecutor, envelopes: Envelope[]): Promise<void> {
+  await db.query(
+    `UPDATE submitted_records s SET state = 'active', updated_at = now()
+     FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid)
+     WHERE s.contract_id = r.contract_id AND s.natural_key = r.natural_key AND s.record_id = r.record_id`,
+    [JSON.stringify(envelopes.map((e) => ({ contract_id: e.contractId, natural_key: e.naturalKey, record_id: e.recordId })))],
   );
 }
 

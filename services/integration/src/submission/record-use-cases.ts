@@ -5,17 +5,18 @@
  * the topic of its lifecycle class (503 and nothing published when the broker is down),
  * and keeps the read model in step. Nothing here knows any target format (spec rule 1).
  */
-import type { Logger, SqlDatabase } from '@platform/core';
+import { isAppError, type AppError, type Logger, type SqlDatabase } from '@platform/core';
 import { BrokerUnavailableError, type Broker } from '../broker/broker.js';
 import { recordTypeOf, type ContractDefinition, type LifecycleClass } from '../contracts/contract.js';
-import { findContract } from '../contracts/contract-store.js';
 import { buildEnvelope, envelopeViolations, type Envelope } from '../contracts/envelope.js';
 import { naturalKeyOf, tombstonePayload, validatePayload, type Payload } from '../contracts/payload.js';
 import { contractTopics, topicName } from '../contracts/topics.js';
 import { errors } from '../errors.js';
+import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
-import { activate, applyUpdate, findActive, markDeleted, releaseCreate, reserveCreate } from './read-model.js';
+import { MicroBatcher } from './micro-batcher.js';
+import { activateAll, applyUpdate, findActive, markDeleted, releaseCreates, reserveCreates, type Reservation } from './read-model.js';
 
 export interface SubmissionDeps {
   db: SqlDatabase;
@@ -27,6 +28,24 @@ export interface SubmissionDeps {
   /** Server clock for `occurredAt`. */
   now: () => Date;
   mutex: KeyedMutex;
+  contracts: ContractCache;
+  intake: IntakeWriter;
+}
+
+/** The read-model writes of creates, each one statement for all the creates in flight at once. */
+export interface IntakeWriter {
+  reserve: MicroBatcher<Envelope, Reservation>;
+  activate: MicroBatcher<Envelope, void>;
+}
+
+export function createIntakeWriter(db: SqlDatabase): IntakeWriter {
+  return {
+    reserve: new MicroBatcher((envelopes) => reserveCreates(db, envelopes)),
+    activate: new MicroBatcher(async (envelopes) => {
+      await activateAll(db, envelopes);
+      return envelopes.map(() => undefined);
+    }),
+  };
 }
 
 export interface Accepted {
@@ -39,10 +58,10 @@ export interface Accepted {
   topic: string;
 }
 
-export async function loadContract(db: SqlDatabase, contractId: string): Promise<ContractDefinition> {
-  const stored = await findContract(db, contractId);
-  if (!stored) throw errors.CONTRACT_NOT_FOUND({ detail: `unknown contractId: ${contractId}` });
-  return stored.contract;
+export async function loadContract(deps: Pick<SubmissionDeps, 'contracts'>, contractId: string): Promise<ContractDefinition> {
+  const contract = await deps.contracts.get(contractId);
+  if (!contract) throw errors.CONTRACT_NOT_FOUND({ detail: `unknown contractId: ${contractId}` });
+  return contract;
 }
 
 function payloadOrThrow(deps: SubmissionDeps, contract: ContractDefinition, operation: Operation, input: unknown): Payload {
@@ -70,9 +89,10 @@ function envelopeFor(deps: SubmissionDeps, contract: ContractDefinition, cls: Li
 
 async function publish(deps: SubmissionDeps, contract: ContractDefinition, cls: LifecycleClass, operation: Operation, envelope: Envelope): Promise<string> {
   const topic = topicName(contract.contractId, cls);
-  const headers = { traceId: envelope.traceId, contractId: envelope.contractId, recordType: envelope.recordType, schemaVersion: String(envelope.schemaVersion) };
+  const headers: Record<string, string> = { traceId: envelope.traceId, contractId: envelope.contractId, recordType: envelope.recordType, schemaVersion: String(envelope.schemaVersion) };
+  if (envelope.revision !== undefined) headers.revision = String(envelope.revision);
   const started = performance.now();
-  const send = () => deps.broker.publish(topic, envelope.naturalKey, JSON.stringify(envelope), headers);
+  const send = () => deps.broker.publish(topic, envelope.naturalKey, JSON.stringify(envelope), headers, { dedupeId: envelope.recordId });
   try {
     try {
       await send();
@@ -103,27 +123,60 @@ const accepted = (envelope: Envelope, topic: string): Accepted => ({
   topic,
 });
 
-export async function createRecord(deps: SubmissionDeps, contractId: string, input: unknown, traceId: string): Promise<Accepted> {
-  const contract = await loadContract(deps.db, contractId);
-  deps.metrics.submitted(contractId, 'create');
-  const payload = payloadOrThrow(deps, contract, 'create', input);
-  const envelope = envelopeFor(deps, contract, 'create', 'create', payload, traceId);
-  return deps.mutex.run(`${contractId}\u0000${envelope.naturalKey}`, async () => {
-    const reservation = await reserveCreate(deps.db, envelope);
-    if (reservation === 'exists') {
-      deps.metrics.rejected(contractId, 'create', 'conflict');
-      throw errors.RECORD_EXISTS({ detail: `a record with natural key ${envelope.naturalKey} already exists; use PUT to change it` });
-    }
-    let topic: string;
+export type IntakeResult = { ok: true; accepted: Accepted } | { ok: false; error: AppError };
+
+/**
+ * Creates many records of one contract: each validated on its own (a bad one does not
+ * stop its neighbours), the keys reserved in one statement, the envelopes published
+ * side by side (each with its recordId as the broker's de-duplication id), the
+ * published ones activated in one statement and the failed ones released. One result per
+ * input, in order. Throws only for the whole call (unknown contract, unexpected failure).
+ */
+export async function createRecords(deps: SubmissionDeps, contractId: string, inputs: unknown[], traceId: string): Promise<IntakeResult[]> {
+  const contract = await loadContract(deps, contractId);
+  const results: IntakeResult[] = new Array(inputs.length);
+  const built: Array<{ index: number; envelope: Envelope }> = [];
+  inputs.forEach((input, index) => {
+    deps.metrics.submitted(contractId, 'create');
     try {
-      topic = await publish(deps, contract, 'create', 'create', envelope);
+      const payload = payloadOrThrow(deps, contract, 'create', input);
+      built.push({ index, envelope: envelopeFor(deps, contract, 'create', 'create', payload, traceId) });
     } catch (error) {
-      await releaseCreate(deps.db, envelope, reservation);
-      throw error;
+      if (!isAppError(error)) throw error;
+      results[index] = { ok: false, error };
     }
-    await activate(deps.db, envelope);
-    return accepted(envelope, topic);
   });
+  const reservations = await deps.intake.reserve.run(built.map((b) => b.envelope));
+  const reserved = built.filter(({ index, envelope }, i) => {
+    const reservation = reservations[i]!;
+    if (reservation.state !== 'exists') {
+      envelope.revision = reservation.revision;
+      return true;
+    }
+    deps.metrics.rejected(contractId, 'create', 'conflict');
+    results[index] = { ok: false, error: errors.RECORD_EXISTS({ detail: `a record with natural key ${envelope.naturalKey} already exists; use PUT to change it` }) };
+    return false;
+  });
+  const sent = await Promise.all(
+    reserved.map(({ envelope }) => publish(deps, contract, 'create', 'create', envelope).then((topic) => ({ topic }), (error: unknown) => ({ error }))),
+  );
+  const failed = reserved.filter((_, i) => 'error' in sent[i]!);
+  if (failed.length > 0) await releaseCreates(deps.db, failed.map((f) => f.envelope));
+  const unexpected = sent.find((s): s is { error: unknown } => 'error' in s && !isAppError(s.error));
+  if (unexpected) throw unexpected.error;
+  const published = reserved.filter((_, i) => 'topic' in sent[i]!);
+  await deps.intake.activate.run(published.map((p) => p.envelope));
+  reserved.forEach(({ index, envelope }, i) => {
+    const outcome = sent[i]!;
+    results[index] = 'topic' in outcome ? { ok: true, accepted: accepted(envelope, outcome.topic) } : { ok: false, error: outcome.error as AppError };
+  });
+  return results;
+}
+
+export async function createRecord(deps: SubmissionDeps, contractId: string, input: unknown, traceId: string): Promise<Accepted> {
+  const [result] = await createRecords(deps, contractId, [input], traceId);
+  if (!result!.ok) throw result!.error;
+  return result!.accepted;
 }
 
 function requireClass(deps: SubmissionDeps, contract: ContractDefinition, cls: 'update' | 'tombstone', operation: Operation): void {
@@ -133,11 +186,12 @@ function requireClass(deps: SubmissionDeps, contract: ContractDefinition, cls: '
 }
 
 export async function updateRecord(deps: SubmissionDeps, contractId: string, naturalKey: string, input: unknown, traceId: string): Promise<Accepted> {
-  const contract = await loadContract(deps.db, contractId);
+  const contract = await loadContract(deps, contractId);
   deps.metrics.submitted(contractId, 'update');
   requireClass(deps, contract, 'update', 'update');
   return deps.mutex.run(`${contractId}\u0000${naturalKey}`, async () => {
-    if (!(await findActive(deps.db, contractId, naturalKey))) {
+    const current = await findActive(deps.db, contractId, naturalKey);
+    if (!current) {
       deps.metrics.rejected(contractId, 'update', 'not_found');
       throw errors.RECORD_NOT_FOUND({ detail: `record ${naturalKey} does not exist` });
     }
@@ -148,6 +202,7 @@ export async function updateRecord(deps: SubmissionDeps, contractId: string, nat
       throw errors.PAYLOAD_INVALID({ detail: `payload fails contract validation: ${fieldErrors[0]!.field} ${fieldErrors[0]!.message}`, body: { errors: fieldErrors } });
     }
     const envelope = envelopeFor(deps, contract, 'update', 'update', payload, traceId, naturalKey);
+    envelope.revision = current.revision + 1;
     const topic = await publish(deps, contract, 'update', 'update', envelope);
     await applyUpdate(deps.db, envelope);
     return accepted(envelope, topic);
@@ -155,7 +210,7 @@ export async function updateRecord(deps: SubmissionDeps, contractId: string, nat
 }
 
 export async function deleteRecord(deps: SubmissionDeps, contractId: string, naturalKey: string, traceId: string): Promise<Accepted> {
-  const contract = await loadContract(deps.db, contractId);
+  const contract = await loadContract(deps, contractId);
   deps.metrics.submitted(contractId, 'delete');
   requireClass(deps, contract, 'tombstone', 'delete');
   return deps.mutex.run(`${contractId}\u0000${naturalKey}`, async () => {
@@ -165,6 +220,7 @@ export async function deleteRecord(deps: SubmissionDeps, contractId: string, nat
       throw errors.RECORD_NOT_FOUND({ detail: `record ${naturalKey} does not exist` });
     }
     const envelope = envelopeFor(deps, contract, 'tombstone', 'delete', tombstonePayload(contract, current.payload), traceId, naturalKey);
+    envelope.revision = current.revision + 1;
     const topic = await publish(deps, contract, 'tombstone', 'delete', envelope);
     await markDeleted(deps.db, envelope);
     return accepted(envelope, topic);

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
 import { listActive, findActive } from './read-model.js';
-import { createRecord, deleteRecord, loadContract, updateRecord, type SubmissionDeps } from './record-use-cases.js';
+import { createRecord, createRecords, deleteRecord, loadContract, updateRecord, type SubmissionDeps } from './record-use-cases.js';
 
 const tags = ['records'];
 const idParams = { type: 'object', properties: { contractId: { type: 'string' } }, required: ['contractId'] };
@@ -36,6 +36,18 @@ const acceptedResponse = {
 
 type KeyRoute = { Params: { contractId: string; naturalKey: string } };
 
+/** Most records in one `records:batch` request; the body is bounded too (BATCH_BODY_LIMIT). */
+export const MAX_BATCH_RECORDS = 1000;
+const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
+const batchBody = {
+  type: 'object',
+  required: ['records'],
+  additionalProperties: false,
+  properties: {
+    records: { type: 'array', minItems: 1, maxItems: MAX_BATCH_RECORDS, description: `payload objects of the contract (at most ${MAX_BATCH_RECORDS})` },
+  },
+};
+
 export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps): void {
   app.post<{ Params: { contractId: string } }>(
     '/contracts/:contractId/records',
@@ -43,11 +55,35 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
     async (request, reply) => reply.code(202).send(await createRecord(deps, request.params.contractId, request.body, request.traceId)),
   );
 
+  // `::` is a literal colon in a Fastify path.
+  app.post<{ Params: { contractId: string }; Body: { records: unknown[] } }>(
+    '/contracts/:contractId/records::batch',
+    {
+      bodyLimit: BATCH_BODY_LIMIT,
+      schema: {
+        summary: `Submit up to ${MAX_BATCH_RECORDS} records (creates) at once; one result per record, in order`,
+        description:
+          'Each record is validated, reserved and published on its own: 202 with what a single POST answers, or its own 400 (with errors), 409, 500 or 503. A bad record never stops its neighbours. 404 when the contract is unknown.',
+        tags,
+        params: idParams,
+        body: batchBody,
+      },
+    },
+    async (request) => {
+      const results = await createRecords(deps, request.params.contractId, request.body.records, request.traceId);
+      return {
+        results: results.map((result) =>
+          result.ok ? { status: 202, ...result.accepted } : { status: result.error.statusCode, detail: result.error.detail, ...result.error.body },
+        ),
+      };
+    },
+  );
+
   app.get<{ Params: { contractId: string }; Querystring: { limit: number; offset: number } }>(
     '/contracts/:contractId/records',
     { config: { scope: 'read' }, schema: { summary: "Submitted records, from the submission service's own read model", tags, params: idParams, querystring: pageQuery } },
     async (request) => {
-      await loadContract(deps.db, request.params.contractId);
+      await loadContract(deps, request.params.contractId);
       const { limit, offset } = request.query;
       return { ...(await listActive(deps.db, request.params.contractId, { limit, offset })), limit, offset };
     },
@@ -57,7 +93,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
     '/contracts/:contractId/records/:naturalKey',
     { config: { scope: 'read' }, schema: { summary: 'One submitted record by natural key (read model)', tags, params: keyParams } },
     async (request) => {
-      await loadContract(deps.db, request.params.contractId);
+      await loadContract(deps, request.params.contractId);
       const record = await findActive(deps.db, request.params.contractId, request.params.naturalKey);
       if (!record) throw errors.RECORD_NOT_FOUND();
       return { record };

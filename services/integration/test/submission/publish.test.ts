@@ -55,10 +55,12 @@ for (const driver of selectedDrivers()) {
           occurredAt: undefined,
           traceId,
           payload: { ...payload, status: 'ACTIVE' },
+          revision: 1,
         },
       );
       assert.match(envelope.occurredAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.equal(on('created', body.naturalKey)[0]!.headers.traceId, traceId);
+      assert.equal(on('created', body.naturalKey)[0]!.headers.revision, '1');
     });
 
     it('PUT publishes an update-style envelope (new recordId, same naturalKey) and GET shows the new state', async () => {

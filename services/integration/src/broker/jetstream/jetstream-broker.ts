@@ -136,7 +136,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       }
       return [...topics].map(([name, partitions]) => ({ name, partitions })).sort((a, b) => a.name.localeCompare(b.name));
     },
-    async publish(topic, key, value, headers = {}): Promise<PublishResult> {
+    async publish(topic, key, value, headers = {}, publishOptions = {}): Promise<PublishResult> {
       try {
         const partition = partitionFor(key, await partitionsOf(topic));
         const hdrs = natsHeaders();
@@ -146,6 +146,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         const ack = await js.publish(subjectFor(prefix, topic, partition), data, {
           headers: hdrs,
           timeout: publishTimeout,
+          ...(publishOptions.dedupeId ? { msgID: publishOptions.dedupeId } : {}),
         });
         return { topic, partition, offset: ack.seq - 1 };
       } catch (error) {
