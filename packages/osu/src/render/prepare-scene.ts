@@ -113,6 +113,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
   const bctx = background.getContext('2d');
   bctx.fillStyle = 'black';
   bctx.fillRect(0, 0, W, H);
+  let hasImage = false;
   const bgPath = await fileIn(folder, beatmap.backgroundFilename);
   if (bgPath) {
     try {
@@ -125,6 +126,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
         img.width * k,
         img.height * k,
       );
+      hasImage = true;
       log(`background ${beatmap.backgroundFilename}`);
     } catch {
       log(`background ${beatmap.backgroundFilename} could not be decoded; black background`);
@@ -147,6 +149,8 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     dctx.fillRect(0, 0, W, H);
     dimmedBackgrounds.set(level, dimmed);
   }
+  // without an image, or at full dim, the background is plain black: filled, not blitted
+  const blackLevels = new Set(dim.levels().filter((level) => !hasImage || level >= 1));
   const dimmed = dimmedBackgrounds.get(args.draw.bgDim)!;
 
   let storyboard: StoryboardPlayer | undefined;
@@ -222,6 +226,7 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     sprites,
     dimmedBackground: dimmed,
     dimmedBackgrounds,
+    blackLevels,
     dim,
     background,
     storyboard,
