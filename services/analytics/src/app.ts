@@ -15,6 +15,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
 import { registerAgentRoutes } from './agent/agent-routes.js';
+import { registerDashboardRoutes } from './dashboard/dashboard-routes.js';
 import type { LlmProvider } from './agent/llm-types.js';
 import type { AgentLimits } from './agent/run-agent.js';
 import { createMcpToolbox } from './agent/mcp-toolbox.js';
@@ -69,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   registerHostGuard(app, options.hostGuard);
   registerSalesRoutes(app, warehouse);
+  registerDashboardRoutes(app);
   const toolCalls = new Counter({
     name: 'analytics_tool_calls_total',
     help: 'MCP tool calls (public MCP endpoints and the agent), by tool and outcome.',

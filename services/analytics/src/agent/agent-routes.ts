@@ -1,6 +1,6 @@
 /**
  * `POST /api/v1/agent/chat` (the agent, or the offline planner when no LLM is
- * configured), and the chat page at `/chat` (`/` redirects there).
+ * configured), and the chat page at `/chat`.
  */
 import {
   rateLimitHeaders,
@@ -10,6 +10,7 @@ import {
 } from '@platform/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
+import { sendPage, sendScript } from '../http/page-reply.js';
 import { CHAT_PAGE_HTML, CHAT_PAGE_SCRIPT } from './chat-page.js';
 import type { LlmProvider } from './llm-types.js';
 import type { Toolbox } from './mcp-toolbox.js';
@@ -164,25 +165,18 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
 
   // The page and its script are static; the chat API behind them needs `scope`.
   const open = { scope: 'open' } as const;
-  app.get('/', { config: open, schema: { hide: true } }, async (_request, reply) =>
-    reply.redirect('/chat'),
-  );
   app.get(
     '/chat',
     {
       config: open,
       schema: { summary: 'The chat page', tags: ['agent'], produces: ['text/html'] },
     },
-    async (_request, reply) =>
-      reply
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'")
-        .send(CHAT_PAGE_HTML),
+    async (_request, reply) => sendPage(reply, CHAT_PAGE_HTML),
   );
   app.get('/favicon.ico', { config: open, schema: { hide: true } }, async (_request, reply) =>
     reply.code(204).send(),
   );
   app.get('/chat/app.js', { config: open, schema: { hide: true } }, async (_request, reply) =>
-    reply.header('content-type', 'text/javascript; charset=utf-8').send(CHAT_PAGE_SCRIPT),
+    sendScript(reply, CHAT_PAGE_SCRIPT),
   );
 }

@@ -38,8 +38,7 @@ describe('chat page in headless Chromium', { skip }, () => {
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
     });
-    await page.goto(`${base}/`);
-    assert.equal(new URL(page.url()).pathname, '/chat');
+    await page.goto(`${base}/chat`);
     await page.fill('#question', 'What is the total revenue?');
     await page.click('#send');
     const answer = page.locator('.msg.assistant').first();

@@ -1,0 +1,195 @@
+// The dashboard: reads the service's own REST API and draws it with the shared chart
+// helpers (charts.js). Plain browser JavaScript, no build step.
+/* global document, window, URLSearchParams */
+'use strict';
+const { Charts } = window;
+const { PALETTE, format } = Charts;
+const $ = (id) => document.getElementById(id);
+const PAGE_SIZE = 25;
+const FREIGHT_SHOWN = 15;
+const FREIGHT_ALERT = 20; // percent: above it, a candidate for a shipping or pricing change
+
+async function read(path, params = {}) {
+  const query = new URLSearchParams(
+    Object.entries(params).filter(([, v]) => v !== '' && v !== undefined),
+  );
+  const search = query.toString();
+  const response = await fetch(path + (search ? '?' + search : ''), {
+    headers: { accept: 'application/json' },
+  });
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.detail || path + ' answered ' + response.status);
+  return body;
+}
+
+function showError(error) {
+  $('error').hidden = false;
+  $('error').textContent = 'Could not load: ' + error.message;
+}
+
+function showAsOf(meta) {
+  const at = new Date(meta.data_as_of);
+  const time = $('as-of');
+  time.textContent = 'Data as of ' + at.toLocaleString() + ' (build ' + meta.build_id + ')';
+  time.title = meta.data_as_of;
+}
+
+async function kpis() {
+  const { data, meta } = await read('/api/v1/sales/kpis');
+  showAsOf(meta);
+  const k = data[0] || {};
+  const tiles = [
+    ['Revenue', format.money(k.total_lifetime_revenue)],
+    ['Orders', format.number(k.total_lifetime_orders)],
+    ['Customers', format.number(k.total_unique_customers)],
+    [
+      'Average order',
+      k.average_order_value === null ? 'n/a' : format.money2(k.average_order_value),
+    ],
+  ];
+  $('kpis').replaceChildren(
+    ...tiles.map(([label, value]) => {
+      const tile = document.createElement('div');
+      tile.className = 'tile';
+      tile.dataset.testid = 'kpi';
+      const l = document.createElement('div');
+      l.className = 'label';
+      l.textContent = label;
+      const v = document.createElement('div');
+      v.className = 'value';
+      v.textContent = value;
+      tile.append(l, v);
+      return tile;
+    }),
+  );
+}
+
+async function trend() {
+  const { data } = await read('/api/v1/sales/monthly-trend', { limit: 1000 });
+  const rows = data.slice().reverse(); // oldest first, as time reads
+  const labels = rows.map((r) => r.sales_year + '-' + String(r.sales_month).padStart(2, '0'));
+  Charts.line($('trend'), 'Monthly revenue and orders', labels, [
+    {
+      label: 'Revenue (BRL)',
+      data: rows.map((r) => r.total_revenue),
+      format: format.money,
+      color: PALETTE.blue,
+    },
+    {
+      label: 'Orders',
+      data: rows.map((r) => r.total_orders),
+      format: format.number,
+      color: PALETTE.orange,
+      dash: [6, 4],
+      axis: 'right',
+    },
+  ]);
+}
+
+async function yoy() {
+  const { data } = await read('/api/v1/sales/yoy');
+  const rows = data.slice().reverse();
+  const growth = rows.map((r) => r.yoy_growth_percentage);
+  Charts.bars(
+    $('yoy'),
+    'Revenue growth over the previous year (%)',
+    rows.map((r) => String(r.calendar_year)),
+    {
+      label: 'Growth',
+      data: growth,
+      format: format.percent,
+      colors: growth.map((g) => (g !== null && g < 0 ? PALETTE.vermillion : PALETTE.blue)),
+    },
+  );
+}
+
+async function freight() {
+  const { data, meta } = await read('/api/v1/analytics/categories/freight', {
+    limit: FREIGHT_SHOWN,
+  });
+  const ratio = data.map((r) => r.freight_to_revenue_ratio);
+  $('freight-note').textContent =
+    'The ' +
+    data.length +
+    ' of ' +
+    meta.total +
+    ' categories with the highest burden; above ' +
+    FREIGHT_ALERT +
+    ' % (orange) is a candidate for a shipping or pricing change.';
+  Charts.bars(
+    $('freight'),
+    'Freight as a share of revenue (%)',
+    data.map((r) => r.product_category_name),
+    {
+      label: 'Freight / revenue',
+      data: ratio,
+      format: format.percent,
+      colors: ratio.map((v) => (v !== null && v > FREIGHT_ALERT ? PALETTE.orange : PALETTE.blue)),
+    },
+    true,
+  );
+}
+
+// The LTV ranking: paged and sorted by the API (`sort`, `limit`, `offset`, `decile`).
+const ltv = { sort: 'ltv_desc', offset: 0, decile: '', total: 0 };
+
+async function ltvPage() {
+  const { data, meta } = await read('/api/v1/analytics/customer-ltv', {
+    sort: ltv.sort,
+    limit: PAGE_SIZE,
+    offset: ltv.offset,
+    decile: ltv.decile,
+  });
+  ltv.total = meta.total;
+  $('ltv-rows').replaceChildren(
+    ...data.map((r) => {
+      const row = document.createElement('tr');
+      for (const value of [
+        r.ltv_rank,
+        r.customer_sk,
+        format.number(r.total_orders),
+        format.money2(r.lifetime_value),
+        r.ltv_decile,
+      ]) {
+        row.insertCell().textContent = String(value);
+      }
+      return row;
+    }),
+  );
+  const first = data.length ? ltv.offset + 1 : 0;
+  $('ltv-range').textContent =
+    'Customers ' +
+    format.number(first) +
+    '–' +
+    format.number(ltv.offset + data.length) +
+    ' of ' +
+    format.number(meta.total);
+  $('prev').disabled = ltv.offset === 0;
+  $('next').disabled = ltv.offset + data.length >= meta.total;
+  const ltvSort =
+    ltv.sort === 'ltv_desc' ? 'descending' : ltv.sort === 'ltv_asc' ? 'ascending' : 'none';
+  $('sort-ltv-th').setAttribute('aria-sort', ltvSort);
+  $('sort-ltv').textContent =
+    'Lifetime value' + (ltvSort === 'descending' ? ' ↓' : ltvSort === 'ascending' ? ' ↑' : '');
+  $('sort-orders-th').setAttribute('aria-sort', ltv.sort === 'orders_desc' ? 'descending' : 'none');
+  $('sort-orders').textContent = 'Orders' + (ltv.sort === 'orders_desc' ? ' ↓' : '');
+}
+
+function reloadLtv(change) {
+  Object.assign(ltv, change);
+  ltvPage().catch(showError);
+}
+
+$('prev').addEventListener('click', () =>
+  reloadLtv({ offset: Math.max(0, ltv.offset - PAGE_SIZE) }),
+);
+$('next').addEventListener('click', () => reloadLtv({ offset: ltv.offset + PAGE_SIZE }));
+$('decile').addEventListener('change', (e) => reloadLtv({ decile: e.target.value, offset: 0 }));
+$('sort-ltv').addEventListener('click', () =>
+  reloadLtv({ sort: ltv.sort === 'ltv_desc' ? 'ltv_asc' : 'ltv_desc', offset: 0 }),
+);
+$('sort-orders').addEventListener('click', () => reloadLtv({ sort: 'orders_desc', offset: 0 }));
+
+Promise.all([kpis(), trend(), yoy(), freight(), ltvPage()])
+  .then(() => document.body.setAttribute('data-ready', 'true'))
+  .catch(showError);
