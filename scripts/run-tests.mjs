@@ -6,6 +6,8 @@
 //   node scripts/run-tests.mjs                 every workspace
 //   node scripts/run-tests.mjs services/render one workspace (its `npm test`)
 //   TEST_FILTER=broker node scripts/run-tests.mjs   only files whose path contains "broker"
+//   TEST_FAILURES_FILE=f.jsonl ...                  also writes each failing test to f.jsonl
+//                                                   (scripts/test-failures-reporter.mjs)
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -44,6 +46,15 @@ console.log(`run-tests: ${files.length} test files`);
 for (const file of files) console.log(`  ${relative(root, file)}`);
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const failuresFile = process.env.TEST_FAILURES_FILE;
+const reporters = failuresFile
+  ? [
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${pathToFileURL(join(root, 'scripts', 'test-failures-reporter.mjs')).href}`,
+      `--test-reporter-destination=${resolve(failuresFile)}`,
+    ]
+  : ['--test-reporter=spec'];
 const child = spawn(
   process.execPath,
   [
@@ -55,7 +66,7 @@ const child = spawn(
     '--test',
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 300000}`,
-    '--test-reporter=spec',
+    ...reporters,
     ...files,
   ],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
