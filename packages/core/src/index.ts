@@ -62,6 +62,7 @@ export {
 export { openCounterStore, openObjectStore, openSqlDatabase, serviceDataDir } from './platform/open-resources.js';
 export {
   createOutboundGuard,
+  guardedFetch,
   OutboundLimitError,
   OutboundRefusedError,
   type GuardedRequestInit,

@@ -4,6 +4,8 @@
  */
 import {
   accessPolicyFromEnv,
+  guardedFetch,
+  outboundGuardFromEnv,
   createClientAddressResolver,
   createLogger,
   createRateLimiter,
@@ -56,6 +58,8 @@ const app = await buildApp({
     apiKey: env.LLM_API_KEY,
     model: env.LLM_MODEL,
     timeoutMs: env.LLM_TIMEOUT_MS,
+    // LLM_BASE_URL may point anywhere: requested through the outbound guard.
+    fetch: guardedFetch(outboundGuardFromEnv(env)),
     maxTokens: env.LLM_MAX_TOKENS,
   }),
   agent: {

@@ -2,6 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { outboundGuardFromEnv } from '@platform/core';
 import { createBeatmapResolver } from './beatmaps/beatmap-resolver.js';
 import type { RenderEnv } from './config.js';
 import type { RenderContext } from './context.js';
@@ -34,6 +35,7 @@ export async function startPipeline(
         beatmaps: createBeatmapResolver({
           dirs: beatmapDirs,
           mirrorUrl: env.BEATMAP_MIRROR_URL,
+          outbound: outboundGuardFromEnv(env),
           store: ctx.store,
         }),
         settings: {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createOutboundGuard, guardedFetch } from '@platform/core';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createLlmProvider } from '../../src/agent/providers/create-llm-provider.js';
@@ -43,6 +44,8 @@ describe('agent with an LLM', () => {
           apiKey: 'secret-key',
           model: 'test-model',
           timeoutMs: 3000,
+          // As main wires it: through the outbound guard (the fake LLM is on loopback, allowed).
+          fetch: guardedFetch(createOutboundGuard({ allowed: ['127.0.0.1'] })),
         });
         app = await buildApp({
           warehouse: fixture.warehouse,
@@ -275,6 +278,34 @@ describe('agent with an LLM', () => {
       });
     });
   }
+});
+
+describe('agent LLM behind the outbound guard', () => {
+  it('an LLM_BASE_URL in a forbidden range is not requested: 502 naming no internals', async () => {
+    const fixture = await createWarehouseFixture();
+    const fake = await startFakeLlm();
+    try {
+      const llm = createLlmProvider('openai', {
+        baseUrl: fake.url,
+        timeoutMs: 3000,
+        fetch: guardedFetch(createOutboundGuard({ allowed: [] })),
+      });
+      const app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger(), llm });
+      fake.script([textReply('openai', 'never')]);
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/v1/agent/chat',
+        payload: { message: 'Revenue?' },
+      });
+      assert.equal(response.statusCode, 502);
+      assert.equal(response.json().detail, 'The language model could not be reached');
+      assert.equal(fake.requests.length, 0);
+      await app.close();
+    } finally {
+      await fake.close();
+      await fixture.cleanup();
+    }
+  });
 });
 
 describe('agent deadline', () => {

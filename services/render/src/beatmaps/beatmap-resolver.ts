@@ -10,7 +10,13 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ObjectNotFoundError, type ObjectStore } from '@platform/core';
+import {
+  ObjectNotFoundError,
+  OutboundLimitError,
+  OutboundRefusedError,
+  type ObjectStore,
+  type OutboundGuard,
+} from '@platform/core';
 import { BeatmapLibrary, beatmapMd5 } from '@platform/osu';
 import type { SkinArchiveLimits } from '../skins/skin-archive.js';
 import {
@@ -40,6 +46,8 @@ export interface BeatmapResolverOptions {
   dirs?: string[] | undefined;
   /** @defaultValue undefined (no download) */
   mirrorUrl?: string | undefined;
+  /** How the mirror is requested (`outboundGuardFromEnv`: ALLOWED_OUTBOUND decides what it may be); required with `mirrorUrl`. */
+  outbound?: Pick<OutboundGuard, 'fetch'> | undefined;
   store: ObjectStore;
   /** @defaultValue 30000 */
   downloadTimeoutMs?: number;
@@ -61,16 +69,24 @@ export function createBeatmapResolver(options: BeatmapResolverOptions): BeatmapR
     options.dirs && options.dirs.length > 0 ? new BeatmapLibrary(options.dirs) : undefined;
   const timeoutMs = options.downloadTimeoutMs ?? 30_000;
   const maxBytes = options.maxDownloadBytes ?? 200 * 1024 * 1024;
+  const { outbound } = options;
+  if (options.mirrorUrl && !outbound) throw new Error('a beatmap mirror needs an outbound guard');
 
   async function download(md5: string): Promise<Buffer> {
     const base = options.mirrorUrl!;
     const url = base.includes('{md5}')
       ? base.replaceAll('{md5}', md5)
       : `${base.replace(/\/+$/, '')}/${md5}`;
+    const tooLarge = () => new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
     let response: Response;
     try {
-      response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' });
+      response = await outbound!.fetch(url, { timeoutMs, maxBytes });
     } catch (error) {
+      if (error instanceof OutboundRefusedError)
+        throw new BeatmapNotFoundError(
+          `Beatmap ${md5} could not be downloaded: the mirror may not be requested (${error.message}).`,
+        );
+      if (error instanceof OutboundLimitError) throw tooLarge();
       throw new BeatmapNotFoundError(
         `Beatmap ${md5} could not be downloaded: the mirror did not answer (${(error as Error).message}).`,
       );
@@ -81,7 +97,6 @@ export function createBeatmapResolver(options: BeatmapResolverOptions): BeatmapR
       throw new BeatmapNotFoundError(
         `Beatmap ${md5} could not be downloaded: the mirror answered ${response.status}.`,
       );
-    const tooLarge = () => new BeatmapNotFoundError(`Beatmap ${md5} from the mirror is too large.`);
     if (Number(response.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
     // Counted while read: an answer without a length (or lying about it) stops at the limit.
     const chunks: Uint8Array[] = [];
@@ -94,6 +109,7 @@ export function createBeatmapResolver(options: BeatmapResolverOptions): BeatmapR
       }
     } catch (error) {
       if (error instanceof BeatmapNotFoundError) throw error;
+      if (error instanceof OutboundLimitError) throw tooLarge();
       throw new BeatmapNotFoundError(
         `Beatmap ${md5} could not be downloaded: the mirror's answer broke off (${(error as Error).message}).`,
       );

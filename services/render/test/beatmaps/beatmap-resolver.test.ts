@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { createOutboundGuard } from '@platform/core';
 import { MADE_BEATMAP_MD5, MADE_OSU, madeOsuFixture } from '@platform/testing';
 import {
   BeatmapNotFoundError,
@@ -18,6 +19,8 @@ import { openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { makeZip, patchBytes } from '../helpers/zips.js';
 
 let engines: TestEngines;
+// The test mirrors are loopback servers, allowed explicitly.
+const loopbackAllowed = createOutboundGuard({ allowed: ['127.0.0.1'] });
 let server: Server;
 let mirrorUrl: string;
 let workDir: string;
@@ -49,6 +52,7 @@ after(async () => {
 test('an endless mirror answer without a length is refused as too large once past the limit', async () => {
   const resolver = createBeatmapResolver({
     mirrorUrl,
+    outbound: loopbackAllowed,
     store: engines.ctx.store,
     maxDownloadBytes: 1024 * 1024,
     downloadTimeoutMs: 10_000,
@@ -104,7 +108,11 @@ describe('a mirror that answers whole beatmap sets (.osz)', () => {
   test('the whole set is extracted (audio, background, storyboard, video) and cached once for every difficulty', async () => {
     const data = await madeSet();
     sets.set(MADE_BEATMAP_MD5, data);
-    const resolver = createBeatmapResolver({ mirrorUrl: setMirror, store: engines.ctx.store });
+    const resolver = createBeatmapResolver({
+      mirrorUrl: setMirror,
+      outbound: loopbackAllowed,
+      store: engines.ctx.store,
+    });
     const dir = await mkdtemp(join(workDir, 'job-'));
     const found = await resolver.resolve(MADE_BEATMAP_MD5.toUpperCase(), dir);
     assert.equal(found.source, 'mirror');
@@ -149,6 +157,7 @@ describe('a mirror that answers whole beatmap sets (.osz)', () => {
     sets.set(md5, data);
     const resolver = createBeatmapResolver({
       mirrorUrl: setMirror,
+      outbound: loopbackAllowed,
       store: engines.ctx.store,
       setLimits: { ...DEFAULT_SET_LIMITS, maxUncompressedBytes: 1024 * 1024 },
     });
@@ -188,4 +197,20 @@ describe('a mirror that answers whole beatmap sets (.osz)', () => {
     const zip = await makeZip([{ name: 'huge.wav', data: Buffer.alloc(2 * 1024 * 1024) }]);
     await refused(md5, zip, /the beatmap set was refused: archive expands to \d+ bytes/);
   });
+});
+
+test('a mirror in a forbidden range (loopback not in ALLOWED_OUTBOUND) is not requested', async () => {
+  let requests = 0;
+  server.once('request', () => (requests += 1));
+  const resolver = createBeatmapResolver({
+    mirrorUrl,
+    outbound: createOutboundGuard({ allowed: [] }),
+    store: engines.ctx.store,
+  });
+  await assert.rejects(
+    resolver.resolve('b'.repeat(32), workDir),
+    (e: unknown) =>
+      e instanceof BeatmapNotFoundError && /may not be requested.*loopback/.test(e.message),
+  );
+  assert.equal(requests, 0);
 });

@@ -2,6 +2,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createOutboundGuard } from '@platform/core';
 import { createBeatmapResolver } from '../../src/beatmaps/beatmap-resolver.js';
 import { createDispatcher, type Dispatcher } from '../../src/dispatcher/dispatcher.js';
 import { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
@@ -62,6 +63,8 @@ export async function startTestPipeline(
             beatmaps: createBeatmapResolver({
               dirs: options.beatmapDirs,
               mirrorUrl: options.mirrorUrl,
+              // The test mirrors are loopback servers, allowed explicitly.
+              outbound: createOutboundGuard({ allowed: ['127.0.0.1'] }),
               store: ctx.store,
             }),
             settings: {

@@ -60,6 +60,72 @@ export interface OutboundGuard {
   check(url: string | URL): Promise<void>;
 }
 
+/**
+ * The guard as a `typeof fetch` for code that takes one (string bodies and plain or
+ * `Headers` headers; streams are not sent). `limits` apply to every call.
+ */
+export function guardedFetch(
+  guard: Pick<OutboundGuard, 'fetch'>,
+  limits: Pick<GuardedRequestInit, 'timeoutMs' | 'maxBytes' | 'maxRedirects'> = {},
+): typeof fetch {
+  return async (input, init = {}) => {
+    const url = input instanceof Request ? input.url : input;
+    const body = init.body;
+    if (body !== undefined && body !== null && typeof body !== 'string' && !Buffer.isBuffer(body))
+      throw new TypeError('guardedFetch sends string or Buffer bodies only');
+    return guard.fetch(url, {
+      ...limits,
+      ...(init.method ? { method: init.method } : {}),
+      headers: Object.fromEntries(new Headers(init.headers).entries()),
+      ...(body !== undefined && body !== null ? { body } : {}),
+      ...(init.signal ? { signal: init.signal } : {}),
+    });
+  };
+}
+
+/**
+ * The answer's body as a web stream that fails with `OutboundLimitError` past `maxBytes`
+ * (an answer without a length, or lying about it) and with the socket's error when the
+ * connection breaks or the time limit aborts it.
+ */
+function cappedBody(
+  answer: http.IncomingMessage,
+  maxBytes: number,
+  origin: string,
+): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let size = 0;
+      let settled = false;
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        controller.error(error);
+        answer.destroy();
+      };
+      answer.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (settled) return;
+        if (size > maxBytes) {
+          fail(new OutboundLimitError(`the answer of ${origin} is larger than ${maxBytes} bytes`));
+          return;
+        }
+        controller.enqueue(new Uint8Array(chunk));
+      });
+      answer.on('end', () => {
+        if (settled) return;
+        settled = true;
+        controller.close();
+      });
+      answer.on('error', fail);
+      answer.on('aborted', () => fail(new Error(`the answer of ${origin} broke off`)));
+    },
+    cancel() {
+      answer.destroy();
+    },
+  });
+}
+
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const NEUTRAL_HEADERS = new Set(['accept', 'accept-language', 'content-type', 'user-agent']);
 
@@ -138,48 +204,23 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
     https: guardConnection(new https.Agent({ keepAlive: true, lookup } as https.AgentOptions)),
   };
 
-  const once = (url: URL, init: GuardedRequestInit, signal: AbortSignal, maxBytes: number) =>
-    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>(
-      (resolvePromise, reject) => {
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-          reject(new OutboundRefusedError(`${url.protocol} URLs are not fetched`));
-          return;
-        }
-        const client = url.protocol === 'https:' ? https : http;
-        const request = client.request(url, {
-          method: init.method ?? 'GET',
-          headers: init.headers,
-          agent: url.protocol === 'https:' ? agents.https : agents.http,
-          signal,
-        });
-        request.on('error', reject);
-        request.on('response', (response) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          response.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxBytes) {
-              request.destroy(
-                new OutboundLimitError(
-                  `the answer of ${url.origin} is larger than ${maxBytes} bytes`,
-                ),
-              );
-              return;
-            }
-            chunks.push(chunk);
-          });
-          response.on('error', reject);
-          response.on('end', () =>
-            resolvePromise({
-              status: response.statusCode ?? 0,
-              headers: response.headers,
-              body: Buffer.concat(chunks),
-            }),
-          );
-        });
-        request.end(init.body);
-      },
-    );
+  const once = (url: URL, init: GuardedRequestInit, signal: AbortSignal) =>
+    new Promise<http.IncomingMessage>((resolvePromise, reject) => {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        reject(new OutboundRefusedError(`${url.protocol} URLs are not fetched`));
+        return;
+      }
+      const client = url.protocol === 'https:' ? https : http;
+      const request = client.request(url, {
+        method: init.method ?? 'GET',
+        headers: init.headers,
+        agent: url.protocol === 'https:' ? agents.https : agents.http,
+        signal,
+      });
+      request.on('error', reject);
+      request.on('response', resolvePromise);
+      request.end(init.body);
+    });
 
   return {
     agents,
@@ -195,9 +236,11 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
       let url = new URL(input);
       let current = init;
       for (let hop = 0; ; hop += 1) {
-        const answer = await once(url, current, signal, maxBytes);
+        const answer = await once(url, current, signal);
+        const status = answer.statusCode ?? 0;
         const location = answer.headers.location;
-        if (REDIRECTS.has(answer.status) && location && maxRedirects > 0) {
+        if (REDIRECTS.has(status) && location && maxRedirects > 0) {
+          answer.resume();
           if (hop >= maxRedirects)
             throw new OutboundLimitError(`more than ${maxRedirects} redirects from ${url.origin}`);
           const next = new URL(location, url);
@@ -206,22 +249,25 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
             current = { ...current, headers: neutralHeaders(current.headers) };
           url = next;
           // 303 (and 301/302 after a POST, as browsers do) continues as a GET without a body.
-          if (
-            answer.status === 303 ||
-            ((answer.status === 301 || answer.status === 302) && current.method === 'POST')
-          ) {
+          if (status === 303 || ((status === 301 || status === 302) && current.method === 'POST')) {
             const { body: _body, ...rest } = current;
             current = { ...rest, method: 'GET' };
           }
           continue;
         }
+        if (Number(answer.headers['content-length'] ?? 0) > maxBytes) {
+          answer.destroy();
+          throw new OutboundLimitError(
+            `the answer of ${url.origin} is larger than ${maxBytes} bytes`,
+          );
+        }
         const headers = new Headers();
         for (const [name, value] of Object.entries(answer.headers)) {
           for (const one of [value ?? []].flat()) headers.append(name, one);
         }
-        const nullBody = answer.status === 204 || answer.status === 304 || answer.status < 200;
-        const response = new Response(nullBody ? null : answer.body, {
-          status: answer.status,
+        const nullBody = status === 204 || status === 304 || status < 200;
+        const response = new Response(nullBody ? null : cappedBody(answer, maxBytes, url.origin), {
+          status,
           headers,
         });
         Object.defineProperty(response, 'url', { value: url.toString() });

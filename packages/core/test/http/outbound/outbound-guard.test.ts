@@ -102,8 +102,12 @@ describe('outbound guard', () => {
       if (url.pathname === '/redirect' && to) {
         response.writeHead(302, { location: to }).end();
       } else if (url.pathname === '/big') {
-        response.writeHead(200);
+        response.writeHead(200, { 'content-length': String(2 * 1024 * 1024) });
         response.end(Buffer.alloc(2 * 1024 * 1024, 65));
+      } else if (url.pathname === '/chunked') {
+        response.writeHead(200);
+        for (let i = 0; i < 32; i += 1) response.write(Buffer.alloc(64 * 1024, 66));
+        response.end();
       } else if (url.pathname === '/slow') {
         // never answers: the guard's time limit ends it
       } else {
@@ -225,7 +229,11 @@ describe('outbound guard', () => {
 
   test('answers are capped in size and time', async () => {
     const guard = createOutboundGuard({ allowed: ['127.0.0.1'] });
+    // A length past the cap is refused before the body is read.
     await assert.rejects(guard.fetch(`${base}/big`, { maxBytes: 1024 * 1024 }), OutboundLimitError);
+    // Without a length the cap applies while the body is read.
+    const chunked = await guard.fetch(`${base}/chunked`, { maxBytes: 1024 * 1024 });
+    await assert.rejects(chunked.arrayBuffer(), OutboundLimitError);
     assert.equal(
       (await (await guard.fetch(`${base}/big`)).arrayBuffer()).byteLength,
       2 * 1024 * 1024,
