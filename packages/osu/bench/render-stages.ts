@@ -3,8 +3,9 @@
  * (Skia records), readback (`canvas.data()`, where Skia rasterises and copies, or
  * `getImageData` with MODE=gid) and, with ENC=1 (ENC=blur for motion blur), the wait
  * for ffmpeg. N frames (default 300); RAW_OUT=file also writes the raw RGBA frames,
- * to time ffmpeg alone on them. Prints per-frame milliseconds and node's CPU (user and
- * system: most of the readback's variance is page faults in the system time).
+ * to time ffmpeg alone on them. MODS=FL adds Flashlight. Prints per-frame milliseconds
+ * and node's CPU (user and system: most of the readback's variance is page faults in
+ * the system time) and, with the encoder, ffmpeg's CPU.
  */
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,8 @@ const H = Number(process.env.H ?? 1080);
 const N = Number(process.env.N ?? 300);
 const mode = process.env.MODE === 'gid' ? 'gid' : 'data';
 const replay = decodeReplay(readFileSync(join(dir, 'realmagnolia.osr')));
+// MODS=FL adds Flashlight (its mask is drawn every frame)
+if (process.env.MODS === 'FL') replay.mods |= 1024;
 const p = await prepareScene({
   replay,
   beatmapPath: join(dir, 'realmagnolia.osu'),

@@ -70,8 +70,8 @@ export interface Scene {
   /** Map time span the song-progress bar covers. */
   songStart: number;
   songEnd: number;
-  /** Flashlight mask (twice the screen, a hole in the middle), when FL is on. */
-  flashlight: Canvas | undefined;
+  /** Flashlight masks (a hole fading to black in a square) per combo stage, when FL is on. */
+  flashlight: Canvas[] | undefined;
   /** Title and player, shown over the first seconds. */
   banner: Canvas | undefined;
   /** The mods, under the accuracy. */

@@ -55,6 +55,9 @@ export interface PreparedRender {
   folder: string;
 }
 
+/** Size of the flashlight's hole below 100 combo, from 100, from 200. */
+export const FLASHLIGHT_STAGES = [1, 0.875, 0.75] as const;
+
 /** Leaves a little lead-in before the first object, like the skip button. */
 const LEAD_IN_MS = 1500;
 const TAIL_MS = 2000;
@@ -175,17 +178,23 @@ export async function prepareScene(args: PrepareArgs): Promise<PreparedRender> {
     }
   }
 
-  let flashlight: Canvas | undefined;
-  if ((replay.mods & Mods.Flashlight) !== 0) {
-    flashlight = createCanvas(W * 2, H * 2);
-    const f = flashlight.getContext('2d');
-    const r = H * 0.32;
-    const g = f.createRadialGradient(W, H, r * 0.7, W, H, r * 1.2);
-    g.addColorStop(0, 'rgba(0,0,0,0)');
-    g.addColorStop(1, 'rgba(0,0,0,1)');
-    f.fillStyle = g;
-    f.fillRect(0, 0, W * 2, H * 2);
-  }
+  // flashlight: one mask per combo stage (the hole shrinks at 100 and 200 combo), drawn
+  // at its size around the cursor; the rest of the screen is filled black
+  const flashlight =
+    (replay.mods & Mods.Flashlight) !== 0
+      ? FLASHLIGHT_STAGES.map((k) => {
+          const r = H * 0.32 * k;
+          const outer = Math.ceil(r * 1.2);
+          const mask = createCanvas(outer * 2, outer * 2);
+          const f = mask.getContext('2d');
+          const g = f.createRadialGradient(outer, outer, r * 0.7, outer, outer, r * 1.2);
+          g.addColorStop(0, 'rgba(0,0,0,0)');
+          g.addColorStop(1, 'rgba(0,0,0,1)');
+          f.fillStyle = g;
+          f.fillRect(0, 0, outer * 2, outer * 2);
+          return mask;
+        })
+      : undefined;
 
   // the PP of the play as it goes (counter and results screen); ~0.1 s for a long map
   const ppByEvent =

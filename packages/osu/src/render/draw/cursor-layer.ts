@@ -9,21 +9,23 @@ const CURSOR_EXPAND = 1.3;
 const CURSOR_TURN_MS = 10000;
 
 export class CursorLayer extends PlayfieldLayer {
-  /** Flashlight: the mask centred on the cursor, smaller at 100 and 200 combo. */
+  /** Flashlight: the stage's mask around the cursor (smaller at 100 and 200 combo), black elsewhere. */
   drawFlashlight(ctx: SKRSContext2D, t: number, cx: number, cy: number): void {
-    const mask = this.scene.flashlight!;
+    const masks = this.scene.flashlight!;
     const combo = this.timeline.stateAt(t).combo;
-    const k = combo >= 200 ? 0.75 : combo >= 100 ? 0.875 : 1;
-    const w = mask.width * k;
-    const h = mask.height * k;
-    ctx.drawImage(mask, cx - w / 2, cy - h / 2, w, h);
-    // cover what the scaled mask leaves uncovered
-    ctx.fillStyle = 'black';
+    const mask = masks[combo >= 200 ? 2 : combo >= 100 ? 1 : 0]!;
     const { width: W, height: H } = this.scene;
-    if (cx - w / 2 > 0) ctx.fillRect(0, 0, cx - w / 2 + 1, H);
-    if (cx + w / 2 < W) ctx.fillRect(cx + w / 2 - 1, 0, W, H);
-    if (cy - h / 2 > 0) ctx.fillRect(0, 0, W, cy - h / 2 + 1);
-    if (cy + h / 2 < H) ctx.fillRect(0, cy + h / 2 - 1, W, H);
+    const x = Math.round(cx - mask.width / 2);
+    const y = Math.round(cy - mask.height / 2);
+    ctx.drawImage(mask, x, y);
+    ctx.fillStyle = 'black';
+    const right = x + mask.width;
+    const bottom = y + mask.height;
+    if (y > 0) ctx.fillRect(0, 0, W, y);
+    if (bottom < H) ctx.fillRect(0, bottom, W, H - bottom);
+    if (x > 0) ctx.fillRect(0, Math.max(0, y), x, Math.min(H, bottom) - Math.max(0, y));
+    if (right < W)
+      ctx.fillRect(right, Math.max(0, y), W - right, Math.min(H, bottom) - Math.max(0, y));
   }
 
   /** The cursor where the replay puts it, larger while a key is down, with its trail. */
