@@ -1,4 +1,20 @@
-/** The chat page: a static HTML shell and its script (no inline script, so a strict CSP holds). */
+/**
+ * The chat page: a static HTML shell and its script (no inline script, so a strict CSP
+ * holds). It opens with example questions to click, each one the offline planner answers
+ * (so they work without a language model too).
+ */
+export const EXAMPLE_QUESTIONS = [
+  'What are our total revenue and orders?',
+  'Top 3 customers by lifetime value',
+  'The best 3 months of 2018',
+  'Revenue growth year over year',
+  'Top 5 categories by freight burden',
+  'Customers in decile 1',
+];
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 export const CHAT_PAGE_HTML = `<!doctype html>
 <html lang="en">
 <head>
@@ -8,7 +24,14 @@ export const CHAT_PAGE_HTML = `<!doctype html>
 <style>
   body { font-family: system-ui, sans-serif; margin: 0; background: #f5f6f8; color: #1d2330; }
   main { max-width: 820px; margin: 0 auto; padding: 1rem; display: flex; flex-direction: column; height: 100vh; box-sizing: border-box; }
+  header { display: flex; align-items: baseline; gap: 1rem; }
+  header nav { margin-left: auto; }
   h1 { font-size: 1.2rem; margin: 0 0 .5rem; }
+  #examples { display: flex; flex-wrap: wrap; gap: .5rem; margin: .5rem 0; }
+  #examples p { width: 100%; margin: 0; color: #555; }
+  #examples button { background: #fff; color: #0a5a8f; border: 1px solid #0072B2; font-size: .9rem; padding: .4rem .7rem; }
+  #examples[hidden] { display: none; }
+  button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid #E69F00; outline-offset: 2px; }
   #log { flex: 1; overflow-y: auto; display: flex; flex-direction: column; gap: .6rem; padding: .5rem 0; }
   .msg { padding: .6rem .8rem; border-radius: .6rem; max-width: 85%; white-space: pre-wrap; line-height: 1.4; }
   .user { align-self: flex-end; background: #2f6fed; color: #fff; }
@@ -24,8 +47,13 @@ export const CHAT_PAGE_HTML = `<!doctype html>
 </head>
 <body>
 <main>
-  <h1>Sales analytics chat</h1>
-  <div id="log" aria-live="polite"></div>
+  <header><h1>Sales analytics chat</h1><nav><a href="/">Dashboard</a></nav></header>
+  <div id="log" aria-live="polite">
+    <div id="examples" data-testid="examples">
+      <p>Ask about revenue, months, growth, customers or freight — for example:</p>
+      ${EXAMPLE_QUESTIONS.map((q) => `<button type="button" data-question="${escapeHtml(q)}">${escapeHtml(q)}</button>`).join('\n      ')}
+    </div>
+  </div>
   <form id="ask">
     <input id="question" name="message" autocomplete="off" maxlength="4000" placeholder="Ask about revenue, monthly trends, growth, customers or freight…" required>
     <button id="send" type="submit">Send</button>
@@ -42,6 +70,14 @@ const form = document.getElementById('ask');
 const input = document.getElementById('question');
 const send = document.getElementById('send');
 const history = [];
+const examples = document.getElementById('examples');
+
+examples.addEventListener('click', (event) => {
+  const question = event.target.closest('button[data-question]');
+  if (!question || send.disabled) return;
+  input.value = question.dataset.question;
+  form.requestSubmit();
+});
 
 function add(kind, text, toolCalls) {
   const div = document.createElement('div');
@@ -65,6 +101,7 @@ form.addEventListener('submit', async (event) => {
   event.preventDefault();
   const message = input.value.trim();
   if (!message) return;
+  examples.hidden = true;
   add('user', message);
   input.value = '';
   send.disabled = true;

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listen } from '@platform/core';
 import { chromiumSkipReason, launchChromium } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
+import { EXAMPLE_QUESTIONS } from '../../src/agent/chat-page.js';
 import { buildApp } from '../../src/app.js';
 import {
   createWarehouseFixture,
@@ -59,6 +63,31 @@ describe('chat page in headless Chromium', { skip }, () => {
     await page.locator('.msg.assistant').nth(1).waitFor({ timeout: 15_000 });
     assert.match(await page.locator('.msg.assistant').nth(1).innerText(), /Top 2 customers/);
     assert.equal(await page.locator('.msg').count(), 4);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('opens with example questions; one click asks it and the answer honours its count', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${base}/chat`);
+    const examples = page.locator('[data-testid="examples"] button');
+    assert.deepEqual(await examples.allInnerTexts(), EXAMPLE_QUESTIONS);
+    // by keyboard: focus the example and press Enter
+    await examples.filter({ hasText: 'Top 3 customers' }).focus();
+    await page.keyboard.press('Enter');
+    const answer = page.locator('.msg.assistant').first();
+    await answer.waitFor({ timeout: 15_000 });
+    assert.equal(
+      await page.locator('.msg.user').first().innerText(),
+      'Top 3 customers by lifetime value',
+    );
+    assert.match(await answer.innerText(), /Top 3 customers by lifetime value/);
+    assert.equal(await page.locator('[data-testid="examples"]').isVisible(), false);
+    const screenshot = join(await mkdtemp(join(tmpdir(), 'analytics-chat-shot-')), 'chat.png');
+    await page.screenshot({ path: screenshot, fullPage: true });
+    console.log(`chat screenshot: ${screenshot}`);
     assert.deepEqual(errors, []);
     await page.close();
   });
