@@ -56,6 +56,11 @@ export const renderEnvSchema = coreEnvSchema.extend({
   REUSE_RENDERS: booleanVar(true),
   /** Live event streams (`/v1/jobs/{id}/events`) served at once by this process. @defaultValue 1000 */
   MAX_EVENT_STREAMS: positiveIntVar(1000),
+  /** Prefix of this deployment's Redis keys (task queue, counters), so deployments can share one Redis. @defaultValue render */
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, { message: 'expected 1-64 of A-Za-z0-9_.-' })
+    .default('render'),
   /** Run the dispatcher in this process. @defaultValue true */
   RUN_DISPATCHER: booleanVar(true),
   /** Run a worker in this process. @defaultValue true */
@@ -74,7 +79,7 @@ export const renderEnvSchema = coreEnvSchema.extend({
   MAX_DISPATCHES: positiveIntVar(3),
   /** Folders of `.osu` files and `.osz` archives, searched by MD5. @defaultValue none */
   BEATMAPS_DIR: listVar().optional(),
-  /** Mirror serving `.osu` files by MD5 (`{md5}` in the URL is replaced, else `/<md5>` is appended). */
+  /** Mirror serving a beatmap by MD5 (`{md5}` in the URL is replaced, else `/<md5>` is appended): its `.osu`, or its whole set as an `.osz`. */
   BEATMAP_MIRROR_URL: urlVar(['http', 'https']).optional(),
   /** Shared secret of the remote-worker callback (HMAC-SHA256); unset: the callback route refuses. */
   CALLBACK_SECRET: z.string().min(16, { message: 'expected at least 16 characters' }).optional(),

@@ -29,8 +29,8 @@ export async function openEngines(env: RenderEnv, logger: Logger): Promise<Rende
   const db = await openSqlDatabase(env, 'render', logger);
   await migrateRenderDatabase(db);
   const store = openObjectStore(env, 'render');
-  const counters = openCounterStore(env, 'render');
-  const queue = createTaskQueue({ redisUrl: env.REDIS_URL, prefix: 'render', logger });
+  const counters = openCounterStore(env, env.REDIS_KEY_PREFIX);
+  const queue = createTaskQueue({ redisUrl: env.REDIS_URL, prefix: env.REDIS_KEY_PREFIX, logger });
   return {
     db,
     store,

@@ -78,6 +78,8 @@ export async function startPipeline(
       stuckSeconds: env.STUCK_JOB_SECONDS,
       redispatchAfterSeconds: env.REDISPATCH_AFTER_SECONDS,
       maxDispatches: env.MAX_DISPATCHES,
+      // a short STUCK_JOB_SECONDS is looked at often enough to mean what it says
+      intervalMs: Math.min(30_000, env.STUCK_JOB_SECONDS * 500),
     });
     stops.unshift(() => reaper.stop());
     const sweeper = startRetentionSweeper(ctx.db, ctx.store, ctx.logger, {

@@ -1,6 +1,9 @@
 /**
- * Reaper: jobs downloading or rendering without a heartbeat for `stuckSeconds` become
- * failed (their worker died or hung). A queued job whose last dispatch is older than
+ * Reaper: a job downloading or rendering without a heartbeat for `stuckSeconds` lost its
+ * worker (killed, machine gone, hung): it goes back to the queue with a new outbox event,
+ * as a worker shutting down gives its job back, so another worker renders it; a job that
+ * already used `maxDispatches` dispatches (e.g. one that brings its workers down) fails
+ * instead. A queued job whose last dispatch is older than
  * `redispatchAfterSeconds` is asked about in the task queue: while its task still waits
  * or runs there it is left alone however long the backlog is; only a job whose task is
  * gone (the in-process queue died with its process, a Redis key was lost, the task
@@ -27,6 +30,7 @@ export interface ReaperOptions {
 }
 
 export interface ReapResult {
+  requeuedStuck: number;
   failedStuck: number;
   redispatched: number;
   failedUndispatchable: number;
@@ -47,14 +51,7 @@ export async function reapOnce(
   options: ReaperOptions,
 ): Promise<ReapResult> {
   const now = new Date((options.now ?? Date.now)()).toISOString();
-  const stuck = await db.query(
-    `UPDATE render_jobs
-        SET status = 'failed', finished_at = now(), updated_at = now(),
-            error = 'The render stopped responding (worker lost or timed out) and was abandoned.'
-      WHERE status IN ('downloading', 'rendering')
-        AND COALESCE(heartbeat_at, started_at, updated_at) < $1::timestamptz - make_interval(secs => $2)`,
-    [now, options.stuckSeconds],
-  );
+  const { requeuedStuck, failedStuck } = await reclaimStuck(db, now, options);
   // Queued, nothing pending in the outbox, last dispatch older than the window.
   const { rows: candidates } = await db.query<Candidate>(
     `SELECT j.id::text AS id, j.dispatch_count, e.event_id::text AS event_id
@@ -69,7 +66,7 @@ export async function reapOnce(
     [now, options.redispatchAfterSeconds, options.batchSize ?? 500],
   );
   if (candidates.length === 0)
-    return { failedStuck: stuck.rowCount, redispatched: 0, failedUndispatchable: 0 };
+    return { requeuedStuck, failedStuck, redispatched: 0, failedUndispatchable: 0 };
   const waiting = await queue.inQueue(candidates.map((c) => c.event_id));
   let redispatched = 0;
   let failedUndispatchable = 0;
@@ -79,7 +76,37 @@ export async function reapOnce(
     if (outcome === 'redispatched') redispatched += 1;
     else if (outcome === 'failed') failedUndispatchable += 1;
   }
-  return { failedStuck: stuck.rowCount, redispatched, failedUndispatchable };
+  return { requeuedStuck, failedStuck, redispatched, failedUndispatchable };
+}
+
+/** Stuck jobs back to the queue (new event, worker cleared) or, past the dispatch limit, failed. */
+async function reclaimStuck(
+  db: SqlDatabase,
+  now: string,
+  options: ReaperOptions,
+): Promise<{ requeuedStuck: number; failedStuck: number }> {
+  const stuck = `status IN ('downloading', 'rendering')
+        AND COALESCE(heartbeat_at, started_at, updated_at) < $1::timestamptz - make_interval(secs => $2)`;
+  const requeued = await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ id: string }>(
+      `UPDATE render_jobs
+          SET status = 'queued', progress = 0, worker_id = NULL, started_at = NULL, heartbeat_at = NULL,
+              dispatch_count = dispatch_count + 1, updated_at = now()
+        WHERE ${stuck} AND dispatch_count < $3
+        RETURNING id::text AS id`,
+      [now, options.stuckSeconds, options.maxDispatches],
+    );
+    for (const row of rows) await insertOutboxEvent(tx, row.id);
+    return rows.length;
+  });
+  const failed = await db.query(
+    `UPDATE render_jobs
+        SET status = 'failed', finished_at = now(), updated_at = now(),
+            error = 'The render stopped responding (worker lost or timed out) and was abandoned.'
+      WHERE ${stuck}`,
+    [now, options.stuckSeconds],
+  );
+  return { requeuedStuck: requeued, failedStuck: failed.rowCount };
 }
 
 /**
@@ -124,7 +151,12 @@ export function startReaper(
   const timer = setInterval(() => {
     running = reapOnce(db, queue, options)
       .then((result) => {
-        if (result.failedStuck || result.redispatched || result.failedUndispatchable)
+        if (
+          result.requeuedStuck ||
+          result.failedStuck ||
+          result.redispatched ||
+          result.failedUndispatchable
+        )
           logger.warn(result, 'reaper acted');
       })
       .catch((error) => logger.error({ err: error }, 'reaper pass failed'));

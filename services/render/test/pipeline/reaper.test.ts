@@ -71,10 +71,11 @@ for (const { kind, skip } of await engineSets()) {
         ).rows[0]!.n,
       );
 
-    test('downloading/rendering jobs without a heartbeat past the timeout fail; live ones stay', async () => {
-      const [stuckRender, stuckDownload, alive] = await seedJobs(engines, 3);
+    test('downloading/rendering jobs without a heartbeat go back to the queue (new event); past the dispatch limit they fail; live ones stay', async () => {
+      const [stuckRender, stuckDownload, alive, exhausted] = await seedJobs(engines, 4);
       await engines.ctx.db.query(
-        `UPDATE render_jobs SET status = 'rendering', heartbeat_at = now() - interval '2 minutes' WHERE id = $1`,
+        `UPDATE render_jobs SET status = 'rendering', worker_id = 'dead', progress = 40,
+                heartbeat_at = now() - interval '2 minutes' WHERE id = $1`,
         [stuckRender],
       );
       await engines.ctx.db.query(
@@ -85,10 +86,29 @@ for (const { kind, skip } of await engineSets()) {
         `UPDATE render_jobs SET status = 'rendering', heartbeat_at = now() - interval '5 seconds' WHERE id = $1`,
         [alive],
       );
+      await engines.ctx.db.query(
+        `UPDATE render_jobs SET status = 'rendering', dispatch_count = $2,
+                heartbeat_at = now() - interval '2 minutes' WHERE id = $1`,
+        [exhausted, options.maxDispatches],
+      );
       const result = await reapOnce(engines.ctx.db, queue, options);
-      assert.equal(result.failedStuck, 2);
-      assert.equal((await status(stuckRender!)).status, 'failed');
-      assert.match((await status(stuckDownload!)).error ?? '', /stopped responding/);
+      assert.equal(result.requeuedStuck, 2);
+      assert.equal(result.failedStuck, 1);
+      for (const id of [stuckRender!, stuckDownload!]) {
+        const job = await status(id);
+        assert.equal(job.status, 'queued');
+        assert.equal(job.dispatch_count, 2);
+        assert.equal(await events(id), 2, 'a new outbox event');
+      }
+      const { rows } = await engines.ctx.db.query<{ worker_id: string | null; progress: number }>(
+        'SELECT worker_id, progress FROM render_jobs WHERE id = $1',
+        [stuckRender],
+      );
+      assert.equal(rows[0]!.worker_id, null);
+      assert.equal(Number(rows[0]!.progress), 0);
+      assert.equal((await status(exhausted!)).status, 'failed');
+      assert.match((await status(exhausted!)).error ?? '', /stopped responding/);
+      assert.equal(await events(exhausted!), 1);
       assert.equal((await status(alive!)).status, 'rendering');
     });
 
@@ -103,6 +123,7 @@ for (const { kind, skip } of await engineSets()) {
       for (let hour = 1; hour <= 6; hour += 1) {
         clock += 3_600_000;
         assert.deepEqual(await reap(), {
+          requeuedStuck: 0,
           failedStuck: 0,
           redispatched: 0,
           failedUndispatchable: 0,
@@ -124,9 +145,19 @@ for (const { kind, skip } of await engineSets()) {
       });
       assert.equal(taken, backlog);
       clock += 3_600_000;
-      assert.deepEqual(await reap(), { failedStuck: 0, redispatched: 3, failedUndispatchable: 0 });
+      assert.deepEqual(await reap(), {
+        requeuedStuck: 0,
+        failedStuck: 0,
+        redispatched: 3,
+        failedUndispatchable: 0,
+      });
       for (const id of lost) assert.equal((await status(id)).dispatch_count, 2);
-      assert.deepEqual(await reap(), { failedStuck: 0, redispatched: 0, failedUndispatchable: 0 });
+      assert.deepEqual(await reap(), {
+        requeuedStuck: 0,
+        failedStuck: 0,
+        redispatched: 0,
+        failedUndispatchable: 0,
+      });
       // Dispatched and lost again: the limit (2) is reached, the jobs fail.
       assert.equal(await dispatcher.runOnce(), 3);
       assert.equal(
@@ -136,7 +167,12 @@ for (const { kind, skip } of await engineSets()) {
         3,
       );
       clock += 3_600_000;
-      assert.deepEqual(await reap(), { failedStuck: 0, redispatched: 0, failedUndispatchable: 3 });
+      assert.deepEqual(await reap(), {
+        requeuedStuck: 0,
+        failedStuck: 0,
+        redispatched: 0,
+        failedUndispatchable: 3,
+      });
       const job = await status(ids[0]!);
       assert.equal(job.status, 'failed');
       assert.equal(job.error, 'The job could not be handed to a worker after 2 attempts.');
@@ -151,6 +187,7 @@ for (const { kind, skip } of await engineSets()) {
       );
       await engines.ctx.db.query(`UPDATE render_jobs SET created_at = now() - interval '1 hour'`);
       assert.deepEqual(await reapOnce(engines.ctx.db, queue, options), {
+        requeuedStuck: 0,
         failedStuck: 0,
         redispatched: 0,
         failedUndispatchable: 0,
