@@ -1,7 +1,7 @@
 /**
  * A real S3-protocol server for tests: s3rver on 127.0.0.1, a free port, a temp
  * directory and one bucket with a random name; `stop()` closes it and removes the
- * directory.
+ * directory. Writes are made atomic as on S3 (see `s3rver-atomic-store.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeS3rverStoreAtomic, type S3rverFilesystemStore } from './s3rver-atomic-store.js';
 
 export interface TestS3Server {
   endpoint: string;
@@ -21,6 +22,7 @@ export interface TestS3Server {
 
 /** The slice of s3rver used here (it ships no types). */
 interface S3rver {
+  store: S3rverFilesystemStore;
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
 }
@@ -43,9 +45,11 @@ export async function startS3Server(): Promise<TestS3Server> {
     address: '127.0.0.1',
     port: 0,
     silent: true,
-    directory,
+    // Buckets in data/, uploads in progress beside it (one filesystem: renamed into place).
+    directory: join(directory, 'data'),
     configureBuckets: [{ name: bucket, configs: [] }],
   });
+  makeS3rverStoreAtomic(server.store, join(directory, 'uploads'));
   let address: AddressInfo;
   try {
     address = await server.run();

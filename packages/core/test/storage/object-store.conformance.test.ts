@@ -203,6 +203,25 @@ for (const driver of selected) {
       assert.equal(await response.text(), 'second');
     });
 
+    it('a read during overwrites gets one whole version, never a part (as on S3)', async () => {
+      // Each version starts with its number and grows, as a job log re-uploaded while read.
+      const version = (n: number) => `${n}\n${'line\n'.repeat(200 + n * 20)}`;
+      await store.put('over/growing', version(0));
+      const versions = 30;
+      let written = 0;
+      const writer = (async () => {
+        for (let n = 1; n <= versions; n++) {
+          await store.put('over/growing', version(n));
+          written = n;
+        }
+      })();
+      const reads: string[] = [];
+      while (written < versions) reads.push((await store.get('over/growing')).toString());
+      await writer;
+      for (const text of reads) assert.equal(text, version(Number(text.split('\n')[0])));
+      assert.ok(reads.length > 0);
+    });
+
     it('refuses invalid keys everywhere', async () => {
       for (const key of INVALID_KEYS) {
         const label = JSON.stringify(key);

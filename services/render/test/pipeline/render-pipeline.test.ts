@@ -107,7 +107,9 @@ for (const { kind, skip } of await engineSets()) {
           (j.status === 'rendering' || j.status === 'downloading') &&
           logWhileRunning === undefined
         ) {
+          // 404 until the worker's first upload; any other answer is a fault, not a wait.
           const log = await app.inject(`/v1/artifacts/logs/${id}.log`);
+          assert.ok([200, 404].includes(log.statusCode), `log while running: ${log.body}`);
           if (log.statusCode === 200) logWhileRunning = log.body;
         }
         return j;
