@@ -21,6 +21,9 @@ const USAGE = `usage:
   render-replay REPLAY.osr --beatmaps DIR [-o out.mp4] [--thumbnail out.jpg] [--skin X.osk|DIR]
                 [--resolution 720p|1080p|4k] [--bg-dim 0.95] [--music-volume 0-100] [--hitsound-volume 0-100] [--no-motion-blur] [--no-storyboard] [--video]
                 [--no-snaking-in] [--no-snaking-out] [--no-hit-error-meter] [--no-key-overlay]
+                [--intro-dim 0] [--break-dim 0.3] [--no-hp-bar] [--no-unstable-rate] [--hit-counter]
+                [--no-pp-counter] [--no-results-screen] [--hit-lighting] [--cursor-size 0.5-2]
+                [--skin-colours] [--beatmap-skin]
                 [--width N --height N] [--fps N] [--quiet]
   render-replay judge REPLAY.osr --beatmaps DIR [--json]`;
 
@@ -50,6 +53,17 @@ export async function main(
         'no-snaking-out': { type: 'boolean' },
         'no-hit-error-meter': { type: 'boolean' },
         'no-key-overlay': { type: 'boolean' },
+        'intro-dim': { type: 'string' },
+        'break-dim': { type: 'string' },
+        'no-hp-bar': { type: 'boolean' },
+        'no-unstable-rate': { type: 'boolean' },
+        'hit-counter': { type: 'boolean' },
+        'no-pp-counter': { type: 'boolean' },
+        'no-results-screen': { type: 'boolean' },
+        'hit-lighting': { type: 'boolean' },
+        'cursor-size': { type: 'string' },
+        'skin-colours': { type: 'boolean' },
+        'beatmap-skin': { type: 'boolean' },
         width: { type: 'string' },
         height: { type: 'string' },
         fps: { type: 'string' },
@@ -145,6 +159,17 @@ export async function main(
           snakingOut: !v['no-snaking-out'],
           hitErrorMeter: !v['no-hit-error-meter'],
           keyOverlay: !v['no-key-overlay'],
+          introBgDim: num(v['intro-dim']),
+          breakBgDim: num(v['break-dim']),
+          hpBar: !v['no-hp-bar'],
+          unstableRate: !v['no-unstable-rate'],
+          hitCounter: !!v['hit-counter'],
+          ppCounter: !v['no-pp-counter'],
+          resultsScreen: !v['no-results-screen'],
+          hitLighting: !!v['hit-lighting'],
+          cursorSize: num(v['cursor-size']),
+          useBeatmapColours: !v['skin-colours'],
+          useBeatmapSkin: !!v['beatmap-skin'],
           width: num(v.width),
           height: num(v.height),
           fps: num(v.fps),

@@ -89,4 +89,44 @@ describe('render-replay CLI', () => {
     assert.ok(statSync(join(out, 'cli.jpg')).size > 100);
     assert.match(r.stderr, /100%/);
   });
+
+  test(
+    'overlay flags reach the render: results screen off, dims, lighting',
+    { skip: skipWithoutFfmpeg() },
+    async () => {
+      const base = [
+        madeOsuFixture('perfect.osr'),
+        '--beatmaps',
+        made,
+        '--width',
+        '128',
+        '--height',
+        '72',
+        '--fps',
+        '10',
+        '--no-motion-blur',
+      ];
+      const duration = (stdout: string): number => Number(/, ([\d.]+) s\)/.exec(stdout)?.[1]);
+      const withResults = await run([...base, '-o', join(out, 'r1.mp4')]);
+      const without = await run([
+        ...base,
+        '--no-results-screen',
+        '--intro-dim',
+        '50',
+        '--break-dim',
+        '0.1',
+        '--hit-lighting',
+        '--cursor-size',
+        '1.5',
+        '-o',
+        join(out, 'r2.mp4'),
+      ]);
+      assert.equal(without.code, 0, without.stderr);
+      assert.ok(
+        Math.abs(duration(withResults.stdout) - duration(without.stdout) - 5) < 0.01,
+        `${withResults.stdout} / ${without.stdout}`,
+      );
+      assert.match(without.stderr, /results_screen false/);
+    },
+  );
 });
