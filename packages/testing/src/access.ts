@@ -66,7 +66,12 @@ export function routeTable(app: FastifyInstance): AccessTable {
   return table;
 }
 
-const concreteUrl = (url: string) => url.replace(/:[A-Za-z_]+/g, 'x').replace(/\*/g, 'x');
+// `::` is a literal colon in a Fastify path; `:name` a parameter.
+const concreteUrl = (url: string) =>
+  url
+    .split('::')
+    .map((part) => part.replace(/:[A-Za-z_]+/g, 'x').replace(/\*/g, 'x'))
+    .join(':');
 
 /** Whether the answer came from access control (not from the route itself). */
 export function refusedByAccess(response: LightMyRequestResponse): boolean {

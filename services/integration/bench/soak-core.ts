@@ -77,7 +77,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const csvDeps = () => ({ ...deps(), baseDir: join(dir, 'csv'), durable: options.csvDurable ?? true });
   const relational = await buildRelationalAdapter({ ...deps(), db });
   let csv: Adapter = await buildCsvAdapter(csvDeps());
-  const webhook = await buildWebhookAdapter({ ...deps(), stateDir: join(dir, 'webhook') });
+  const webhook = await buildWebhookAdapter({ ...deps(), stateDir: join(dir, 'webhook'), allowedOutbound: ['127.0.0.1'] });
   const adapters = () => [relational, csv, webhook];
   for (const adapter of adapters()) await adapter.start();
 

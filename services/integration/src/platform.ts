@@ -6,7 +6,7 @@
  * defaults; in production each role runs alone with the same code.
  */
 import { join } from 'node:path';
-import { accessPolicyFromEnv, listen, listenHost, openSqlDatabase, serviceDataDir, type Logger, type SqlDatabase } from '@platform/core';
+import { accessPolicyFromEnv, allowedOutbound, listen, listenHost, openSqlDatabase, serviceDataDir, type Logger, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Adapter } from './adapters/runtime/build-adapter.js';
 import { createControlPlaneClient } from './adapters/runtime/control-plane-client.js';
@@ -88,6 +88,7 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
         logger: logger.child({ part: 'control-plane' }),
         access,
         platformApiKey: apiKey,
+        allowedOutbound: allowedOutbound(env),
         livenessSeconds: env.ADAPTER_LIVENESS_SECONDS,
         seedInternsAttachments: env.SEED_INTERNS,
         submissionUrl: () => env.SUBMISSION_URL ?? urls.submission ?? `http://127.0.0.1:${env.PORT}`,
@@ -115,7 +116,7 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
     const plans: Array<[Role, number, (port: number) => Promise<Adapter>]> = [
       ['relational', env.RELATIONAL_ADAPTER_PORT, (port) => buildRelationalAdapter({ ...adapterDeps('RELATIONAL', port), db })],
       ['csv', env.CSV_ADAPTER_PORT, (port) => buildCsvAdapter({ ...adapterDeps('CSV', port), baseDir: join(dataDir, 'csv') })],
-      ['webhook', env.WEBHOOK_ADAPTER_PORT, (port) => buildWebhookAdapter({ ...adapterDeps('WEBHOOK', port), stateDir: join(dataDir, 'webhook') })],
+      ['webhook', env.WEBHOOK_ADAPTER_PORT, (port) => buildWebhookAdapter({ ...adapterDeps('WEBHOOK', port), stateDir: join(dataDir, 'webhook'), allowedOutbound: allowedOutbound(env) })],
     ];
     for (const [role, configuredPort, build] of plans) {
       if (!roles.has(role)) continue;

@@ -3,7 +3,7 @@
  * edits, adapter type registry, attachments and their feed for adapters, dead-letter read
  * API and replay, and the operator console (`/console`). Built with injected dependencies so tests drive it with `app.inject()`.
  */
-import { createHttpApp, type AccessPolicy, type Logger, type SqlDatabase } from '@platform/core';
+import { createHttpApp, createOutboundGuard, LOCAL_OUTBOUND, type AccessPolicy, type Logger, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
@@ -29,6 +29,8 @@ export interface ControlPlaneOptions {
   access?: AccessPolicy;
   /** The key the console presents to the submission service and adapters (`platformApiKey`). */
   platformApiKey?: string | undefined;
+  /** Adapter admin URLs allowed although loopback/private (`allowedOutbound(env)`). @defaultValue loopback */
+  allowedOutbound?: readonly string[];
 }
 
 export async function buildControlPlaneApp(options: ControlPlaneOptions): Promise<FastifyInstance> {
@@ -54,6 +56,6 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
   });
   registerAttachmentRoutes(app, { db });
   registerDeadLetterRoutes(app, { db, broker });
-  registerConsoleRoutes(app, { db, submissionUrl: options.submissionUrl ?? (() => 'http://127.0.0.1:8080'), apiKey: options.platformApiKey });
+  registerConsoleRoutes(app, { db, submissionUrl: options.submissionUrl ?? (() => 'http://127.0.0.1:8080'), apiKey: options.platformApiKey, outbound: createOutboundGuard({ allowed: options.allowedOutbound ?? LOCAL_OUTBOUND }) });
   return app;
 }

@@ -59,6 +59,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
   app.post<{ Params: { contractId: string }; Body: { records: unknown[] } }>(
     '/contracts/:contractId/records::batch',
     {
+      config: { scope: 'submit' },
       bodyLimit: BATCH_BODY_LIMIT,
       schema: {
         summary: `Submit up to ${MAX_BATCH_RECORDS} records (creates) at once; one result per record, in order`,

@@ -20,6 +20,7 @@ import {
 } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
 import { buildCsvAdapter } from '../../src/adapters/csv/build-csv-adapter.js';
+import { CSV_CONFIG_SCHEMA } from '../../src/adapters/csv/csv-config.js';
 import type { Adapter } from '../../src/adapters/runtime/build-adapter.js';
 import { createControlPlaneClient } from '../../src/adapters/runtime/control-plane-client.js';
 import { buildControlPlaneApp } from '../../src/control-plane/app.js';
@@ -69,6 +70,7 @@ const SUBMISSION_ACCESS: AccessTable = {
   ...COMMON,
   'OPTIONS /interns': 'open',
   'POST /contracts/:contractId/records': 'submit',
+  'POST /contracts/:contractId/records::batch': 'submit',
   'GET /contracts/:contractId/records': 'read',
   'GET /contracts/:contractId/records/:naturalKey': 'read',
   'PUT /contracts/:contractId/records/:naturalKey': 'submit',
@@ -171,6 +173,20 @@ describe('integration access', () => {
       });
       assert.equal(replay.statusCode, 403);
     }
+  });
+
+  test('the console relays to an admin URL only where the outbound guard allows (metadata refused: 502)', async () => {
+    const { controlPlane } = await build(testAccessPolicy(), TEST_KEYS.admin);
+    const registered = await controlPlane.inject({
+      method: 'PUT',
+      url: '/adapter-types/probe',
+      headers: bearer('operate'),
+      payload: { type: 'probe', description: 'probe', configSchema: CSV_CONFIG_SCHEMA, consumerGroup: 'adapter.probe', adminUrl: 'http://169.254.169.254/latest' },
+    });
+    assert.ok(registered.statusCode < 300, registered.body);
+    const relayed = await controlPlane.inject({ url: '/console/api/adapter-types/probe/status', headers: bearer('operate') });
+    assert.equal(relayed.statusCode, 502);
+    assert.match(relayed.json().detail, /may not be requested: 169\.254\.169\.254 is in a link-local/);
   });
 
   test('PLATFORM_API_KEY: given, else the first key with every scope, else a config error', () => {

@@ -114,7 +114,7 @@ describe('targets down', () => {
     receiver.respond = () => 503;
     harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/hook`, authType: 'bearer', token: 't' });
     harness.controlPlane.attach(INTERNS, 'webhook', { url: 'http://127.0.0.1:1/nobody', authType: 'bearer', token: 't', connectTimeoutMs: 500 });
-    const adapter = await buildWebhookAdapter({ ...harness.adapterDeps(), stateDir: join(dir.path, 'webhook') });
+    const adapter = await buildWebhookAdapter({ ...harness.adapterDeps(), stateDir: join(dir.path, 'webhook'), allowedOutbound: ['127.0.0.1'] });
     adapters.push(adapter);
     await adapter.start();
     const created = internCreated(uniqueName('hook'));

@@ -45,7 +45,8 @@ for (const name of ['sql-log-pglite', 'jetstream']) {
       harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/bearer`, authType: 'bearer', token: 'tok-123' });
       harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/hmac`, authType: 'hmac', secret: SECRET, signatureHeader: 'X-Hub-Signature' });
       harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/flaky`, authType: 'bearer', token: 't' });
-      adapter = await buildWebhookAdapter({ ...harness.adapterDeps(), stateDir });
+      // The receiver is a loopback server: allowed explicitly, as ALLOWED_OUTBOUND would.
+      adapter = await buildWebhookAdapter({ ...harness.adapterDeps(), stateDir, allowedOutbound: ['127.0.0.1'] });
       await adapter.start();
     });
     after(async () => {
@@ -65,8 +66,13 @@ for (const name of ['sql-log-pglite', 'jetstream']) {
       assert.equal(bearer.headers['idempotency-key'], created.recordId);
       assert.deepEqual(JSON.parse(bearer.body), created);
       const signed = byRecord('/hmac', created.recordId)[0]!;
-      const expected = `sha256=${createHmac('sha256', SECRET).update(signed.body).digest('hex')}`;
+      // As a receiver checks it: HMAC over "<timestamp>.<raw body>", the timestamp recent.
+      const timestamp = String(signed.headers['x-webhook-timestamp']);
+      assert.ok(Math.abs(Date.now() / 1000 - Number(timestamp)) < 300, `recent timestamp ${timestamp}`);
+      const expected = `sha256=${createHmac('sha256', SECRET).update(`${timestamp}.${signed.body}`).digest('hex')}`;
       assert.equal(signed.headers['x-hub-signature'], expected);
+      const bodyOnly = `sha256=${createHmac('sha256', SECRET).update(signed.body).digest('hex')}`;
+      assert.notEqual(signed.headers['x-hub-signature'], bodyOnly, 'the signature covers the timestamp');
       assert.equal(signed.headers.authorization, undefined);
     });
 
@@ -107,6 +113,19 @@ for (const name of ['sql-log-pglite', 'jetstream']) {
       assert.ok(letters.every((d) => d.failedAdapter === 'adapter.webhook' && d.contractId === 'interns'));
       assert.equal(byRecord('/bearer', created.recordId).length, 1, 'healthy attachments still delivered');
       for (const attachment of [down, bad, forbidden, slow]) harness.controlPlane.attachments.splice(harness.controlPlane.attachments.indexOf(attachment), 1);
+      await adapter.runtime.refresh();
+    });
+
+    it('a target in a forbidden range (cloud metadata) is dead-lettered at once, never requested', async () => {
+      const metadata = harness.controlPlane.attach(INTERNS, 'webhook', { url: 'http://169.254.169.254/latest/meta-data/', authType: 'bearer', token: 't' });
+      await adapter.runtime.refresh();
+      const created = internCreated(uniqueName('ssrf'));
+      await harness.publish(created);
+      await waitFor('dead letter', () => harness.deadLetters.some((d) => d.traceId === created.traceId), 15_000);
+      const letter = harness.deadLetters.find((d) => d.traceId === created.traceId)!;
+      assert.match(letter.errorMessage, /refused: 169\.254\.169\.254 is in a link-local/);
+      assert.equal(letter.attemptCount, 1);
+      harness.controlPlane.attachments.splice(harness.controlPlane.attachments.indexOf(metadata), 1);
       await adapter.runtime.refresh();
     });
 

@@ -36,6 +36,8 @@ export interface OutboundGuardOptions {
   allowed?: readonly string[];
   /** @defaultValue the system resolver (`dns.lookup`) */
   resolve?: Resolver;
+  /** Socket limits of `agents` (keep-alive is always on). @defaultValue Node's */
+  maxSockets?: number;
 }
 
 export interface GuardedRequestInit {
@@ -199,9 +201,14 @@ export function createOutboundGuard(options: OutboundGuardOptions = {}): Outboun
     };
     return agent;
   };
+  const sockets = options.maxSockets === undefined ? {} : { maxSockets: options.maxSockets };
   const agents = {
-    http: guardConnection(new http.Agent({ keepAlive: true, lookup } as http.AgentOptions)),
-    https: guardConnection(new https.Agent({ keepAlive: true, lookup } as https.AgentOptions)),
+    http: guardConnection(
+      new http.Agent({ keepAlive: true, lookup, ...sockets } as http.AgentOptions),
+    ),
+    https: guardConnection(
+      new https.Agent({ keepAlive: true, lookup, ...sockets } as https.AgentOptions),
+    ),
   };
 
   const once = (url: URL, init: GuardedRequestInit, signal: AbortSignal) =>

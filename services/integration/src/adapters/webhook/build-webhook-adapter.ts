@@ -9,6 +9,8 @@ export interface WebhookAdapterDeps extends AdapterDeps {
   connectTimeoutMs?: number;
   /** Default read timeout for attachments that set none. @defaultValue 10000 */
   readTimeoutMs?: number;
+  /** Target addresses allowed although loopback/private/link-local (`allowedOutbound(env)`). @defaultValue none */
+  allowedOutbound?: readonly string[];
 }
 
 export async function buildWebhookAdapter(deps: WebhookAdapterDeps): Promise<Adapter> {
@@ -16,6 +18,7 @@ export async function buildWebhookAdapter(deps: WebhookAdapterDeps): Promise<Ada
     stateDir: deps.stateDir,
     ...(deps.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: deps.connectTimeoutMs }),
     ...(deps.readTimeoutMs === undefined ? {} : { readTimeoutMs: deps.readTimeoutMs }),
+    outbound: { allowed: deps.allowedOutbound ?? [] },
   });
   return buildAdapter({ ...deps, target });
 }

@@ -5,7 +5,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { TransientDeliveryError } from '../runtime/failures.js';
+import { OutboundRefusedError } from '@platform/core';
+import { PermanentDeliveryError, TransientDeliveryError } from '../runtime/failures.js';
 
 export interface PostResult {
   status: number;
@@ -40,6 +41,8 @@ export function postJson(
     );
     request.on('error', (error) => {
       clearTimeout(connectTimer);
+      // A target the outbound guard refuses stays refused: dead-lettered, not retried.
+      if (error instanceof OutboundRefusedError) return reject(new PermanentDeliveryError(`webhook target refused: ${error.message}`, 0));
       reject(error instanceof TransientDeliveryError ? error : new TransientDeliveryError(`POST ${url.origin} failed: ${error.message}`, { cause: error }));
     });
     request.on('response', (response) => {

@@ -6,8 +6,7 @@
  * (`PermanentDeliveryError`, dead-lettered without retries).
  */
 import { createHmac } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
+import { createOutboundGuard, type OutboundGuardOptions } from '@platform/core';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import { PermanentDeliveryError, TransientDeliveryError } from '../runtime/failures.js';
 import { toEnvelopeJson } from '../runtime/local-envelope.js';
@@ -22,12 +21,19 @@ export interface WebhookTargetOptions {
   connectTimeoutMs?: number;
   /** Used when an attachment sets none. @defaultValue 10000 */
   readTimeoutMs?: number;
+  /** Which target addresses may be reached (`ALLOWED_OUTBOUND`, see core's outbound guard). @defaultValue no forbidden address (loopback and private included) */
+  outbound?: Pick<OutboundGuardOptions, 'allowed' | 'resolve'>;
+  /** Clock for the signature timestamp. @defaultValue `Date.now` */
+  now?: () => number;
 }
 
 interface Mapping {
   attachmentId: string;
   config: WebhookConfig;
 }
+
+/** Unix seconds of an HMAC-signed delivery; the signature covers `<timestamp>.<body>`. */
+export const TIMESTAMP_HEADER = 'x-webhook-timestamp';
 
 /** Requests in flight per attachment type (one per key of a batch). */
 const SOCKETS = 16;
@@ -36,8 +42,9 @@ export const WEBHOOK_DESCRIPTION = 'POSTs each envelope to an HTTP endpoint with
 
 export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarget<Mapping, string> {
   const delivered = new DeliveredStore(options.stateDir);
-  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
-  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: SOCKETS });
+  // Targets are given by whoever attaches: connections go through the outbound guard.
+  const { http: httpAgent, https: httpsAgent } = createOutboundGuard({ ...options.outbound, maxSockets: SOCKETS }).agents;
+  const now = options.now ?? Date.now;
   const defaults = { connectTimeoutMs: options.connectTimeoutMs ?? 3000, readTimeoutMs: options.readTimeoutMs ?? 10_000 };
 
   const isDuplicate = (mapping: Mapping, event: TargetEvent) => delivered.has(mapping.attachmentId, event.envelope.recordId);
@@ -50,7 +57,12 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
       'user-agent': 'integration-webhook-adapter/1',
     };
     if (config.authType === 'bearer') headers.authorization = `Bearer ${config.token}`;
-    else headers[config.signatureHeader.toLowerCase()] = `sha256=${createHmac('sha256', config.secret!).update(body).digest('hex')}`;
+    else {
+      // The signature covers the timestamp, so a captured delivery cannot be replayed later.
+      const timestamp = String(Math.floor(now() / 1000));
+      headers[TIMESTAMP_HEADER] = timestamp;
+      headers[config.signatureHeader.toLowerCase()] = `sha256=${createHmac('sha256', config.secret!).update(`${timestamp}.${body}`).digest('hex')}`;
+    }
     const agent = config.url.protocol === 'https:' ? httpsAgent : httpAgent;
     const response = await postJson(config.url, body, headers, config, agent);
     if (response.status >= 200 && response.status < 300) {

@@ -5,7 +5,7 @@
  * (status, pause, resume only) at the `adminUrl` its type registered.
  */
 import { readFileSync } from 'node:fs';
-import type { SqlDatabase } from '@platform/core';
+import { createOutboundGuard, LOCAL_OUTBOUND, OutboundRefusedError, type OutboundGuard, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.js';
 import { findAdapterType } from '../adapter-types/adapter-type-store.js';
@@ -22,14 +22,25 @@ export interface ConsoleOptions {
   timeoutMs?: number;
   /** The key the console presents to the submission service and adapters (`platformApiKey`). */
   apiKey?: string | undefined;
+  /** How adapters' admin URLs (registered by their types) are requested. @defaultValue a guard allowing loopback */
+  outbound?: Pick<OutboundGuard, 'fetch'>;
 }
 
-async function forward(url: string, init: RequestInit & { headers?: Record<string, string> }, timeoutMs: number, apiKey: string | undefined): Promise<{ status: number; body: unknown }> {
+async function forward(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string },
+  timeoutMs: number,
+  apiKey: string | undefined,
+  outbound?: Pick<OutboundGuard, 'fetch'>,
+): Promise<{ status: number; body: unknown }> {
   let response: Response;
   const headers = { ...init.headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
   try {
-    response = await fetch(url, { ...init, headers, signal: AbortSignal.timeout(timeoutMs) });
+    response = outbound
+      ? await outbound.fetch(url, { ...init, headers, timeoutMs, maxBytes: 1024 * 1024, maxRedirects: 0 })
+      : await fetch(url, { ...init, headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
+    if (error instanceof OutboundRefusedError) throw errors.UPSTREAM_UNREACHABLE({ detail: `the adapter's admin URL may not be requested: ${error.message}`, cause: error });
     throw errors.UPSTREAM_UNREACHABLE({ detail: `${new URL(url).origin} is unreachable`, cause: error });
   }
   const text = await response.text();
@@ -44,6 +55,8 @@ async function forward(url: string, init: RequestInit & { headers?: Record<strin
 
 export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOptions): void {
   const timeoutMs = options.timeoutMs ?? 5000;
+  // Admin URLs come from whoever registered the adapter type: the console relays only what the guard allows.
+  const outbound = options.outbound ?? createOutboundGuard({ allowed: LOCAL_OUTBOUND });
   const idParams = { type: 'object', properties: { contractId: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' } }, required: ['contractId'] };
 
   app.get('/console', { config: { scope: 'open' }, schema: { summary: 'The operator console (web page)', tags } }, async (_request, reply) =>
@@ -89,7 +102,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
       const adapterType = await findAdapterType(options.db, type);
       if (!adapterType) throw errors.ADAPTER_TYPE_NOT_FOUND();
       if (!adapterType.adminUrl) throw errors.UPSTREAM_UNREACHABLE({ detail: `adapter type ${type} registered no admin URL` });
-      const { status, body } = await forward(`${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`, { method: request.method }, timeoutMs, options.apiKey);
+      const { status, body } = await forward(`${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`, { method: request.method }, timeoutMs, options.apiKey, outbound);
       return reply.code(status).send(body);
     },
   });
