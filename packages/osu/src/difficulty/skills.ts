@@ -94,7 +94,9 @@ abstract class OsuStrainSkill extends StrainSkill {
 /** Probability-like count of strains close to the hardest one. */
 function relevantCount(strains: readonly number[]): number {
   if (strains.length === 0) return 0;
-  const max = Math.max(...strains);
+  // a loop, not Math.max(...strains): a crafted map's hundreds of thousands of strains
+  let max = 0;
+  for (const s of strains) if (s > max) max = s;
   if (max === 0) return 0;
   let sum = 0;
   for (const s of strains) sum += 1 / (1 + Math.exp(-((s / max) * 12 - 6)));

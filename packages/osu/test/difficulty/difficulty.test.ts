@@ -69,6 +69,30 @@ describe('difficulty and performance (calculator version 20250306)', () => {
     assert.equal(calculatePerformance(missed.difficulty, scoreOf(missed.replay), difficulty).pp, 0);
   });
 
+  test('a crafted map of 140,000 circles (past the ~125,000 arguments a spread allows): finite stars, no argument-count overflow', () => {
+    const lines = [
+      'osu file format v14',
+      '[General]',
+      'Mode: 0',
+      '[Difficulty]',
+      'CircleSize:4',
+      'OverallDifficulty:8',
+      'ApproachRate:9',
+      'SliderMultiplier:1.4',
+      'SliderTickRate:1',
+      '[TimingPoints]',
+      '0,300,4,2,0,50,1,0',
+      '[HitObjects]',
+    ];
+    for (let i = 0; i < 140_000; i++)
+      lines.push(`${(i * 37) % 512},${(i * 53) % 384},${1000 + i * 30},1,0`);
+    const play = preparePlayable(parseBeatmap(lines.join('\n')), 0);
+    const d = calculateDifficulty(play);
+    assert.equal(d.hitCircleCount, 140_000);
+    assert.ok(Number.isFinite(d.starRating) && d.starRating > 0, String(d.starRating));
+    assert.ok(Number.isFinite(d.speedNoteCount));
+  });
+
   test(
     'stars and PP of every fixture replay agree with rosu-pp (stable scores, classic accuracy)',
     { skip: skipReference },
