@@ -42,6 +42,19 @@ export function renderPlayerPage(job: JobRow, baseUrl: string): string {
 <script>
 const initial = ${scriptJson(view)};
 const $ = (id) => document.getElementById(id);
+function duration(seconds) {
+  const s = Math.max(1, Math.round(seconds));
+  if (s < 60) return s + ' s';
+  const m = Math.floor(s / 60);
+  return m < 60 ? m + ' min ' + (s % 60) + ' s' : Math.floor(m / 60) + ' h ' + (m % 60) + ' min';
+}
+function link(href, text, download) {
+  const a = document.createElement('a');
+  a.href = href;
+  a.textContent = text;
+  if (download) a.download = '';
+  return a;
+}
 function show(job) {
   $('status').textContent = job.status;
   $('percent').textContent = Number(job.progress).toFixed(1) + '%';
@@ -50,7 +63,7 @@ function show(job) {
   $('error').textContent = job.error || '';
   const waiting = [];
   if (job.queue_position) waiting.push('#' + job.queue_position + ' in the queue');
-  if (job.eta_seconds != null) waiting.push('about ' + Math.max(1, Math.round(job.eta_seconds)) + ' s left');
+  if (job.eta_seconds != null) waiting.push('about ' + duration(job.eta_seconds) + ' left');
   $('eta').textContent = waiting.join(' · ');
   if (job.status === 'completed' && !document.querySelector('video')) {
     const video = document.createElement('video');
@@ -60,7 +73,21 @@ function show(job) {
     video.poster = job.links.thumbnail;
     video.src = job.links.video;
     $('player').append(video);
-    $('links').innerHTML = '<a href="' + job.links.video + '">Download video</a> · <a href="' + job.links.log + '">Render log</a>';
+    // What a finished job offers: the video, its thumbnail and the render log (each when kept).
+    const offers = [
+      job.links.video && link(job.links.video, 'Download video', true),
+      job.links.thumbnail && link(job.links.thumbnail, 'Thumbnail'),
+      job.links.log && link(job.links.log, 'Render log'),
+    ].filter(Boolean);
+    $('links').replaceChildren(...offers.flatMap((a, i) => (i ? [' · ', a] : [a])));
+    if (job.links.thumbnail) {
+      const thumb = document.createElement('img');
+      thumb.src = job.links.thumbnail;
+      thumb.alt = 'Thumbnail of the video';
+      thumb.width = 240;
+      thumb.id = 'thumbnail';
+      $('links').append(document.createElement('br'), thumb);
+    }
   }
   return job.status === 'completed' || job.status === 'failed';
 }

@@ -1,8 +1,13 @@
 /**
  * In headless Chromium (Debian's, driven by playwright-core): upload a replay from the
- * home page, watch progress on the player page, and play the rendered video.
+ * home page, watch progress on the player page, play the rendered video, follow what a
+ * finished job offers and the home page's link back to it; with no worker running, the
+ * player shows the job's place in the queue.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import {
@@ -11,8 +16,8 @@ import {
   madeOsuFixture,
   madeOsuFixturesDir,
 } from '@platform/testing';
-import { buildTestApp } from '../helpers/app.js';
-import { engineSets, openTestEngines, type TestEngines } from '../helpers/harness.js';
+import { buildTestApp, submit } from '../helpers/app.js';
+import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { startTestPipeline, type TestPipeline } from '../helpers/pipeline.js';
 
 const skip = chromiumSkipReason();
@@ -109,6 +114,69 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
           `currentTime advanced ${played.start} → ${played.after}`,
         );
         assert.ok(played.duration > 1, `duration ${played.duration}`);
+
+        // A finished job offers its video, thumbnail and log, each of which answers.
+        const offers = await page.locator('#links a').evaluateAll((links) =>
+          links.map((a) => ({
+            text: (a as unknown as { textContent: string }).textContent,
+            href: (a as unknown as { href: string }).href,
+          })),
+        );
+        assert.deepEqual(
+          offers.map((o) => o.text),
+          ['Download video', 'Thumbnail', 'Render log'],
+        );
+        for (const { text, href } of offers) {
+          const response = await fetch(href);
+          assert.equal(response.status, 200, `${text}: ${href}`);
+          await response.arrayBuffer();
+        }
+        assert.ok(await page.locator('#thumbnail').isVisible(), 'the thumbnail is shown');
+        const shot = join(await mkdtemp(join(tmpdir(), 'render-player-shot-')), 'player.png');
+        await page.screenshot({ path: shot, fullPage: true });
+        console.log(`player screenshot: ${shot}`);
+
+        // The home page's recent jobs lead back to the player.
+        await page.goto(`${base}/`);
+        await page.click(`#recent-jobs a[href="/view/${jobId}"]`);
+        await page.waitForURL(`${base}/view/${jobId}`);
+        assert.equal(await page.textContent('#status'), 'completed');
+      } finally {
+        await browser.close();
+      }
+    });
+  });
+
+  describe(`the player while a job waits (${kind})`, { skip: skip ?? engineSkip }, () => {
+    let engines: TestEngines;
+    let app: FastifyInstance;
+    let base: string;
+    before(async () => {
+      engines = await openTestEngines(kind);
+      app = await buildTestApp(engines);
+      base = await app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    after(async () => {
+      await app?.close();
+      await engines?.close();
+    });
+
+    test('shows the place in the queue (no worker runs, so the jobs wait)', async () => {
+      const replay = await readFile(madeOsuFixture('perfect.osr'));
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const response = await submit(app, { address: freshAddress(), replay });
+        assert.equal(response.statusCode, 202, response.body);
+        ids.push(response.json().job_id);
+      }
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        await page.goto(`${base}/view/${ids[1]}`);
+        await page.locator('#eta', { hasText: '#2 in the queue' }).waitFor({ timeout: 15_000 });
+        assert.equal(await page.textContent('#status'), 'queued');
+        await page.goto(`${base}/view/${ids[0]}`);
+        await page.locator('#eta', { hasText: '#1 in the queue' }).waitFor({ timeout: 15_000 });
       } finally {
         await browser.close();
       }
