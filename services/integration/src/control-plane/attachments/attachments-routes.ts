@@ -5,6 +5,7 @@ import { findContract, listContracts } from '../../contracts/contract-store.js';
 import { errors } from '../../errors.js';
 import { attachAdapter } from './attach-adapter.js';
 import { listAttachments, setAttachmentEnabled } from './attachment-store.js';
+import { maskAttachment } from './mask-secrets.js';
 
 const tags = ['attachments'];
 const idParams = { type: 'object', properties: { contractId: { type: 'string' } }, required: ['contractId'] };
@@ -28,16 +29,16 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
       return reply
         .code(201)
         .header('location', `/contracts/${attachment.contractId}/adapters/${attachment.attachmentId}`)
-        .send({ attachment });
+        .send({ attachment: maskAttachment(attachment) });
     },
   );
 
   app.get<{ Params: { contractId: string } }>(
     '/contracts/:contractId/adapters',
-    { config: { scope: 'read' }, schema: { summary: 'Attachments of a contract', tags, params: idParams } },
+    { config: { scope: 'read' }, schema: { summary: 'Attachments of a contract (secrets such as tokens show as ********)', tags, params: idParams } },
     async (request) => {
       if (!(await findContract(db, request.params.contractId))) throw errors.CONTRACT_NOT_FOUND();
-      return { attachments: await listAttachments(db, { contractId: request.params.contractId }) };
+      return { attachments: (await listAttachments(db, { contractId: request.params.contractId })).map(maskAttachment) };
     },
   );
 
@@ -70,7 +71,7 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
       const attachment = await setAttachmentEnabled(db, contractId, attachmentId, body.enabled);
       if (!attachment) throw errors.ATTACHMENT_NOT_FOUND();
       request.log.info({ contractId, attachmentId, enabled: attachment.enabled }, 'attachment toggled');
-      return { attachment };
+      return { attachment: maskAttachment(attachment) };
     },
   );
 
