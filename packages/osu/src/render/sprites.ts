@@ -87,10 +87,19 @@ function blank(w: number, h = w): Canvas {
   return createCanvas(Math.max(1, Math.ceil(w)), Math.max(1, Math.ceil(h)));
 }
 
+/**
+ * Largest side of a sprite: a crafted skin's 16,000-pixel frame, tinted per combo colour
+ * and repeated over an animation, would otherwise take gigabytes at screen scale.
+ */
+const MAX_SPRITE_SIDE = 4096;
+
 /** The skin image scaled so that `sdUnit` standard-definition pixels become `px` screen pixels. */
 function scaled(img: SkinImage, pxPerSd: number): Canvas {
-  const w = img.image.width * img.scale * pxPerSd;
-  const h = img.image.height * img.scale * pxPerSd;
+  let w = img.image.width * img.scale * pxPerSd;
+  let h = img.image.height * img.scale * pxPerSd;
+  const cap = Math.min(1, MAX_SPRITE_SIDE / Math.max(w, h));
+  w *= cap;
+  h *= cap;
   const c = blank(w, h);
   c.getContext('2d').drawImage(img.image as Image, 0, 0, c.width, c.height);
   return c;

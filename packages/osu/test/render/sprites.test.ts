@@ -57,6 +57,13 @@ describe('buildSprites: skin.ini choices', () => {
     );
   });
 
+  test('a crafted huge skin image becomes a sprite of at most 4096 pixels a side', () => {
+    const skin = emptySkin();
+    skin.images.set('cursor', { image: image(64, 'white'), scale: 200 });
+    const sp = build(skin);
+    assert.ok(sp.cursor.width <= 4096 && sp.cursor.width > 1000, String(sp.cursor.width));
+  });
+
   test('the key overlay from the skin: the key, tinted for keyboard and mouse presses', () => {
     assert.equal(build(emptySkin()).inputOverlay, undefined, 'our own keys without one');
     const sp = build(skinWith('', ['inputoverlay-key', 'inputoverlay-background']));
