@@ -4,7 +4,7 @@
  * a paced (open-loop) phase offering BENCH_PACED_RATE submissions per second (default 300)
  * for BENCH_PACED_SECONDS (default 10) from distinct addresses, each latency measured
  * from its scheduled start (so a stall counts for every request it delays), then status
- * reads per second. Loopback only, bounded (BENCH_SUBMISSIONS, default 2000;
+ * reads per second, of active jobs and of finished ones. Loopback only, bounded (BENCH_SUBMISSIONS, default 2000;
  * BENCH_READ_SECONDS, default 5). Engines come from the env as in production (embedded
  * PGlite + memory + files by default, in a temp DATA_DIR); no worker runs, so every
  * accepted job stays queued.
@@ -157,19 +157,36 @@ const pacedSeconds = (performance.now() - pacedStart) / 1000;
 pacedLatencies.sort((a, b) => a - b);
 pacedAgent.destroy();
 
-let reads = 0;
-let readErrors = 0;
-const readUntil = performance.now() + READ_SECONDS * 1000;
-await Promise.all(
-  Array.from({ length: CONCURRENCY }, async (_, i) => {
-    while (performance.now() < readUntil) {
-      const id = jobIds[(reads + i) % jobIds.length]!;
-      const res = await call('GET', `/v1/jobs/${id}`, {});
-      if (res.status === 200) reads += 1;
-      else readErrors += 1;
-    }
-  }),
+/** `CONCURRENCY` clients reading `ids` round-robin for `READ_SECONDS`. */
+async function readPhase(ids: string[]): Promise<{ perSecond: number; errors: number }> {
+  let reads = 0;
+  let errors = 0;
+  const until = performance.now() + READ_SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, i) => {
+      while (performance.now() < until) {
+        const id = ids[(reads + i) % ids.length]!;
+        const res = await call('GET', `/v1/jobs/${id}`, {});
+        if (res.status === 200) reads += 1;
+        else errors += 1;
+      }
+    }),
+  );
+  return { perSecond: reads / READ_SECONDS, errors };
+}
+
+// Reads of active jobs (every submission above is still queued), then of finished ones:
+// the first half of the jobs marked completed, as a worker would leave them.
+const activeReads = await readPhase(jobIds);
+const finishedIds = jobIds.slice(0, Math.ceil(jobIds.length / 2));
+await ctx.db.query(
+  `UPDATE render_jobs SET status = 'completed', progress = 100, started_at = now(), finished_at = now(),
+          updated_at = now(), log_key = 'logs/' || id || '.log', video_key = 'videos/' || id || '.mp4',
+          thumbnail_key = 'thumbnails/' || id || '.jpg'
+    WHERE id = ANY($1::uuid[])`,
+  [finishedIds],
 );
+const finishedReads = await readPhase(finishedIds);
 
 const accepted = statuses.get(202) ?? 0;
 console.log(
@@ -191,7 +208,10 @@ console.log(
   `  latency ms from schedule: p50 ${percentile(pacedLatencies, 50)}  p90 ${percentile(pacedLatencies, 90)}  p99 ${percentile(pacedLatencies, 99)}  max ${pacedLatencies.at(-1)?.toFixed(1)}`,
 );
 console.log(
-  `status reads: ${(reads / READ_SECONDS).toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${readErrors} errors)`,
+  `status reads, active jobs: ${activeReads.perSecond.toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${activeReads.errors} errors)`,
+);
+console.log(
+  `status reads, finished jobs: ${finishedReads.perSecond.toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${finishedReads.errors} errors)`,
 );
 
 agent.destroy();

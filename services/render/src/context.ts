@@ -16,6 +16,7 @@ import { createUploadGate, type UploadGate } from './admission/upload-gate.js';
 import type { RenderSettings } from './config.js';
 import { createSkinCatalog, type SkinCatalog } from './skins/skin-catalog.js';
 import { createJobWatcher, type JobWatcher } from './events/job-watcher.js';
+import { createFinishedJobCache, type FinishedJobCache } from './jobs/finished-job-cache.js';
 
 export interface RenderContext {
   db: SqlDatabase;
@@ -37,6 +38,8 @@ export interface RenderContext {
   skins: SkinCatalog;
   /** The live state of jobs watched by event streams. */
   jobEvents: JobWatcher;
+  /** Finished jobs read recently, answered without a database round trip. */
+  finishedJobs: FinishedJobCache;
 }
 
 export type RenderContextParts = Pick<
@@ -58,6 +61,7 @@ export function createRenderContext(parts: RenderContextParts): RenderContext & 
   return {
     ...parts,
     jobEvents,
+    finishedJobs: createFinishedJobCache(),
     limiters: createLimiters(parts.counters, settings),
     uploads: createUploadGate({
       maxConcurrent: settings.maxConcurrentUploads,

@@ -4,14 +4,24 @@ import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
 import { removeJob } from '../retention/job-removal.js';
-import { JOB_STATUSES, countJobs, getJob, listJobs, type JobRow, type JobStatus } from './job-store.js';
+import {
+  JOB_STATUSES,
+  countJobs,
+  getJob,
+  listJobs,
+  type JobRow,
+  type JobStatus,
+} from './job-store.js';
 import { goneDetail, parseJobId, toV1Job } from './job-view.js';
 
 /** The job of a raw (dashed or legacy) id: 404 when unknown, 410 when deleted or expired. */
 export async function findJob(ctx: RenderContext, rawId: string): Promise<JobRow> {
   const id = parseJobId(rawId);
+  const cached = id ? ctx.finishedJobs.get(id) : undefined;
+  if (cached) return cached;
   const job = id ? await getJob(ctx.db, id) : undefined;
   if (!job) throw renderErrors.JOB_NOT_FOUND();
+  ctx.finishedJobs.offer(job);
   if (job.removal)
     throw renderErrors.JOB_GONE({
       detail: goneDetail(job.removal, ctx.settings.artifactRetentionDays),
@@ -72,7 +82,12 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
         response: { 200: { $ref: 'RenderJob#' }, 404: { $ref: 'ErrorDetail#' } },
       },
     },
-    async (request) => toV1Job(await findJob(ctx, request.params.job_id)),
+    async (request, reply) => {
+      const job = await findJob(ctx, request.params.job_id);
+      // A finished job's view is serialized once while it stays cached (its row does not change).
+      const body = ctx.finishedJobs.v1Json(job, (j) => reply.serialize(toV1Job(j)) as string);
+      return reply.type('application/json; charset=utf-8').send(body);
+    },
   );
 
   app.delete<{ Params: { job_id: string } }>(

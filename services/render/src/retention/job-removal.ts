@@ -8,6 +8,7 @@
  */
 import type { Logger, ObjectStore, SqlDatabase, SqlExecutor } from '@platform/core';
 import type { JobRemoval, JobRow } from '../jobs/job-store.js';
+import { forgetFinishedJobs } from '../jobs/finished-job-cache.js';
 import { artifactKeys } from '../jobs/job-view.js';
 
 export const CANCELLED_ERROR = 'The job was cancelled.';
@@ -22,6 +23,7 @@ export async function markRemoved(
   removal: Exclude<JobRemoval, 'cancelled'>,
   at: Date,
 ): Promise<JobRow | undefined> {
+  forgetFinishedJobs();
   // In SET, `status` is the value before this update.
   const { rows } = await db.query<JobRow>(
     `UPDATE render_jobs
