@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import { madeOsuFixture } from '@platform/testing';
-import type * as Rosu from 'rosu-pp-js';
 import { beatmapMd5 } from '../../src/beatmap/beatmap-md5.js';
 import { parseBeatmap } from '../../src/beatmap/parse-beatmap.js';
 import { preparePlayable } from '../../src/beatmap/playable.js';
@@ -16,10 +15,18 @@ import { decodeReplay } from '../../src/replay/decode-replay.js';
 import { modsToString } from '../../src/replay/mods.js';
 import { fixture, fixtureNames, madeFixture, skipWithoutFixtures } from '../helpers.js';
 
+/** The part of rosu-pp-js used here (typed locally: the tests compile without it installed). */
+interface Rosu {
+  Beatmap: new (bytes: Uint8Array) => { free(): void };
+  Performance: new (args: Record<string, unknown>) => {
+    calculate(map: object): { pp: number; difficulty: { stars: number } };
+  };
+}
+
 /** rosu-pp (a dev dependency): an independent implementation of the same calculation. */
-const rosu = ((): typeof Rosu | undefined => {
+const rosu = ((): Rosu | undefined => {
   try {
-    return createRequire(import.meta.url)('rosu-pp-js') as typeof Rosu;
+    return createRequire(import.meta.url)('rosu-pp-js') as Rosu;
   } catch {
     return undefined;
   }
