@@ -13,6 +13,7 @@ export { createTestDatabase, postgresUrlForTests, type TestDatabase } from './po
 export { startS3Server } from './s3-server.js';
 export { redisUrlForTests, skipReason } from './engines.js';
 export { CHROMIUM_PATH, chromiumSkipReason, launchChromium } from './chromium.js';
+export { keepScreenshot } from './screenshots.js';
 export { freePort } from './free-port.js';
 export {
   bearer,

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listen } from '@platform/core';
-import { chromiumSkipReason, launchChromium } from '@platform/testing';
+import { chromiumSkipReason, keepScreenshot, launchChromium } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
 import { EXAMPLE_QUESTIONS } from '../../src/agent/chat-page.js';
@@ -85,9 +82,7 @@ describe('chat page in headless Chromium', { skip }, () => {
     );
     assert.match(await answer.innerText(), /Top 3 customers by lifetime value/);
     assert.equal(await page.locator('[data-testid="examples"]').isVisible(), false);
-    const screenshot = join(await mkdtemp(join(tmpdir(), 'analytics-chat-shot-')), 'chat.png');
-    await page.screenshot({ path: screenshot, fullPage: true });
-    console.log(`chat screenshot: ${screenshot}`);
+    await keepScreenshot(page, 'analytics-chat');
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listen } from '@platform/core';
-import { chromiumSkipReason, launchChromium } from '@platform/testing';
+import { chromiumSkipReason, keepScreenshot, launchChromium } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
@@ -106,13 +106,7 @@ describe('dashboard page in headless Chromium', { skip }, () => {
       // its numbers as a table, for keyboard and screen-reader users
       assert.equal(await chart.locator('details tbody tr').count(), rows, id);
     }
-    // The artifact: kept in a folder of its own (the data folder is removed).
-    const screenshot = join(
-      await mkdtemp(join(tmpdir(), 'analytics-dashboard-shot-')),
-      'dashboard.png',
-    );
-    await page.screenshot({ path: screenshot, fullPage: true });
-    console.log(`dashboard screenshot: ${screenshot}`);
+    await keepScreenshot(page, 'analytics-dashboard');
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
-import { chromiumSkipReason, launchChromium } from '@platform/testing';
+import { chromiumSkipReason, keepScreenshot, launchChromium } from '@platform/testing';
 import type { Browser, Page } from 'playwright-core';
 import { startPlatform, type RunningPlatform } from '../../src/platform.js';
 import { silentLogger, waitFor } from '../helpers/broker-drivers.js';
@@ -93,6 +93,7 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await waitText('attach-result', /^attached$/);
     await page.waitForSelector('[data-testid="attachment-list"] tr');
     assert.equal(await page.locator('[data-testid="attachment-list"] tr').count(), 1);
+    await keepScreenshot(page, 'integration-console');
     await waitFor('the csv adapter to pick up the attachment', () => csvAttached('badges.csv'), 20_000);
   });
 

@@ -5,13 +5,12 @@
  * player shows the job's place in the queue.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import {
   chromiumSkipReason,
+  keepScreenshot,
   launchChromium,
   madeOsuFixture,
   madeOsuFixturesDir,
@@ -132,12 +131,11 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
           await response.arrayBuffer();
         }
         assert.ok(await page.locator('#thumbnail').isVisible(), 'the thumbnail is shown');
-        const shot = join(await mkdtemp(join(tmpdir(), 'render-player-shot-')), 'player.png');
-        await page.screenshot({ path: shot, fullPage: true });
-        console.log(`player screenshot: ${shot}`);
+        await keepScreenshot(page, 'render-player');
 
         // The home page's recent jobs lead back to the player.
         await page.goto(`${base}/`);
+        await keepScreenshot(page, 'render-home');
         await page.click(`#recent-jobs a[href="/view/${jobId}"]`);
         await page.waitForURL(`${base}/view/${jobId}`);
         assert.equal(await page.textContent('#status'), 'completed');
