@@ -51,7 +51,21 @@ async function existingHeader(path: string): Promise<string[] | undefined> {
 /** Closes a file that opened; one that failed to open holds nothing. */
 const closeQuietly = async (file: Promise<CsvFile>) => (await file.catch(() => undefined))?.close();
 
-const text = (value: unknown) => (value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+/**
+ * Formula injection: a text value starting with =, +, -, @ (or tab, CR) is written with a
+ * leading apostrophe, so a spreadsheet shows it instead of running it (OWASP's advice).
+ * Numbers and booleans are written as they are; the file is data, not a formula sheet.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+export const csvCellText = (value: unknown) =>
+  value === undefined || value === null
+    ? ''
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : typeof value === 'string' && FORMULA_START.test(value)
+        ? `'${value}`
+        : String(value);
+const text = csvCellText;
 const isoTime = (value: string) => new Date(value).toISOString();
 
 export const CSV_DESCRIPTION = 'Writes records to one RFC 4180 CSV file per attachment (header once, attachment column order).';
