@@ -1,5 +1,6 @@
 /** Seeds jobs with their outbox events, and drains a queue, for the dispatcher tests. */
 import { randomUUID } from 'node:crypto';
+import type { SqlExecutor } from '@platform/core';
 import { DEFAULT_RENDER_OPTIONS } from '../../src/admission/validate-render-form.js';
 import { insertJobWithEvent } from '../../src/jobs/job-store.js';
 import type { RenderTask, TaskQueue } from '../../src/queue/task-queue.js';
@@ -38,12 +39,12 @@ export async function seedJobs(engines: TestEngines, n: number): Promise<string[
   return ids;
 }
 
-/** Drains the queue, returning every task taken. */
-export async function drain(
-  queue: TaskQueue,
-  expected: number,
-  settleMs = 300,
-): Promise<RenderTask[]> {
+/**
+ * Drains the queue, returning every task taken. Every task the test is about was added
+ * before the call, so once `expected` were taken and none is left waiting, closing the
+ * consumer (which waits for the running handlers) leaves any duplicate in `taken`.
+ */
+export async function drain(queue: TaskQueue, expected: number): Promise<RenderTask[]> {
   const taken: RenderTask[] = [];
   const consumer = queue.consume(
     async (task) => {
@@ -52,9 +53,23 @@ export async function drain(
     { concurrency: 4 },
   );
   const deadline = Date.now() + 15_000;
-  while (taken.length < expected && Date.now() < deadline)
+  while ((taken.length < expected || (await queue.waiting()) > 0) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 20));
-  await new Promise((r) => setTimeout(r, settleMs)); // a duplicate would show up here
   await consumer.close();
   return taken;
+}
+
+/**
+ * Lets the outbox's delays pass at once: every claim has expired (`claimSeconds`) and every
+ * retry delay (`retryDelaySeconds`) is over, as when that much time has gone by. Tests call
+ * it instead of sleeping through a short delay, which a slow machine could also outlast
+ * before the step meant to happen within it.
+ */
+export async function letOutboxDelaysPass(db: SqlExecutor): Promise<void> {
+  await db.query(
+    `UPDATE render_outbox
+        SET claimed_until = CASE WHEN claimed_until IS NULL THEN NULL ELSE now() - interval '1 second' END,
+            available_at = LEAST(available_at, now() - interval '1 second')
+      WHERE dispatched_at IS NULL`,
+  );
 }

@@ -9,7 +9,7 @@ import { after, before, beforeEach, describe, test } from 'node:test';
 import { createDispatcher } from '../../src/dispatcher/dispatcher.js';
 import { pendingEventCount } from '../../src/dispatcher/outbox-store.js';
 import type { RenderTask, TaskQueue } from '../../src/queue/task-queue.js';
-import { drain, seedJobs } from '../helpers/outbox.js';
+import { drain, letOutboxDelaysPass, seedJobs } from '../helpers/outbox.js';
 import { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
 import { engineSets, openTestEngines, quietLogger, type TestEngines } from '../helpers/harness.js';
 import { testQueue } from '../helpers/pipeline.js';
@@ -63,7 +63,9 @@ for (const { kind, skip } of await engineSets()) {
         const crashing = createDispatcher(engines.ctx.db, queue, quietLogger, {
           id: 'crashing',
           batchSize: 5,
-          claimSeconds: 1,
+          // Long enough that the claim cannot run out while the survivor works, however
+          // slow the machine; its expiry is then brought about by letOutboxDelaysPass.
+          claimSeconds: 60,
           onStep: (s) => {
             if (s === step && ++seen === 3) throw new Crash(`killed after ${s}`);
           },
@@ -79,7 +81,7 @@ for (const { kind, skip } of await engineSets()) {
           (await pendingEventCount(engines.ctx.db)) > 0,
           'the crashed batch waits for its claim to expire',
         );
-        await new Promise((r) => setTimeout(r, 1100));
+        await letOutboxDelaysPass(engines.ctx.db);
         await survivor.runOnce();
         assert.equal(await pendingEventCount(engines.ctx.db), 0);
         assertOncePerJob(await drain(queue, ids.length), ids);
@@ -102,27 +104,34 @@ for (const { kind, skip } of await engineSets()) {
         ping: () => queue.ping(),
         close: async () => undefined,
       };
-      const d = createDispatcher(engines.ctx.db, flaky, quietLogger, { retryDelaySeconds: 0.2 });
+      const d = createDispatcher(engines.ctx.db, flaky, quietLogger, { retryDelaySeconds: 60 });
       assert.equal(await d.runOnce(), 0);
-      const { rows } = await engines.ctx.db.query<{ last_error: string }>(
-        'SELECT last_error FROM render_outbox',
+      const { rows } = await engines.ctx.db.query<{ last_error: string; wait: number }>(
+        `SELECT last_error, EXTRACT(EPOCH FROM available_at - now())::float8 AS wait
+           FROM render_outbox`,
       );
       assert.ok(rows.every((r) => r.last_error === 'queue down'));
+      // The first retry waits retryDelaySeconds × 1 attempt.
+      assert.ok(
+        rows.every((r) => r.wait > 50 && r.wait <= 60),
+        `waits ${rows.map((r) => r.wait)}`,
+      );
       refuse = false;
       assert.equal(await d.runOnce(), 0, 'not before the retry delay');
-      await new Promise((r) => setTimeout(r, 300));
+      await letOutboxDelaysPass(engines.ctx.db);
       assert.equal(await d.runOnce(), 3);
       assertOncePerJob(await drain(queue, 3), ids);
     });
 
     test('a running dispatcher is woken by NOTIFY without waiting for its poll', async () => {
-      const d = createDispatcher(engines.ctx.db, queue, quietLogger, { pollMs: 60_000 });
-      await d.start();
+      const pollMs = 60_000;
+      const d = createDispatcher(engines.ctx.db, queue, quietLogger, { pollMs });
+      await d.start(); // listening once this resolves
       try {
-        await new Promise((r) => setTimeout(r, 100));
         const ids = await seedJobs(engines, 2);
         const started = Date.now();
-        while ((await pendingEventCount(engines.ctx.db)) > 0 && Date.now() - started < 5000)
+        // A sixth of the poll period: only the notification can have woken it by then.
+        while ((await pendingEventCount(engines.ctx.db)) > 0 && Date.now() - started < pollMs / 6)
           await new Promise((r) => setTimeout(r, 20));
         assert.equal(await pendingEventCount(engines.ctx.db), 0);
         assertOncePerJob(await drain(queue, 2), ids);

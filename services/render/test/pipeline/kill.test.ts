@@ -25,7 +25,7 @@ import {
   type TestEngines,
 } from '../helpers/harness.js';
 import { startTestPipeline, testQueue, waitForJob } from '../helpers/pipeline.js';
-import { drain, seedJobs } from '../helpers/outbox.js';
+import { drain, letOutboxDelaysPass, seedJobs } from '../helpers/outbox.js';
 
 const real = (await engineSets()).find((e) => e.kind === 'real')!;
 const skip = real.skip;
@@ -94,7 +94,7 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
       }
       const before = await pendingEventCount(engines.ctx.db);
       assert.ok(before > 0 && before < 150, `killed mid-way (${before} pending)`);
-      await new Promise((r) => setTimeout(r, 1100)); // the dead dispatcher's claims expire
+      await letOutboxDelaysPass(engines.ctx.db); // the dead dispatcher's claims expire
       const survivor = createDispatcher(engines.ctx.db, queue, quietLogger, { batchSize: 25 });
       await survivor.runOnce();
       assert.equal(await pendingEventCount(engines.ctx.db), 0);
