@@ -1,50 +1,12 @@
 /** `POST /v1/render`: read the form, validate it in the spec's order, admit it. */
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
-import { readRenderForm } from './render-form.js';
-import { admitRender, type Admitted } from './submit-render.js';
-import { withBodyIdleTimeout } from './body-timeout.js';
-import { validateRenderForm, type ValidatedRender } from './validate-render-form.js';
-import type { FastifyRequest } from 'fastify';
+import { submitFromRequest } from './submit-from-request.js';
 
 const RENDER_FIELDS =
   'multipart/form-data: replay (file, .osr, required); skin (default "Default", ^[a-zA-Z0-9_ -]+$); ' +
   'bg_dim (0.0-1.0, default 0.95; above 1 is read as a percentage); resolution (1080p|4k, default 1080p); ' +
   'motion_blur, storyboard, snaking_in, snaking_out, hit_error_meter, key_overlay (bool, default true); video (bool, default false).';
-
-/**
- * Shared by v1 and legacy: take an upload slot, read the form (idle timeout), validate
- * (decode off the event loop when large), give the slot back, admit. `legacy` enables
- * the `quality` field.
- */
-export async function submitFromRequest(
-  ctx: RenderContext,
-  request: FastifyRequest,
-  legacy: boolean,
-): Promise<Admitted> {
-  const address = ctx.clientAddress(request.raw);
-  const release = ctx.uploads.enter(address);
-  let valid: ValidatedRender;
-  try {
-    const form = await withBodyIdleTimeout(request, ctx.settings.bodyIdleTimeoutMs, () =>
-      readRenderForm(request, ctx.settings.maxReplaySizeMb * 1024 * 1024),
-    );
-    valid = await validateRenderForm(form, ctx.settings, ctx, legacy);
-  } finally {
-    release();
-  }
-  return admitRender(
-    {
-      db: ctx.db,
-      store: ctx.store,
-      settings: ctx.settings,
-      limiter: ctx.limiters.render,
-      logger: ctx.logger,
-    },
-    address,
-    valid,
-  );
-}
 
 export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext): void {
   app.post(

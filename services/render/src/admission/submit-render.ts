@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
 import type { RenderSettings } from '../config.js';
-import { rateLimitHeaders, type RateLimiter } from '@platform/core';
+import type { RateLimiter } from '@platform/core';
+import { checkRateLimit } from '../limits/rate-limits.js';
 import { renderErrors } from '../errors.js';
 import {
   addressUsage,
@@ -34,21 +35,6 @@ export interface Admitted {
   jobId: string;
   /** X-RateLimit-* headers of the accepted request. */
   headers: Record<string, string>;
-}
-
-export async function checkRateLimit(
-  limiter: RateLimiter,
-  address: string,
-): Promise<Record<string, string>> {
-  const result = await limiter.check(address);
-  const headers = rateLimitHeaders(result);
-  if (!result.allowed) {
-    throw renderErrors.RATE_LIMITED({
-      detail: `Rate limit exceeded: ${result.limit} per 1 minute`,
-      headers,
-    });
-  }
-  return headers;
 }
 
 export async function admitRender(

@@ -10,12 +10,11 @@ import type { RenderSettings } from '../config.js';
 import { renderErrors } from '../errors.js';
 import type { RenderJobOptions, ReplayInfo } from '../jobs/job-store.js';
 import type { SkinCatalog } from '../skins/skin-catalog.js';
+import { DEFAULT_SKIN, isValidSkinName } from '../skins/skin-name.js';
 import { hasReplayExtension, type RenderForm } from './render-form.js';
 import type { ReplayDecoder } from './replay-decoder.js';
 import type { ReplaySummary } from './replay-summary.js';
 
-export const SKIN_NAME_PATTERN = /^[a-zA-Z0-9_ -]+$/;
-export const DEFAULT_SKIN = 'Default';
 
 /**
  * The spec's defaults of the render parameters (section 2), which are the renderer's own
@@ -78,7 +77,7 @@ export async function validateRenderForm(
   const errors: FieldError[] = [];
   const fields = form.fields;
   const skin = fields.skin === undefined || fields.skin === '' ? DEFAULT_SKIN : fields.skin;
-  if (!SKIN_NAME_PATTERN.test(skin) || skin.length > 64) {
+  if (!isValidSkinName(skin)) {
     errors.push({
       field: 'skin',
       message: 'must contain only letters, digits, spaces, hyphens and underscores (at most 64)',

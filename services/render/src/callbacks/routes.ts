@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
 import { toV1Job } from '../jobs/job-view.js';
-import { findJob } from '../jobs/routes.js';
+import { findJob } from '../jobs/find-job.js';
 import { applyWorkerReport, type WorkerReport } from './apply-report.js';
 import { parseJobId } from '../jobs/job-view.js';
 import { NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyCallback } from './signature.js';

@@ -9,7 +9,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
-import { findJob } from '../jobs/routes.js';
+import { findJob } from '../jobs/find-job.js';
 import { goneDetail, toV1Job } from '../jobs/job-view.js';
 import type { JobSnapshot } from './job-watcher.js';
 

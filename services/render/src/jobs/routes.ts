@@ -4,30 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
 import { removeJob } from '../retention/job-removal.js';
-import {
-  JOB_STATUSES,
-  countJobs,
-  getJob,
-  listJobs,
-  type JobRow,
-  type JobStatus,
-} from './job-store.js';
-import { goneDetail, parseJobId, toV1Job } from './job-view.js';
-
-/** The job of a raw (dashed or legacy) id: 404 when unknown, 410 when deleted or expired. */
-export async function findJob(ctx: RenderContext, rawId: string): Promise<JobRow> {
-  const id = parseJobId(rawId);
-  const cached = id ? ctx.finishedJobs.get(id) : undefined;
-  if (cached) return cached;
-  const job = id ? await getJob(ctx.db, id) : undefined;
-  if (!job) throw renderErrors.JOB_NOT_FOUND();
-  ctx.finishedJobs.offer(job);
-  if (job.removal)
-    throw renderErrors.JOB_GONE({
-      detail: goneDetail(job.removal, ctx.settings.artifactRetentionDays),
-    });
-  return job;
-}
+import { JOB_STATUSES, countJobs, listJobs, type JobStatus } from './job-store.js';
+import { findJob } from './find-job.js';
+import { toV1Job } from './job-view.js';
 
 export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): void {
   app.get<{ Querystring: { limit: number; offset: number; status?: JobStatus } }>(

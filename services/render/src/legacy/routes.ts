@@ -4,10 +4,10 @@
  * jobs, `quality` → resolution, redirects to artifacts.
  */
 import type { FastifyInstance } from 'fastify';
-import { submitFromRequest } from '../admission/routes.js';
+import { submitFromRequest } from '../admission/submit-from-request.js';
 import type { RenderContext } from '../context.js';
 import { listJobs } from '../jobs/job-store.js';
-import { findJob } from '../jobs/routes.js';
+import { findJob } from '../jobs/find-job.js';
 import { legacyJobId, parseJobId, toLegacyStatus } from '../jobs/job-view.js';
 import { listSkinsHandler, uploadSkinHandler } from '../skins/routes.js';
 

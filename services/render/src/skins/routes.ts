@@ -13,13 +13,13 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { withBodyIdleTimeout } from '../admission/body-timeout.js';
 import { forEachPart } from '../admission/read-parts.js';
-import { checkRateLimit } from '../admission/submit-render.js';
-import { SKIN_NAME_PATTERN } from '../admission/validate-render-form.js';
 import type { RenderContext } from '../context.js';
 import type { RateLimiter } from '@platform/core';
 import { renderErrors } from '../errors.js';
+import { checkRateLimit } from '../limits/rate-limits.js';
 import { DEFAULT_SKIN_LIMITS, SkinArchiveError, inspectSkinArchive } from './skin-archive.js';
 import { listSkins, saveSkin } from './skin-library.js';
+import { isValidSkinName } from './skin-name.js';
 
 export function listSkinsHandler(ctx: RenderContext) {
   return async () => ({ skins: await listSkins(ctx.store) });
@@ -57,7 +57,7 @@ export function uploadSkinHandler(ctx: RenderContext, limiter: () => RateLimiter
         throw error;
       }
       const name = skinNameFromFilename(upload.filename);
-      if (!SKIN_NAME_PATTERN.test(name) || name.length > 64) {
+      if (!isValidSkinName(name)) {
         throw renderErrors.SKIN_INVALID({
           detail:
             'Skin name must contain only letters, digits, spaces, hyphens and underscores (at most 64 characters).',

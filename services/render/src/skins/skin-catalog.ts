@@ -4,7 +4,7 @@
  * unknown name costs one existence check on the store.
  */
 import type { ObjectStore } from '@platform/core';
-import { DEFAULT_SKIN } from '../admission/validate-render-form.js';
+import { DEFAULT_SKIN } from './skin-name.js';
 import { skinKey } from './skin-library.js';
 
 export interface SkinCatalog {

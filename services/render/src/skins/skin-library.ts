@@ -7,7 +7,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ObjectNotFoundError, type ObjectStore, type SqlDatabase } from '@platform/core';
-import { DEFAULT_SKIN } from '../admission/validate-render-form.js';
+import { DEFAULT_SKIN } from './skin-name.js';
 import { inspectSkinArchive, type SkinArchiveLimits } from './skin-archive.js';
 
 export const SKIN_PREFIX = 'skins/';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
 import { parseBeatmap } from '@platform/osu';
 import { BeatmapNotFoundError, type BeatmapResolver } from '../beatmaps/beatmap-resolver.js';
-import { DEFAULT_SKIN } from '../admission/validate-render-form.js';
+import { DEFAULT_SKIN } from '../skins/skin-name.js';
 import {
   claimJob,
   getJob,
