@@ -103,6 +103,22 @@ describe('csv file', () => {
     await reopened.close();
   });
 
+  it('orders a key by revision: a re-create after a tombstone is written, a late update of a deleted key is not, across a reopen', async () => {
+    const file = await openFile('revisions');
+    assert.equal(await file.create('a1', 'a', ['a1', 'a', 'first'], at(), 1), 'written');
+    assert.equal(await file.change('a2', 'a', null, at(), 2), 'written');
+    assert.equal(await file.create('a3', 'a', ['a3', 'a', 'again'], at(), 3), 'written');
+    assert.equal(await file.create('b1', 'b', ['b1', 'b', 'first'], at(), 1), 'written');
+    assert.equal(await file.change('b3', 'b', null, at(), 3), 'written');
+    assert.equal(await file.change('b2', 'b', ['b2', 'b', 'late'], at(), 2), 'stale');
+    await file.close();
+    const reopened = await openFile('revisions');
+    assert.equal(await reopened.change('b2x', 'b', ['b2x', 'b', 'late'], at(), 2), 'stale', 'the revision outlives a restart');
+    await reopened.flush();
+    assert.deepEqual((await rowsOf('revisions')).slice(1), [['a3', 'a', 'again']]);
+    await reopened.close();
+  });
+
   it('refuses events once closed, leaving the file and the journal as they were', async () => {
     const file = await openFile('closed');
     await file.create('c1', 'k1', ['c1', 'k1', 'v'], at());

@@ -123,6 +123,24 @@ for (const setup of SETUPS) {
       await assert.rejects(db.query('DELETE FROM audit_log WHERE natural_key = $1', [id]), /append-only/);
     });
 
+    it('orders a key by revision: a re-create after a delete is applied, a late update of a deleted key is not', async () => {
+      const again = uniqueName('again');
+      await harness.publish({ ...internCreated(again), revision: 1 });
+      await harness.publish({ ...internDeleted(again), revision: 2 });
+      await harness.publish({ ...internCreated(again, { firstName: 'Augusta' }), revision: 3 });
+      const late = uniqueName('late');
+      await harness.publish({ ...internCreated(late), revision: 1 });
+      await harness.publish({ ...internDeleted(late), revision: 3 });
+      await harness.publish({ ...internUpdated(late, { status: 'COMPLETED' }), revision: 2 });
+      await waitFor('every event audited by both attachments', async () =>
+        (await count('SELECT count(*) AS n FROM audit_log WHERE natural_key = ANY($1::text[])', [[again, late]])) === 12,
+      );
+      assert.equal(await count("SELECT count(*) AS n FROM interns WHERE intern_id = $1 AND first_name = 'Augusta' AND deleted_at IS NULL", [again]), 1, 'hard delete mode: re-created');
+      assert.equal(await count("SELECT count(*) AS n FROM records WHERE natural_key = $1 AND payload->>'firstName' = 'Augusta' AND deleted_at IS NULL", [again]), 1, 'soft delete mode: re-created');
+      assert.equal(await count('SELECT count(*) AS n FROM interns WHERE intern_id = $1', [late]), 0, 'the late update did not bring the row back');
+      assert.equal(await count('SELECT count(*) AS n FROM records WHERE natural_key = $1 AND deleted_at IS NOT NULL', [late]), 1, 'still soft-deleted');
+    });
+
     it('skips and commits records of contracts without an enabled attachment; other contracts unaffected', async () => {
       const stranger = envelope(uniqueName('nobody'), 'thing.created', 'k1', { a: 1 });
       await harness.broker.ensureTopic({ name: `${stranger.contractId}.created`, partitions: 1 });

@@ -38,6 +38,8 @@ interface JournalEntry {
   v: string[] | null;
   /** occurredAt; '' for an event only recorded as seen (a stale one, v null) or a row adopted from an existing file */
   t: string;
+  /** The event's revision, when it carried one. */
+  n?: number;
 }
 
 interface Row {
@@ -68,6 +70,8 @@ export class CsvFile {
   private readonly seen = new Set<string>();
   private readonly rows = new Map<string, Row>();
   private readonly tombstones = new Map<string, string>();
+  /** Newest revision applied per key (events that carry one are ordered by it, not by time). */
+  private readonly revisions = new Map<string, number>();
   private readonly journal: Journal<JournalEntry>;
   private lock: FileLock | undefined;
   /** Events applied to the state / reflected in the file. */
@@ -119,15 +123,26 @@ export class CsvFile {
     return !this.journal.failed && this.fileError === undefined && this.seen.has(recordId);
   }
 
-  /** Create: append a line unless the key already holds a row or a newer tombstone. */
-  async create(recordId: string, key: string, values: string[], at: string): Promise<ApplyOutcome> {
+  /**
+   * Create: append a line unless the key already holds a row or a newer tombstone. With
+   * a revision: unless the key saw this revision or a newer one (then a re-create
+   * replaces whatever the key holds).
+   */
+  async create(recordId: string, key: string, values: string[], at: string, revision?: number): Promise<ApplyOutcome> {
     const { outcome, durable } = await this.decide((): Decision => {
       if (this.seen.has(recordId)) return { outcome: 'duplicate' };
-      const tombstone = this.tombstones.get(key);
-      if (this.rows.has(key) || (tombstone !== undefined && tombstone > at)) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
-      const journaled = this.apply({ r: recordId, k: key, v: values, t: at });
-      const line = this.rows.get(key)!.line;
-      this.appends?.push(line);
+      if (revision === undefined) {
+        const tombstone = this.tombstones.get(key);
+        if (this.rows.has(key) || (tombstone !== undefined && tombstone > at)) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
+      } else if ((this.revisions.get(key) ?? 0) >= revision) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
+      const replaces = this.rows.has(key);
+      const journaled = this.apply({ r: recordId, k: key, v: values, t: at, ...(revision === undefined ? {} : { n: revision }) });
+      if (replaces) {
+        this.appends = null;
+        this.startFileWork();
+        return { outcome: 'written', durable: journaled };
+      }
+      this.appends?.push(this.rows.get(key)!.line);
       return { outcome: 'written', durable: Promise.all([journaled, this.fileReaches(this.stateVersion)]) };
     });
     await durable;
@@ -135,12 +150,13 @@ export class CsvFile {
   }
 
   /** Update (values) or tombstone (null): keyed state, then a rebuild. Older events are ignored. */
-  async change(recordId: string, key: string, values: string[] | null, at: string): Promise<ApplyOutcome> {
+  async change(recordId: string, key: string, values: string[] | null, at: string, revision?: number): Promise<ApplyOutcome> {
     const { outcome, durable } = await this.decide((): Decision => {
       if (this.seen.has(recordId)) return { outcome: 'duplicate' };
       const current = this.rows.get(key)?.at ?? this.tombstones.get(key);
-      if (current !== undefined && current > at) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
-      const journaled = this.apply({ r: recordId, k: key, v: values, t: at });
+      const stale = revision === undefined ? current !== undefined && current > at : (this.revisions.get(key) ?? 0) >= revision;
+      if (stale) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
+      const journaled = this.apply({ r: recordId, k: key, v: values, t: at, ...(revision === undefined ? {} : { n: revision }) });
       this.appends = null;
       this.startFileWork();
       return { outcome: 'written', durable: journaled };
@@ -201,6 +217,7 @@ export class CsvFile {
   private replay(entry: JournalEntry): void {
     if (entry.r) this.seen.add(entry.r);
     if (entry.t === '' && entry.v === null) return;
+    if (entry.n !== undefined) this.revisions.set(entry.k, Math.max(entry.n, this.revisions.get(entry.k) ?? 0));
     this.stateVersion += 1;
     this.rows.delete(entry.k);
     if (entry.v === null) this.tombstones.set(entry.k, entry.t);
@@ -216,6 +233,7 @@ export class CsvFile {
     this.seen.clear();
     this.rows.clear();
     this.tombstones.clear();
+    this.revisions.clear();
     this.stateVersion = 0;
     for (const entry of await this.journal.open()) this.replay(entry);
     this.appends = null;

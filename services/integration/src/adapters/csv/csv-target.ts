@@ -106,8 +106,8 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
   const write = async (mapping: Mapping, row: string[], event: TargetEvent): Promise<WriteOutcome> => {
     const { envelope } = event;
     const at = isoTime(envelope.occurredAt);
-    if (event.lifecycle === 'create') return mapping.file.create(envelope.recordId, envelope.naturalKey, row, at);
-    return mapping.file.change(envelope.recordId, envelope.naturalKey, event.lifecycle === 'tombstone' ? null : row, at);
+    if (event.lifecycle === 'create') return mapping.file.create(envelope.recordId, envelope.naturalKey, row, at, envelope.revision);
+    return mapping.file.change(envelope.recordId, envelope.naturalKey, event.lifecycle === 'tombstone' ? null : row, at, envelope.revision);
   };
 
   return {

@@ -3,15 +3,21 @@
  * a fixed number of statements whatever the batch size.
  *
  * 1. Events this attachment already audited are duplicates (one look-up for the batch).
- * 2. The rest are folded per natural key: the newest event wins (event time; offset
- *    order among equals), and an event older than one before it is stale, as it would
- *    have been applied one by one.
+ * 2. The rest are folded per natural key: the newest event wins, and an event older
+ *    than one before it (or than the key's revision the attachment already applied) is
+ *    stale, as it would have been applied one by one. Newer means a higher `revision`
+ *    when both events carry one, else a later event time (envelopes of earlier releases).
+ *    A create with a revision is written as an upsert: the revision already ruled out
+ *    older events, so a create after a (soft) delete replaces the row.
  * 3. The winners go out as at most one multi-row insert (creates), one multi-row upsert
- *    (updates) and one multi-row delete or soft-delete (tombstones); rows are passed as
+ *    (updates) and one multi-row delete or soft-delete (tombstones) — twice at most in a
+ *    batch mixing events with and without revisions; rows are passed as
  *    one JSON array and typed by the table's own row type (`jsonb_populate_recordset`),
  *    so every column type is cast as the table declares it. Each statement keeps the
  *    single-event rules (a newer row is left alone) and returns the keys it changed.
- * 4. One multi-row audit insert: every fresh event, `applied` when its key changed.
+ * 4. One multi-row audit insert: every fresh event, `applied` when its key changed; one
+ *    upsert of the keys' revisions (kept after a hard delete, so a late update of a
+ *    deleted key stays stale).
  */
 import type { SqlExecutor } from '@platform/core';
 import type { TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
@@ -31,8 +37,15 @@ const AUDIT_SQL = `INSERT INTO audit_log (attachment_id, contract_id, record_id,
     natural_key text, schema_version integer, occurred_at timestamptz, applied boolean, payload jsonb)
   ON CONFLICT (attachment_id, record_id) DO NOTHING`;
 
-/** Which of two events of a key is newer. */
-const eventOrder = (event: TargetEvent): number => Date.parse(event.envelope.occurredAt);
+/** True when `a` is newer than `b` or as new (then the later in offset order wins). */
+const notOlder = (a: TargetEvent, b: TargetEvent): boolean =>
+  a.envelope.revision !== undefined && b.envelope.revision !== undefined
+    ? a.envelope.revision >= b.envelope.revision
+    : Date.parse(a.envelope.occurredAt) >= Date.parse(b.envelope.occurredAt);
+
+const REVISIONS_SQL = `INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
+  SELECT $1, r.natural_key, r.revision FROM jsonb_to_recordset($2::jsonb) AS r(natural_key text, revision bigint)
+  ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = GREATEST(relational_key_revisions.revision, EXCLUDED.revision)`;
 
 /** Key of a written row as the statements return it. */
 const keyOf = (m: Mapping, winner: Winner): string =>
@@ -44,6 +57,8 @@ function genericStatement(
   m: GenericMapping,
   lifecycle: LifecycleClass,
   winners: Winner[],
+  /** Keep a newer row (by event time) alone; off for events ordered by revision. */
+  guard: boolean,
 ): [string, unknown[]] {
   const t = q(m.table);
   const source = `jsonb_populate_recordset(NULL::${t}, $1::jsonb)`;
@@ -53,7 +68,7 @@ function genericStatement(
       natural_key: envelope.naturalKey,
       occurred_at: envelope.occurredAt,
     }));
-    const match = `${t}.contract_id = d.contract_id AND ${t}.natural_key = d.natural_key AND ${t}.occurred_at <= d.occurred_at`;
+    const match = `${t}.contract_id = d.contract_id AND ${t}.natural_key = d.natural_key AND ${guard ? `${t}.occurred_at <= d.occurred_at` : 'true'}`;
     const sql =
       m.tombstone === 'delete'
         ? `DELETE FROM ${t} USING ${source} AS d WHERE ${match} RETURNING ${t}.natural_key AS k`
@@ -76,7 +91,7 @@ function genericStatement(
       : `${insert} ON CONFLICT (contract_id, natural_key) DO UPDATE SET record_id = EXCLUDED.record_id,
            record_type = EXCLUDED.record_type, payload = EXCLUDED.payload, occurred_at = EXCLUDED.occurred_at,
            updated_at = now(), deleted_at = NULL
-         WHERE ${t}.occurred_at <= EXCLUDED.occurred_at RETURNING natural_key AS k`;
+         WHERE ${guard ? `${t}.occurred_at <= EXCLUDED.occurred_at` : 'true'} RETURNING natural_key AS k`;
   return [sql, [JSON.stringify(rows)]];
 }
 
@@ -84,6 +99,8 @@ function shapedStatement(
   m: ShapedMapping,
   lifecycle: LifecycleClass,
   winners: Winner[],
+  /** Keep a newer row (by event time) alone; off for events ordered by revision. */
+  guard: boolean,
 ): [string, unknown[]] {
   const t = q(m.table);
   const key = q(m.keyColumn);
@@ -93,7 +110,7 @@ function shapedStatement(
       [m.keyColumn]: row[m.keyColumn],
       created_at: event.envelope.occurredAt,
     }));
-    const match = `${t}.${key} = d.${key} AND ${t}.created_at <= d.created_at`;
+    const match = `${t}.${key} = d.${key} AND ${guard ? `${t}.created_at <= d.created_at` : 'true'}`;
     const sql =
       m.tombstone === 'delete'
         ? `DELETE FROM ${t} USING ${source} AS d WHERE ${match} RETURNING ${t}.${key}::text AS k`
@@ -113,7 +130,7 @@ function shapedStatement(
   const sql =
     lifecycle === 'create'
       ? `${insert} ON CONFLICT DO NOTHING RETURNING ${key}::text AS k`
-      : `${insert} ON CONFLICT (${key}) DO UPDATE SET ${updates.join(', ')} WHERE ${t}.created_at <= EXCLUDED.created_at RETURNING ${key}::text AS k`;
+      : `${insert} ON CONFLICT (${key}) DO UPDATE SET ${updates.join(', ')} WHERE ${guard ? `${t}.created_at <= EXCLUDED.created_at` : 'true'} RETURNING ${key}::text AS k`;
   return [sql, [JSON.stringify(rows)]];
 }
 
@@ -128,6 +145,21 @@ export async function writeRelationalBatch(
     [m.attachmentId, events.map((e) => e.envelope.recordId)],
   );
   const seen = new Set(audited.map((row) => row.record_id.toLowerCase()));
+  const revised = [...new Set(events.filter((e) => e.envelope.revision !== undefined).map((e) => e.envelope.naturalKey))];
+  const applied = new Map<string, number>();
+  if (revised.length > 0) {
+    // Takes the keys' rows (made when new) for this transaction, in one order: the
+    // created, updated and deleted topics are consumed side by side, and two batches
+    // deciding on one key must do it one after the other.
+    const { rows: known } = await tx.query<{ natural_key: string; revision: string | number }>(
+      `INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
+       SELECT $1, k, 0 FROM unnest($2::text[]) AS k ORDER BY k
+       ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = relational_key_revisions.revision
+       RETURNING natural_key, revision`,
+      [m.attachmentId, revised],
+    );
+    for (const row of known) applied.set(row.natural_key, Number(row.revision));
+  }
   const fresh: number[] = [];
   const winners = new Map<string, number>();
   const inSequence = new Set<number>();
@@ -136,29 +168,31 @@ export async function writeRelationalBatch(
     if (seen.has(id)) return;
     seen.add(id);
     fresh.push(i);
-    const key = event.envelope.naturalKey;
+    const { naturalKey: key, revision } = event.envelope;
+    if (revision !== undefined && revision <= (applied.get(key) ?? 0)) return;
     const best = winners.get(key);
-    if (best === undefined || eventOrder(event) >= eventOrder(events[best]!)) {
+    if (best === undefined || notOlder(event, events[best]!)) {
       winners.set(key, i);
       inSequence.add(i);
     }
   });
   const changed = new Set<string>();
-  for (const lifecycle of ['create', 'update', 'tombstone'] as const) {
+  // A create that carries a revision is an upsert (see 2.).
+  const statementOf = (event: TargetEvent): LifecycleClass =>
+    event.lifecycle === 'create' && event.envelope.revision !== undefined ? 'update' : event.lifecycle;
+  // Events with a revision were ordered above: their statements skip the event-time guard.
+  for (const [lifecycle, guard] of [['create', true], ['update', true], ['tombstone', true], ['update', false], ['tombstone', false]] as const) {
     const group = [...winners.values()]
-      .filter((i) => events[i]!.lifecycle === lifecycle)
+      .filter((i) => statementOf(events[i]!) === lifecycle && (events[i]!.envelope.revision === undefined) === guard)
       .map((i) => ({ event: events[i]!, row: rows[i]! }));
     if (group.length === 0) continue;
-    const [sql, params] =
-      m.mode === 'generic'
-        ? genericStatement(m, lifecycle, group)
-        : shapedStatement(m, lifecycle, group);
+    const [sql, params] = m.mode === 'generic' ? genericStatement(m, lifecycle, group, guard) : shapedStatement(m, lifecycle, group, guard);
     for (const row of (await tx.query<{ k: string }>(sql, params)).rows) changed.add(row.k);
     // keys as the statements return them → natural keys of the events
     for (const winner of group)
       if (changed.has(keyOf(m, winner))) changed.add(`\u0000${winner.event.envelope.naturalKey}`);
   }
-  const applied = (i: number) =>
+  const wasApplied = (i: number) =>
     inSequence.has(i) && changed.has(`\u0000${events[i]!.envelope.naturalKey}`);
   if (fresh.length > 0) {
     const auditRows = fresh.map((i) => {
@@ -172,16 +206,20 @@ export async function writeRelationalBatch(
         natural_key: envelope.naturalKey,
         schema_version: envelope.schemaVersion,
         occurred_at: envelope.occurredAt,
-        applied: applied(i),
+        applied: wasApplied(i),
         payload: envelope.payload,
       };
     });
     await tx.query(AUDIT_SQL, [m.attachmentId, JSON.stringify(auditRows)]);
   }
+  const newest = [...winners.values()].map((i) => events[i]!.envelope).filter((e) => e.revision !== undefined);
+  if (newest.length > 0) {
+    await tx.query(REVISIONS_SQL, [m.attachmentId, JSON.stringify(newest.map((e) => ({ natural_key: e.naturalKey, revision: e.revision })))]);
+  }
   const freshSet = new Set(fresh);
   return events.map((event, i) => {
     if (!freshSet.has(i)) return 'duplicate';
-    if (applied(i)) return 'written';
+    if (wasApplied(i)) return 'written';
     return event.lifecycle === 'create' ? 'duplicate' : 'stale';
   });
 }

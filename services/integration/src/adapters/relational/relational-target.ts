@@ -1,24 +1,23 @@
 /**
  * The relational target (spec 2.6, 6): generic `records` rows or a shaped table per
- * attachment, plus one append-only audit row per event. Every event runs in one
- * transaction: the write, then the audit insert, whose uniqueness per attachment and
- * recordId is the idempotency gate (a redelivery rolls back and counts as a duplicate):
- * - create: insert, any conflict (recordId or natural key) does nothing;
+ * attachment, plus one append-only audit row per event. A batch (or one event) runs in
+ * one transaction (`batch-write.ts`): the audit rows, unique per attachment and
+ * recordId, are the idempotency gate (a redelivered event is a duplicate), and
+ * - create: insert, any conflict (recordId or natural key) does nothing — with a
+ *   revision, an upsert once older revisions of the key are ruled out;
  * - update: upsert on the natural key that leaves a newer row alone;
  * - tombstone: delete, or soft-delete (deleted_at), unless the row is newer.
  */
 import { createHash } from 'node:crypto';
-import type { SqlDatabase, SqlExecutor } from '@platform/core';
+import type { SqlDatabase } from '@platform/core';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
 import { UnmappableDataError } from '../runtime/failures.js';
 import { writeRelationalBatch } from './batch-write.js';
-import { q, type GenericMapping, type Mapping, type Row, type ShapedMapping } from './mapping.js';
+import { q, type Mapping, type Row } from './mapping.js';
 import { parseRelationalConfig, RELATIONAL_CONFIG_SCHEMA } from './relational-config.js';
 import { tableColumns, validateInternsTable } from './shaped-table.js';
 import { inTransaction } from './transaction.js';
-
-class AlreadyApplied extends Error {}
 
 const CONTRACT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -49,64 +48,6 @@ function transform(mapping: Mapping, event: TargetEvent): Row {
 }
 
 export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, Row> {
-  /** Appends the audit row; false when this attachment already audited the event (a redelivery). */
-  const auditInsert = async (tx: SqlExecutor, mapping: Mapping, event: TargetEvent, applied: boolean): Promise<boolean> => {
-    const { envelope } = event;
-    const { rowCount } = await tx.query(
-      `INSERT INTO audit_log (attachment_id, contract_id, record_id, trace_id, record_type, lifecycle, natural_key,
-         schema_version, occurred_at, applied, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb)
-       ON CONFLICT (attachment_id, record_id) DO NOTHING`,
-      [mapping.attachmentId, envelope.contractId, envelope.recordId, envelope.traceId, envelope.recordType, event.lifecycle,
-        envelope.naturalKey, envelope.schemaVersion, envelope.occurredAt, applied, JSON.stringify(envelope.payload)],
-    );
-    return rowCount > 0;
-  };
-
-  const writeGeneric = async (tx: SqlExecutor, m: GenericMapping, row: Row, event: TargetEvent): Promise<number> => {
-    const { envelope } = event;
-    const t = q(m.table);
-    if (event.lifecycle === 'tombstone') {
-      const sql =
-        m.tombstone === 'delete'
-          ? `DELETE FROM ${t} WHERE contract_id = $1 AND natural_key = $2 AND occurred_at <= $3`
-          : `UPDATE ${t} SET deleted_at = $3, occurred_at = $3, updated_at = now() WHERE contract_id = $1 AND natural_key = $2 AND occurred_at <= $3`;
-      return (await tx.query(sql, [envelope.contractId, envelope.naturalKey, envelope.occurredAt])).rowCount;
-    }
-    const params = [envelope.recordId, envelope.contractId, envelope.recordType, envelope.naturalKey, JSON.stringify(row.payload), envelope.occurredAt];
-    const insert = `INSERT INTO ${t} (record_id, contract_id, record_type, natural_key, payload, occurred_at) VALUES ($1, $2, $3, $4, $5::jsonb, $6)`;
-    const sql =
-      event.lifecycle === 'create'
-        ? `${insert} ON CONFLICT DO NOTHING`
-        : `${insert} ON CONFLICT (contract_id, natural_key) DO UPDATE SET record_id = EXCLUDED.record_id,
-             record_type = EXCLUDED.record_type, payload = EXCLUDED.payload, occurred_at = EXCLUDED.occurred_at,
-             updated_at = now(), deleted_at = NULL
-           WHERE ${t}.occurred_at <= EXCLUDED.occurred_at`;
-    return (await tx.query(sql, params)).rowCount;
-  };
-
-  const writeShaped = async (tx: SqlExecutor, m: ShapedMapping, row: Row, event: TargetEvent): Promise<number> => {
-    const { envelope } = event;
-    const t = q(m.table);
-    if (event.lifecycle === 'tombstone') {
-      const sql =
-        m.tombstone === 'delete'
-          ? `DELETE FROM ${t} WHERE ${q(m.keyColumn)} = $1 AND created_at <= $2`
-          : `UPDATE ${t} SET deleted_at = $2, created_at = $2 WHERE ${q(m.keyColumn)} = $1 AND created_at <= $2`;
-      return (await tx.query(sql, [envelope.naturalKey, envelope.occurredAt])).rowCount;
-    }
-    const columns = ['record_id', ...m.columns.map((c) => c.column), 'created_at'];
-    const values = [envelope.recordId, ...m.columns.map((c) => row[c.column] ?? null), envelope.occurredAt];
-    const insert = `INSERT INTO ${t} (${columns.map(q).join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`;
-    const updates = columns.filter((c) => c !== m.keyColumn).map((c) => `${q(c)} = EXCLUDED.${q(c)}`);
-    if (m.tombstone === 'soft-delete') updates.push('deleted_at = NULL');
-    const sql =
-      event.lifecycle === 'create'
-        ? `${insert} ON CONFLICT DO NOTHING`
-        : `${insert} ON CONFLICT (${q(m.keyColumn)}) DO UPDATE SET ${updates.join(', ')} WHERE ${t}.created_at <= EXCLUDED.created_at`;
-    return (await tx.query(sql, values)).rowCount;
-  };
-
   const ensureQueryableIndexes = async (table: string, attachment: AttachmentView) => {
     const { contract } = attachment;
     if (!CONTRACT_ID.test(contract.contractId)) throw new UnmappableDataError(`contract id ${contract.contractId} cannot name an index`);
@@ -153,20 +94,10 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
     // round trip less than a separate look-up, and race-free).
     isDuplicate: async () => false,
     transform,
+    // One event is a batch of one: the same statements, the same rules.
     async write(mapping, row, event): Promise<WriteOutcome> {
-      try {
-        return await inTransaction(db, async (tx) => {
-          const changed =
-            mapping.mode === 'generic' ? await writeGeneric(tx, mapping, row, event) : await writeShaped(tx, mapping, row, event);
-          const applied = changed > 0;
-          // A redelivered event: roll the (idempotent) write back and report the duplicate.
-          if (!(await auditInsert(tx, mapping, event, applied))) throw new AlreadyApplied();
-          return applied ? 'written' : event.lifecycle === 'create' ? 'duplicate' : 'stale';
-        });
-      } catch (error) {
-        if (error instanceof AlreadyApplied) return 'duplicate';
-        throw error;
-      }
+      const [outcome] = await inTransaction(db, (tx) => writeRelationalBatch(tx, mapping, [event], [row]));
+      return outcome!;
     },
     async writeBatch(mapping, events) {
       const rows = events.map((event) => transform(mapping, event));

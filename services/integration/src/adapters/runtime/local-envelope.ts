@@ -26,6 +26,8 @@ export interface LocalEnvelope {
   payload: Record<string, unknown>;
   /** True when read from the flat form. */
   legacyFlat: boolean;
+  /** Position in the key's history (envelope field `revision`); absent on envelopes of earlier releases. */
+  revision?: number;
 }
 
 export const LEGACY_FLAT_TOPIC = 'intern.created';
@@ -100,6 +102,7 @@ export function deserialize(record: BrokerRecord): LocalEnvelope {
     traceId: body.traceId === undefined ? recordId : requireUuid(body.traceId, 'traceId'),
     payload: payload as Record<string, unknown>,
     legacyFlat: false,
+    ...(Number.isSafeInteger(body.revision) && (body.revision as number) >= 1 ? { revision: body.revision as number } : {}),
   };
 }
 

@@ -37,9 +37,15 @@ export class DeliveredStore {
   }
 
   async add(attachmentId: string, recordId: string): Promise<void> {
+    await this.addAll(attachmentId, [recordId]);
+  }
+
+  /** One append for many (a batch's deliveries). */
+  async addAll(attachmentId: string, recordIds: string[]): Promise<void> {
+    if (recordIds.length === 0) return;
     const set = await this.load(attachmentId);
     await mkdir(this.dir, { recursive: true });
-    await appendFile(this.fileOf(attachmentId), `${recordId}\n`);
-    set.add(recordId);
+    await appendFile(this.fileOf(attachmentId), recordIds.map((id) => `${id}\n`).join(''));
+    for (const id of recordIds) set.add(id);
   }
 }

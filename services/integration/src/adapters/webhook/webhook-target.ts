@@ -49,7 +49,8 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
 
   const isDuplicate = (mapping: Mapping, event: TargetEvent) => delivered.has(mapping.attachmentId, event.envelope.recordId);
   const transform = (_mapping: Mapping, event: TargetEvent) => JSON.stringify(toEnvelopeJson(event.envelope));
-  const write = async (mapping: Mapping, body: string, event: TargetEvent): Promise<WriteOutcome> => {
+  /** POSTs one event; resolves once the receiver answered 2xx (not yet recorded as delivered). */
+  const post = async (mapping: Mapping, body: string, event: TargetEvent): Promise<void> => {
     const { config } = mapping;
     const headers: Record<string, string> = {
       'idempotency-key': event.envelope.recordId,
@@ -65,13 +66,16 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     }
     const agent = config.url.protocol === 'https:' ? httpsAgent : httpAgent;
     const response = await postJson(config.url, body, headers, config, agent);
-    if (response.status >= 200 && response.status < 300) {
-      await delivered.add(mapping.attachmentId, event.envelope.recordId);
-      return 'written';
-    }
+    if (response.status >= 200 && response.status < 300) return;
     const detail = `webhook ${config.url.origin}${config.url.pathname} answered ${response.status}: ${response.body.slice(0, 200)}`;
     if (response.status >= 500 || response.status === 408 || response.status === 429) throw new TransientDeliveryError(detail);
     throw new PermanentDeliveryError(detail, response.status);
+  };
+
+  const write = async (mapping: Mapping, body: string, event: TargetEvent): Promise<WriteOutcome> => {
+    await post(mapping, body, event);
+    await delivered.add(mapping.attachmentId, event.envelope.recordId);
+    return 'written';
   };
 
   /** Each key's events in order; keys side by side, at most SOCKETS at once. Throws the first failure after all settled. */
@@ -86,7 +90,11 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
         for (const i of queue) {
           const event = events[i]!;
           try {
-            outcomes[i] = (await isDuplicate(mapping, event)) ? 'duplicate' : await write(mapping, transform(mapping, event), event);
+            if (await isDuplicate(mapping, event)) outcomes[i] = 'duplicate';
+            else {
+              await post(mapping, transform(mapping, event), event);
+              outcomes[i] = 'written';
+            }
           } catch (error) {
             failure ??= { error };
             break; // the rest of this key waits for the batch to come again
@@ -95,6 +103,8 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
       }
     };
     await Promise.all(Array.from({ length: Math.min(SOCKETS, queues.length) }, worker));
+    // What was delivered is recorded (one append) even when another key failed: the batch comes again and skips it.
+    await delivered.addAll(mapping.attachmentId, events.filter((_, i) => outcomes[i] === 'written').map((e) => e.envelope.recordId));
     if (failure) throw failure.error;
     return outcomes;
   };
