@@ -9,6 +9,27 @@ export interface RelationalConfig {
 
 export const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
 
+/**
+ * The platform's own tables (control plane, submission read model, SQL broker, dead
+ * letters): an attachment never writes them (issue 15). A test checks this list against
+ * the tables the migrations create.
+ */
+export const PLATFORM_TABLES: readonly string[] = [
+  'adapter_attachments',
+  'adapter_types',
+  'audit_log',
+  'broker_group_offsets',
+  'broker_messages',
+  'broker_partitions',
+  'broker_topics',
+  'contract_versions',
+  'contracts',
+  'dead_letters',
+  'platform_seeds',
+  'schema_migrations',
+  'submitted_records',
+];
+
 export const RELATIONAL_CONFIG_SCHEMA = {
   type: 'object',
   additionalProperties: false,
@@ -22,8 +43,9 @@ export const RELATIONAL_CONFIG_SCHEMA = {
     table: {
       type: 'string',
       pattern: IDENTIFIER.source,
+      not: { enum: PLATFORM_TABLES },
       default: 'records',
-      description: 'Target table (lower-case SQL identifier). Generic mode: "records" (created if absent). Shaped mode: an existing table with record_id, created_at and one snake_case column per contract field.',
+      description: 'Target table (lower-case SQL identifier; never one of the platform\'s own tables). Generic mode: "records" (created if absent). Shaped mode: an existing table with record_id, created_at and one snake_case column per contract field.',
     },
     tombstone: {
       type: 'string',
@@ -40,6 +62,7 @@ export function parseRelationalConfig(config: Record<string, unknown>): Relation
   const tombstone = config.tombstone ?? 'delete';
   if (mode !== 'generic' && mode !== 'shaped') throw new UnmappableDataError(`relational config: unknown mode ${String(mode)}`);
   if (typeof table !== 'string' || !IDENTIFIER.test(table)) throw new UnmappableDataError(`relational config: invalid table ${String(table)}`);
+  if (PLATFORM_TABLES.includes(table)) throw new UnmappableDataError(`relational config: ${table} is a table of the platform itself`);
   if (tombstone !== 'delete' && tombstone !== 'soft-delete') throw new UnmappableDataError(`relational config: invalid tombstone ${String(tombstone)}`);
   return { mode, table, tombstone };
 }
