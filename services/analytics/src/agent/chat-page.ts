@@ -39,6 +39,12 @@ export const CHAT_PAGE_HTML = `<!doctype html>
   .error { align-self: flex-start; background: #fdecea; border: 1px solid #f5c2bd; }
   details { margin-top: .4rem; font-size: .85rem; color: #555; }
   details pre { white-space: pre-wrap; max-height: 12rem; overflow: auto; }
+  .assistant:has(.result) { width: 85%; }
+  .result { white-space: normal; margin-top: .6rem; }
+  .chart-box { position: relative; height: 260px; }
+  .result table { border-collapse: collapse; font-size: .85rem; font-variant-numeric: tabular-nums; }
+  .result th, .result td { padding: .2rem .4rem; border-bottom: 1px solid #dde1e8; text-align: right; white-space: nowrap; }
+  .result .scroll { overflow-x: auto; }
   form { display: flex; gap: .5rem; }
   input { flex: 1; padding: .6rem; font-size: 1rem; border: 1px solid #c5cad3; border-radius: .4rem; }
   button { padding: .6rem 1rem; font-size: 1rem; border: 0; border-radius: .4rem; background: #2f6fed; color: #fff; cursor: pointer; }
@@ -59,6 +65,8 @@ export const CHAT_PAGE_HTML = `<!doctype html>
     <button id="send" type="submit">Send</button>
   </form>
 </main>
+<script src="/static/vendor/chart.umd.min.js"></script>
+<script src="/static/charts.js"></script>
 <script src="/chat/app.js"></script>
 </body>
 </html>
@@ -94,7 +102,45 @@ function add(kind, text, toolCalls) {
     div.append(details);
   }
   log.append(div);
+  if (toolCalls) for (const call of toolCalls) showResult(div, call);
   log.scrollTop = log.scrollHeight;
+}
+
+// A tool's rows drawn as the dashboard draws them (charts.js, one copy); rows of other
+// reads (customers) as a table. Summaries and errors stay as text.
+function showResult(div, call) {
+  const rows = call.result && Array.isArray(call.result.data) ? call.result.data : [];
+  if (call.is_error || rows.length === 0 || call.name === 'sales_summary') return;
+  const box = document.createElement('div');
+  box.className = 'result';
+  box.dataset.tool = call.name;
+  div.insertBefore(box, div.querySelector('details'));
+  const draw = window.Charts && window.Charts.views[call.name];
+  if (draw && rows.length > 1) return draw(box, rows);
+  const columns = Object.keys(rows[0]);
+  const table = document.createElement('table');
+  const head = table.createTHead().insertRow();
+  for (const column of columns) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = column.replace(/_/g, ' ');
+    head.append(th);
+  }
+  const body = table.createTBody();
+  for (const row of rows) {
+    const tr = body.insertRow();
+    for (const column of columns) {
+      const value = row[column] === null ? '' : String(row[column]);
+      const cell = tr.insertCell();
+      // long ids shortened as in the answer's text, in full on hover
+      cell.textContent = value.length > 16 ? value.slice(0, 8) + '…' : value;
+      if (value.length > 16) cell.title = value;
+    }
+  }
+  const scroll = document.createElement('div');
+  scroll.className = 'scroll';
+  scroll.append(table);
+  box.append(scroll);
 }
 
 form.addEventListener('submit', async (event) => {

@@ -3,11 +3,10 @@
 /* global document, window, URLSearchParams */
 'use strict';
 const { Charts } = window;
-const { PALETTE, format } = Charts;
+const { format } = Charts;
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 25;
 const FREIGHT_SHOWN = 15;
-const FREIGHT_ALERT = 20; // percent: above it, a candidate for a shipping or pricing change
 
 async function read(path, params = {}) {
   const query = new URLSearchParams(
@@ -66,68 +65,27 @@ async function kpis() {
 
 async function trend() {
   const { data } = await read('/api/v1/sales/monthly-trend', { limit: 1000 });
-  const rows = data.slice().reverse(); // oldest first, as time reads
-  const labels = rows.map((r) => r.sales_year + '-' + String(r.sales_month).padStart(2, '0'));
-  Charts.line($('trend'), 'Monthly revenue and orders', labels, [
-    {
-      label: 'Revenue (BRL)',
-      data: rows.map((r) => r.total_revenue),
-      format: format.money,
-      color: PALETTE.blue,
-    },
-    {
-      label: 'Orders',
-      data: rows.map((r) => r.total_orders),
-      format: format.number,
-      color: PALETTE.orange,
-      dash: [6, 4],
-      axis: 'right',
-    },
-  ]);
+  Charts.views.monthly_trends($('trend'), data);
 }
 
 async function yoy() {
   const { data } = await read('/api/v1/sales/yoy');
-  const rows = data.slice().reverse();
-  const growth = rows.map((r) => r.yoy_growth_percentage);
-  Charts.bars(
-    $('yoy'),
-    'Revenue growth over the previous year (%)',
-    rows.map((r) => String(r.calendar_year)),
-    {
-      label: 'Growth',
-      data: growth,
-      format: format.percent,
-      colors: growth.map((g) => (g !== null && g < 0 ? PALETTE.vermillion : PALETTE.blue)),
-    },
-  );
+  Charts.views.yoy_growth($('yoy'), data);
 }
 
 async function freight() {
   const { data, meta } = await read('/api/v1/analytics/categories/freight', {
     limit: FREIGHT_SHOWN,
   });
-  const ratio = data.map((r) => r.freight_to_revenue_ratio);
   $('freight-note').textContent =
     'The ' +
     data.length +
     ' of ' +
     meta.total +
     ' categories with the highest burden; above ' +
-    FREIGHT_ALERT +
+    Charts.FREIGHT_ALERT +
     ' % (orange) is a candidate for a shipping or pricing change.';
-  Charts.bars(
-    $('freight'),
-    'Freight as a share of revenue (%)',
-    data.map((r) => r.product_category_name),
-    {
-      label: 'Freight / revenue',
-      data: ratio,
-      format: format.percent,
-      colors: ratio.map((v) => (v !== null && v > FREIGHT_ALERT ? PALETTE.orange : PALETTE.blue)),
-    },
-    true,
-  );
+  Charts.views.category_analysis($('freight'), data);
 }
 
 // The LTV ranking: paged and sorted by the API (`sort`, `limit`, `offset`, `decile`).

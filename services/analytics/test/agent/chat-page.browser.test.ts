@@ -86,4 +86,31 @@ describe('chat page in headless Chromium', { skip }, () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  it('draws the rows of an answer with the charts of the dashboard, and customers as a table', async () => {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(`${base}/chat`);
+    await page.fill('#question', 'Show the monthly trend for 2019');
+    await page.click('#send');
+    const chart = page.locator('.msg.assistant .result[data-tool="monthly_trends"]');
+    await chart.waitFor({ timeout: 15_000 });
+    const months = (await (await fetch(`${base}/api/v1/sales/monthly-trend?year=2019`)).json()) as {
+      data: unknown[];
+    };
+    assert.ok(months.data.length > 1);
+    assert.equal(await chart.getAttribute('data-points'), String(months.data.length));
+    assert.equal(await chart.locator('canvas').count(), 1);
+    assert.equal(await chart.locator('details tbody tr').count(), months.data.length);
+
+    await page.fill('#question', 'top 2 customers');
+    await page.click('#send');
+    const table = page.locator('.msg.assistant .result[data-tool="top_customers"] table');
+    await table.waitFor({ timeout: 15_000 });
+    assert.equal(await table.locator('tbody tr').count(), 2);
+    assert.match(await table.locator('thead').innerText(), /lifetime value/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });
