@@ -97,6 +97,59 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await waitFor('the csv adapter to pick up the attachment', () => csvAttached('badges.csv'), 20_000);
   });
 
+  it('registers a contract through the form: JSON shown as typed, errors inline, then registered', async () => {
+    const id = `levels_${Date.now().toString(36)}`;
+    await byTestId('cf-submit').click(); // empty: nothing sent, what is missing is said
+    const missing = await page.locator('[data-testid="cf-errors"] li').allTextContents();
+    assert.ok(missing.some((m) => /Contract id/.test(m)), missing.join(' | '));
+    assert.ok(missing.some((m) => /create record type is required/.test(m)), missing.join(' | '));
+    assert.equal(await byTestId('cf-id').getAttribute('aria-invalid'), 'true');
+
+    await byTestId('cf-id').fill(id);
+    await byTestId('cf-title').fill('Levels');
+    const rows = page.locator('[data-testid="cf-field"]');
+    await rows.nth(0).locator('[name="name"]').fill('levelId');
+    await rows.nth(0).locator('[name="key"]').check();
+    await byTestId('cf-add-field').click();
+    await rows.nth(1).locator('[name="name"]').fill('tier');
+    await rows.nth(1).locator('[name="type"]').selectOption('enum');
+    // an enum without values, and a key field that is optional: both said inline
+    await rows.nth(1).locator('[name="key"]').check();
+    const errors = async () => (await page.locator('[data-testid="cf-errors"] li').allTextContents()).join(' | ');
+    assert.match(await errors(), /an enum needs its values/);
+    assert.match(await errors(), /"tier" is in the natural key, so it must be required/);
+    await rows.nth(1).locator('[name="key"]').uncheck();
+    await rows.nth(1).locator('[name="values"]').fill('LOW, HIGH');
+    await byTestId('cf-create').fill('level.set');
+    await byTestId('cf-tombstone').fill('level.removed');
+    assert.equal(await errors(), '');
+    const shown = JSON.parse((await byTestId('cf-json').textContent()) ?? '');
+    assert.deepEqual(shown, {
+      contractId: id,
+      title: 'Levels',
+      naturalKey: { strategy: 'field', fields: ['levelId'] },
+      recordTypes: ['level.set', 'level.removed'],
+      lifecycle: { 'level.set': 'create', 'level.removed': 'tombstone' },
+      fields: [
+        { name: 'levelId', type: 'string', required: true },
+        { name: 'tier', type: 'enum', required: false, values: ['LOW', 'HIGH'] },
+      ],
+    });
+    await byTestId('cf-submit').click();
+    await waitText('cf-result', new RegExp(`^registered ${id}$`));
+    const stored = (await (await fetch(`${platform.urls['control-plane']}/contracts/${id}`)).json()) as {
+      contract: Record<string, unknown>;
+    };
+    assert.deepEqual(stored.contract.fields, shown.fields);
+    assert.deepEqual(stored.contract.naturalKey, shown.naturalKey);
+    await page.waitForSelector(`[data-contract="${id}"]`);
+
+    // the control plane's own checks come back the same way: the id is taken now
+    await byTestId('cf-submit').click();
+    await waitText('cf-errors', /\S/);
+    assert.doesNotMatch(await byTestId('cf-result').textContent() ?? '', /^registered/);
+  });
+
   it('submits a record from the console and sees it in the file and in the records view', async () => {
     await page.click('nav button[data-tab="records"]');
     await byTestId('records-contract').selectOption(contractId);

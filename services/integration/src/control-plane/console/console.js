@@ -222,3 +222,97 @@ $('dl-replay').addEventListener('click', async () => {
 });
 
 loadContracts();
+
+// The contract form (issue 17): for operators who do not write JSON by hand. It builds
+// the definition the JSON box would take, shows it as it is typed, and checks what can
+// be checked here (the control plane checks the rest and its errors are shown the same way).
+const FIELD_TYPES = ['string', 'email', 'date', 'enum'];
+const CONTRACT_ID = /^[a-z][a-z0-9_-]{0,62}$/; // as validate-definition.ts
+const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,62}$/; // as validate-definition.ts
+
+function addFieldRow(field = { name: '', type: 'string', required: true }) {
+  const row = el('tr', { 'data-testid': 'cf-field' },
+    el('td', {}, el('input', { name: 'name', value: field.name, 'aria-label': 'field name', size: 14 })),
+    el('td', {}, el('select', { name: 'type', 'aria-label': 'field type' }, ...FIELD_TYPES.map((t) => el('option', { value: t, ...(t === field.type ? { selected: '' } : {}) }, t)))),
+    el('td', {}, el('input', { name: 'required', type: 'checkbox', 'aria-label': 'required', ...(field.required ? { checked: '' } : {}) })),
+    el('td', {}, el('input', { name: 'key', type: 'checkbox', 'aria-label': 'part of the natural key' })),
+    el('td', {}, el('input', { name: 'values', 'aria-label': 'enum values, comma-separated', placeholder: 'A, B, C', size: 16 })),
+    el('td', {}, el('button', { type: 'button', onclick: () => { row.remove(); updateContractForm(); } }, 'Remove')));
+  $('cf-fields').append(row);
+  updateContractForm();
+}
+
+/** The definition the form describes, and what is wrong with it: [{ input, message }]. */
+function readContractForm() {
+  const form = $('contract-form');
+  const errors = [];
+  const value = (name) => form.elements[name].value.trim();
+  const contractId = value('contractId');
+  if (!CONTRACT_ID.test(contractId)) errors.push({ input: form.elements.contractId, message: 'Contract id: a lower-case letter, then lower-case letters, digits, _ or - (at most 63)' });
+  const title = value('title');
+  if (!title) errors.push({ input: form.elements.title, message: 'Title is required' });
+  const fields = [];
+  const key = [];
+  const seen = new Set();
+  for (const row of $('cf-fields').querySelectorAll('tr')) {
+    const input = (name) => row.querySelector(`[name="${name}"]`);
+    const name = input('name').value.trim();
+    if (!FIELD_NAME.test(name)) errors.push({ input: input('name'), message: `Field name "${name}": letters and digits, starting with a letter (camelCase)` });
+    else if (seen.has(name)) errors.push({ input: input('name'), message: `Field name "${name}" is used twice` });
+    seen.add(name);
+    const field = { name, type: input('type').value, required: input('required').checked };
+    if (field.type === 'enum') {
+      field.values = input('values').value.split(',').map((v) => v.trim()).filter(Boolean);
+      if (field.values.length === 0) errors.push({ input: input('values'), message: `Field "${name}": an enum needs its values` });
+    }
+    if (input('key').checked) {
+      key.push(name);
+      if (!field.required) errors.push({ input: input('required'), message: `Field "${name}" is in the natural key, so it must be required` });
+    }
+    fields.push(field);
+  }
+  if (fields.length === 0) errors.push({ input: $('cf-add-field'), message: 'Add at least one field' });
+  else if (key.length === 0) errors.push({ input: $('cf-fields'), message: 'Tick the field(s) of the natural key' });
+  const recordTypes = [];
+  const lifecycle = {};
+  for (const cls of ['create', 'update', 'tombstone']) {
+    const type = value(cls);
+    if (!type) continue;
+    if (lifecycle[type]) errors.push({ input: form.elements[cls], message: `Record type "${type}" is named twice` });
+    recordTypes.push(type);
+    lifecycle[type] = cls;
+  }
+  if (!value('create')) errors.push({ input: form.elements.create, message: 'A create record type is required' });
+  const definition = { contractId, title, naturalKey: { strategy: 'field', fields: key }, recordTypes, lifecycle, fields };
+  return { definition, errors };
+}
+
+function showContractErrors(messages) {
+  $('cf-errors').replaceChildren(...messages.map((m) => el('li', {}, m)));
+}
+
+function updateContractForm() {
+  const { definition, errors } = readContractForm();
+  $('cf-json').textContent = JSON.stringify(definition, null, 2);
+  for (const node of $('contract-form').querySelectorAll('[aria-invalid]')) node.removeAttribute('aria-invalid');
+  for (const { input } of errors) input.setAttribute('aria-invalid', 'true');
+  showContractErrors(errors.map((e) => e.message));
+  return { definition, errors };
+}
+
+$('contract-form').addEventListener('input', updateContractForm);
+$('cf-add-field').addEventListener('click', () => addFieldRow({ name: '', type: 'string', required: false }));
+$('contract-form').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const { definition, errors } = updateContractForm();
+  $('cf-result').textContent = '';
+  if (errors.length) {
+    errors[0].input.focus();
+    return;
+  }
+  const result = await api('/contracts', { method: 'POST', body: JSON.stringify(definition) });
+  say($('cf-result'), result, `registered ${definition.contractId}`);
+  if (!result.ok) showContractErrors((result.body.errors ?? []).map((e) => `${e.path} ${e.message}`).concat(result.body.errors ? [] : [result.body.detail ?? '']));
+  await loadContracts();
+});
+addFieldRow({ name: '', type: 'string', required: true });
