@@ -33,7 +33,10 @@ interface Mirror {
   close(): Promise<void>;
 }
 
-/** A stand-in for the beatmap mirror: serves fixture .osu files by MD5 at /osu/<md5>. */
+/**
+ * A stand-in for the beatmap mirror: serves fixture .osu files by MD5 at /osu/<md5>, and
+ * the made set as an .osz (map, storyboard, audio, background) at /osz/<md5>.
+ */
 async function startMirror(): Promise<Mirror> {
   const dir = madeOsuFixturesDir();
   const byMd5 = new Map<string, Buffer>();
@@ -41,8 +44,21 @@ async function startMirror(): Promise<Mirror> {
     const data = readFileSync(join(dir, name));
     byMd5.set(beatmapMd5(data), data);
   }
+  const set = await makeZip(
+    ['made.osu', 'made.osb', 'audio.wav', 'bg.png', 'sb-dot.png'].map((name) => ({
+      name,
+      data: readFileSync(join(dir, name)),
+    })),
+  );
   const hits: string[] = [];
   const server: Server = createServer((req, res) => {
+    const osz = /^\/osz\/([0-9a-f]{32})$/.exec(req.url ?? '')?.[1];
+    if (osz) {
+      hits.push(`osz:${osz}`);
+      if (byMd5.has(osz)) res.writeHead(200).end(set);
+      else res.writeHead(404).end('not found');
+      return;
+    }
     const md5 = /^\/osu\/([0-9a-f]{32})$/.exec(req.url ?? '')?.[1];
     hits.push(md5 ?? String(req.url));
     if (md5 === 'f'.repeat(32)) {
@@ -95,7 +111,10 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('a replay becomes a video, a thumbnail and a log; progress and the log are visible while rendering', async () => {
-      const res = await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') });
+      const res = await submit(app, {
+        address: freshAddress(),
+        replay: readFixture('perfect.osr'),
+      });
       assert.equal(res.statusCode, 202);
       const id = res.json().job_id as string;
       const seen = new Set<string>();
@@ -152,6 +171,31 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(mirror.hits.filter((h) => h === md5).length - hitsBefore, 1, 'downloaded once');
       const log = await engines.ctx.store.get(`logs/${second}.log`);
       assert.match(log.toString(), /\(cache\)/);
+    });
+
+    test('a mirror answering the whole set: the render has the map audio, the set is cached for the next job', async () => {
+      await pipeline.stop();
+      pipeline = await startTestPipeline(engines, {
+        mirrorUrl: mirror.url.replace('/osu/', '/osz/'),
+      });
+      const replay = readFixture('perfect.osr');
+      const md5 = beatmapMd5(readFixture('made.osu'));
+      await engines.ctx.store.delete(`beatmaps/${md5}.osu`);
+      await engines.ctx.store.delete(`beatmaps/${md5}.set`);
+      const hitsBefore = mirror.hits.filter((h) => h === `osz:${md5}`).length;
+      const first = (await submit(app, { address: freshAddress(), replay })).json().job_id;
+      const done = await waitForJob(getJob(first), finished);
+      assert.equal(done.status, 'completed', done.error ?? '');
+      assert.match((await engines.ctx.store.get(`logs/${first}.log`)).toString(), /\(mirror\)/);
+      // The video carries a sound track ('soun' handler): the set's audio.wav was beside the map.
+      const video = await engines.ctx.store.get(`videos/${first}.mp4`);
+      assert.ok(video.includes(Buffer.from('soun')), 'the video has an audio track');
+      assert.ok(await engines.ctx.store.exists(`beatmaps/${md5}.set`), 'the set is cached');
+      const second = (await submit(app, { address: freshAddress(), replay })).json().job_id;
+      assert.equal((await waitForJob(getJob(second), finished)).status, 'completed');
+      assert.match((await engines.ctx.store.get(`logs/${second}.log`)).toString(), /\(cache\)/);
+      assert.equal(mirror.hits.filter((h) => h === `osz:${md5}`).length - hitsBefore, 1);
+      assert.deepEqual(await pipeline.leftovers(), [], 'temp folders removed');
     });
 
     test('a beatmap nowhere to be found fails the job with a clear reason', async () => {
@@ -243,8 +287,9 @@ for (const { kind, skip } of await engineSets()) {
         const ids = [];
         for (let i = 0; i < 4; i += 1)
           ids.push(
-            (await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })).json()
-              .job_id as string,
+            (
+              await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })
+            ).json().job_id as string,
           );
         for (const id of ids)
           assert.equal((await waitForJob(getJob(id), finished, 60_000)).status, 'completed');
