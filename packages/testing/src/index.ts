@@ -26,3 +26,4 @@ export {
   TEST_KEYS,
   type AccessTable,
 } from './access.js';
+export { waitFor } from './wait-for.js';
