@@ -3,7 +3,7 @@
  * which parts run in this process, the control plane's URL for adapters, CORS origins,
  * attachment refresh, adapter liveness, and per-adapter retry policies.
  */
-import { booleanVar, coreEnvSchema, listVar, portVar, positiveIntVar, urlVar } from '@platform/core';
+import { booleanVar, coreEnvSchema, listVar, nonNegativeIntVar, portVar, positiveIntVar, urlVar } from '@platform/core';
 import { z } from 'zod';
 
 export const ROLES = ['submission', 'control-plane', 'relational', 'csv', 'webhook'] as const;
@@ -43,6 +43,14 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   CSV_RETRY_BACKOFF_MS: positiveIntVar(200),
   WEBHOOK_RETRY_ATTEMPTS: positiveIntVar(3),
   WEBHOOK_RETRY_BACKOFF_MS: positiveIntVar(200),
+  /**
+   * While a target is down (connection refused, timeout, 5xx), its adapter holds its
+   * position and retries with growing back-off (up to 5 s a wait) for this long before
+   * records are dead-lettered as RETRY_EXHAUSTED; 0 turns the allowance off. @defaultValue 300000 (5 minutes)
+   */
+  RELATIONAL_OUTAGE_BUDGET_MS: nonNegativeIntVar(300_000),
+  CSV_OUTAGE_BUDGET_MS: nonNegativeIntVar(300_000),
+  WEBHOOK_OUTAGE_BUDGET_MS: nonNegativeIntVar(300_000),
 });
 
 export type IntegrationEnv = z.output<typeof integrationEnvSchema>;

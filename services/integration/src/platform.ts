@@ -110,7 +110,11 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
       attachments: createControlPlaneClient({ baseUrl: controlPlaneUrl, apiKey }),
       access,
       refreshIntervalMs: env.ATTACHMENT_REFRESH_MS,
-      retry: { maxAttempts: env[`${prefix}_RETRY_ATTEMPTS`], initialBackoffMs: env[`${prefix}_RETRY_BACKOFF_MS`] },
+      retry: {
+        maxAttempts: env[`${prefix}_RETRY_ATTEMPTS`],
+        initialBackoffMs: env[`${prefix}_RETRY_BACKOFF_MS`],
+        outageBudgetMs: env[`${prefix}_OUTAGE_BUDGET_MS`],
+      },
     });
     const dataDir = serviceDataDir(env, SERVICE);
     const plans: Array<[Role, number, (port: number) => Promise<Adapter>]> = [

@@ -126,4 +126,30 @@ describe('targets down', () => {
     assert.equal(receiver.deliveries.filter((d) => d.headers['idempotency-key'] === created.recordId).length, 3);
     await receiver.close();
   });
+
+  it('webhook: a receiver down for longer than the attempts holds the consumer (outage budget), then everything is delivered, nothing dead-lettered', async () => {
+    const receiver = await startWebhookReceiver();
+    let down = true;
+    receiver.respond = () => (down ? 503 : 204);
+    for (const adapter of adapters.splice(0)) await adapter.stop(); // one member of the group: this test's
+    for (const attachment of harness.controlPlane.attachments) attachment.enabled = false;
+    harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/outage`, authType: 'bearer', token: 't' });
+    const retry = { maxAttempts: 2, initialBackoffMs: 20, maxBackoffMs: 50, outageBudgetMs: 30_000 };
+    const adapter = await buildWebhookAdapter({ ...harness.adapterDeps({ retry }), stateDir: join(dir.path, 'webhook-outage'), allowedOutbound: ['127.0.0.1'] });
+    adapters.push(adapter);
+    await adapter.start();
+    const events = [internCreated(uniqueName('o1')), internCreated(uniqueName('o2')), internCreated(uniqueName('o3'))];
+    for (const event of events) await harness.publish(event);
+    const posts = (id: string) => receiver.deliveries.filter((d) => d.headers['idempotency-key'] === id).length;
+    // Held well past maxAttempts (2) without a dead letter.
+    await waitFor('attempts past maxAttempts', () => events.some((e) => posts(e.recordId) >= 2 * retry.maxAttempts), 15_000);
+    assert.equal(harness.deadLetters.filter((d) => events.some((e) => e.traceId === d.traceId)).length, 0, 'nothing dead-lettered during the outage');
+    down = false;
+    await waitFor('every event delivered', () => {
+      const delivered = new Set(receiver.deliveries.map((d) => d.headers['idempotency-key']));
+      return events.every((e) => delivered.has(e.recordId)) && adapter.runtime.status().lag === 0;
+    }, 15_000);
+    assert.equal(harness.deadLetters.filter((d) => events.some((e) => e.traceId === d.traceId)).length, 0);
+    await receiver.close();
+  });
 });

@@ -100,6 +100,13 @@ export const DEFAULT_RULES: ClassificationRule[] = [
   { name: 'file I/O error', matches: (e) => FILE_IO_CODES.has(code(e) ?? '') || e instanceof TargetLockedError, retriable: true, errorType: 'RETRY_EXHAUSTED' },
 ];
 
+/** Rules that mean the target as a whole is down, not that the record is bad: the consumer waits (outage budget). */
+const OUTAGE_RULES = new Set(['connection refused', 'transient data-access error', 'failed to open a transaction', 'wrapped transaction error', 'transient delivery failure']);
+
+export function isOutage(classification: Classification): boolean {
+  return classification.retriable && OUTAGE_RULES.has(classification.rule);
+}
+
 /** The error and its causes, outermost first (bounded, cycles cut). */
 export function causeChain(error: unknown): unknown[] {
   const chain: unknown[] = [];

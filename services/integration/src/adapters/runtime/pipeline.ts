@@ -19,7 +19,7 @@ import type { AdapterTarget, TargetEvent } from './adapter-target.js';
 import type { AttachmentView } from './attachment.js';
 import type { AttachmentRegistry } from './attachment-registry.js';
 import { buildDeadLetter, publishDeadLetter } from './dead-letter.js';
-import { classify, describeChain, UnmappableDataError, type ClassificationRule, type ErrorType } from './failures.js';
+import { classify, describeChain, isOutage, UnmappableDataError, type Classification, type ClassificationRule, type ErrorType } from './failures.js';
 import { deserialize, peekContractId, type LocalEnvelope } from './local-envelope.js';
 import { backoffMs, type RetryPolicy } from './retry-policy.js';
 
@@ -88,9 +88,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     );
   };
 
+  /** True while an outage that started at `since` is within the budget (sets the start on first use). */
+  const withinOutage = (verdict: Classification, outage: { since?: number }) => {
+    if (!isOutage(verdict) || deps.retry.outageBudgetMs <= 0) return false;
+    outage.since ??= Date.now();
+    return Date.now() - outage.since < deps.retry.outageBudgetMs;
+  };
+
   /** One event; `firstAttempt` > 1 when attempts were already spent on it as part of a batch. */
   const apply = async (record: BrokerRecord, envelope: LocalEnvelope, attachment: AttachmentView, firstAttempt = 1) => {
     const log = { traceId: envelope.traceId, contractId: envelope.contractId, recordId: envelope.recordId, attachmentId: attachment.attachmentId };
+    const outage: { since?: number } = {};
     for (let attempt = firstAttempt; ; attempt += 1) {
       try {
         const lifecycle = attachment.contract.lifecycle[envelope.recordType];
@@ -113,7 +121,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         const verdict = classify(error, deps.rules);
         const context = { contractId: envelope.contractId, traceId: envelope.traceId, recordId: envelope.recordId };
         if (!verdict.retriable) return deadLetter(record, context, verdict.errorType, error, attempt);
-        if (attempt >= deps.retry.maxAttempts) return deadLetter(record, context, 'RETRY_EXHAUSTED', error, attempt);
+        if (attempt >= deps.retry.maxAttempts && !withinOutage(verdict, outage)) return deadLetter(record, context, 'RETRY_EXHAUSTED', error, attempt);
         metrics.retried(envelope.contractId);
         logger.warn({ ...log, attempt, rule: verdict.rule, err: error }, 'retriable failure; retrying');
         await sleep(backoffMs(deps.retry, attempt));
@@ -132,6 +140,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     }
     const events: TargetEvent[] = items.map(({ envelope }) => ({ envelope, lifecycle: attachment.contract.lifecycle[envelope.recordType]!, attachment }));
     let fallbackAttempt = 1;
+    const outage: { since?: number } = {};
     for (let attempt = 1; ; attempt += 1) {
       let failure: unknown;
       try {
@@ -147,8 +156,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       logger.warn({ contractId: attachment.contractId, attachmentId: attachment.attachmentId, records: events.length, attempt, rule: verdict.rule, err: failure }, 'retriable batch failure; retrying');
       await sleep(backoffMs(deps.retry, attempt));
       if (deps.isStopping()) throw new AdapterStoppingError('adapter stopping; batch left uncommitted');
-      // The last attempt is made record by record, so each record counts every attempt.
-      if (attempt + 1 >= deps.retry.maxAttempts) {
+      // The last attempt is made record by record, so each record counts every attempt;
+      // while the target is down (within the outage budget) the batch is held and tried again.
+      if (attempt + 1 >= deps.retry.maxAttempts && !withinOutage(verdict, outage)) {
         fallbackAttempt = Math.min(attempt + 1, deps.retry.maxAttempts);
         break;
       }

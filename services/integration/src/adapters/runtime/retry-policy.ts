@@ -8,6 +8,14 @@ export interface RetryPolicy {
   multiplier: number;
   /** Upper bound of one wait. @defaultValue 5000 */
   maxBackoffMs: number;
+  /**
+   * While the target is down (connection refused, timeout, 5xx, transaction could not
+   * open), retries go on past `maxAttempts` for this long from the first failure: the
+   * consumer holds its position with growing back-off instead of dead-lettering
+   * everything in flight, and resumes where it stopped. 0: no outage allowance.
+   * @defaultValue 0 (the platform sets `*_OUTAGE_BUDGET_MS`, default 5 minutes)
+   */
+  outageBudgetMs: number;
 }
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
@@ -15,6 +23,7 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   initialBackoffMs: 200,
   multiplier: 2,
   maxBackoffMs: 5000,
+  outageBudgetMs: 0,
 });
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): Readonly<RetryPolicy> {
