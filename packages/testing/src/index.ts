@@ -27,3 +27,10 @@ export {
   type AccessTable,
 } from './access.js';
 export { waitFor } from './wait-for.js';
+export {
+  assertFuzzClean,
+  fuzzApp,
+  fuzzSettings,
+  type FuzzOptions,
+  type FuzzReport,
+} from './fuzz.js';
