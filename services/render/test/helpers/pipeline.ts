@@ -13,6 +13,9 @@ import { startRenderWorker, type RenderWorker } from '../../src/worker/render-wo
 import type { TaskOutcome, WorkerSettings } from '../../src/worker/run-render-job.js';
 import { quietLogger, type TestEngines } from './harness.js';
 
+/** The test workers' render timeout: a job is completed or failed within it once taken. */
+export const TEST_RENDER_TIMEOUT_MS = 60_000;
+
 export interface TestPipeline {
   queue: TaskQueue;
   dispatcher: Dispatcher;
@@ -69,7 +72,7 @@ export async function startTestPipeline(
             }),
             settings: {
               workerId: 'test-worker',
-              renderTimeoutMs: 60_000,
+              renderTimeoutMs: TEST_RENDER_TIMEOUT_MS,
               logUploadMs: 200,
               heartbeatMs: 500,
               width: 320,

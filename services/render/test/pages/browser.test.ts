@@ -17,7 +17,11 @@ import {
 } from '@platform/testing';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
-import { startTestPipeline, type TestPipeline } from '../helpers/pipeline.js';
+import {
+  startTestPipeline,
+  TEST_RENDER_TIMEOUT_MS,
+  type TestPipeline,
+} from '../helpers/pipeline.js';
 
 const skip = chromiumSkipReason();
 
@@ -33,7 +37,9 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
       base = await app.listen({ port: 0, host: '127.0.0.1' });
       pipeline = await startTestPipeline(engines, {
         beatmapDirs: [madeOsuFixturesDir()],
-        worker: { width: 640, height: 360, fps: 30 },
+        // Small frames: the page is under test, not the renderer (640x360 renders outlasted
+        // the wait on a loaded machine).
+        worker: { width: 320, height: 180, fps: 24 },
       });
     });
     after(async () => {
@@ -57,10 +63,12 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
 
         // Progress is shown while the job runs, then the video appears.
         const statuses = new Set<string>();
-        const deadline = Date.now() + 60_000;
+        // A taken job is completed or failed within the worker's render timeout.
+        const deadline = Date.now() + TEST_RENDER_TIMEOUT_MS + 15_000;
         while (Date.now() < deadline) {
-          statuses.add((await page.textContent('#status')) ?? '');
-          if (await page.$('video')) break;
+          const status = (await page.textContent('#status')) ?? '';
+          statuses.add(status);
+          if ((await page.$('video')) || status === 'failed') break;
           await page.waitForTimeout(100);
         }
         assert.equal(
