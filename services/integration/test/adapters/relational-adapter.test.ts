@@ -194,20 +194,21 @@ for (const setup of SETUPS) {
       assert.equal(generic.payload.firstName, flat.firstName, 'payload fields keep their names');
     });
 
-    it('skips records published between attaching and the next refresh, writes those after it', async () => {
+    it('skips records published between attaching and the adapter learning of it, writes those after it', async () => {
       const late = createOnlyContract(uniqueName('late'));
       await harness.broker.ensureTopic({ name: `${late.contractId}.created`, partitions: 1 });
-      adapter.runtime.pause();
+      // The control plane cannot be reached: the adapter cannot learn of the attachment yet.
+      harness.controlPlane.unavailable = true;
       const before = envelope(late.contractId, 'product.created', 'early', { sku: 'early', name: 'E' });
-      harness.controlPlane.attach(late, 'relational', { mode: 'generic', table: 'records' });
+      const attachment = harness.controlPlane.attach(late, 'relational', { mode: 'generic', table: 'records' });
       await harness.publish(before);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await adapter.runtime.refresh();
-      adapter.runtime.resume();
-      const afterRefresh = envelope(late.contractId, 'product.created', 'later', { sku: 'later', name: 'L' });
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      await harness.publish(afterRefresh);
-      await waitFor('after-refresh row', async () => (await count('SELECT count(*) AS n FROM records WHERE record_id = $1', [afterRefresh.recordId])) === 1);
+      harness.controlPlane.unavailable = false;
+      await waitFor('the adapter learns of the attachment', () =>
+        adapter.runtime.status().attachments.some((a) => a.attachmentId === attachment.attachmentId),
+      );
+      const afterLearning = envelope(late.contractId, 'product.created', 'later', { sku: 'later', name: 'L' });
+      await harness.publish(afterLearning);
+      await waitFor('after-learning row', async () => (await count('SELECT count(*) AS n FROM records WHERE record_id = $1', [afterLearning.recordId])) === 1);
       assert.equal(await count('SELECT count(*) AS n FROM records WHERE record_id = $1', [before.recordId]), 0, 'not backfilled');
     });
 

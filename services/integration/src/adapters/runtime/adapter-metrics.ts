@@ -1,7 +1,8 @@
 /** Adapter metrics, labelled by adapter and contractId only (never by record id). */
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { contractOfTopic } from './attachment.js';
 import type { Assignment } from '../../broker/broker.js';
+import type { AdapterTarget } from './adapter-target.js';
 
 export type Outcome = 'written' | 'skipped' | 'duplicate' | 'dead_lettered';
 
@@ -42,4 +43,49 @@ export function createAdapterMetrics(registry: Registry, adapter: string, assign
     outcome: (contractId, outcome) => records.labels(adapter, contractId, outcome).inc(),
     retried: (contractId) => retries.labels(adapter, contractId).inc(),
   };
+}
+
+/**
+ * The target, observed: the first record written for each attachment (by this process)
+ * adds the time since the attachment was created or last changed to
+ * `integration_attachment_first_write_seconds`, the delay an operator sees between
+ * attaching and the first row, line or delivery.
+ */
+export function observeFirstWrites(target: AdapterTarget, registry: Registry): AdapterTarget {
+  const histogram = new Histogram({
+    name: 'integration_attachment_first_write_seconds',
+    help: 'Time from an attachment being created or changed to the first record this adapter wrote for it.',
+    labelNames: ['adapter'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const seen = new Map<string, string>();
+  const observe = (attachment: { attachmentId: string; updatedAt?: string; createdAt?: string }) => {
+    const since = attachment.updatedAt ?? attachment.createdAt;
+    if (!since || seen.get(attachment.attachmentId) === since) return;
+    seen.set(attachment.attachmentId, since);
+    histogram.labels(target.type).observe(Math.max(0, (Date.now() - Date.parse(since)) / 1000));
+  };
+  const write: AdapterTarget['write'] = async (mapping, row, event) => {
+    const outcome = await target.write(mapping, row, event);
+    if (outcome === 'written') observe(event.attachment);
+    return outcome;
+  };
+  const writeBatch: AdapterTarget['writeBatch'] = target.writeBatch
+    ? async (mapping, events) => {
+        const outcomes = await target.writeBatch!(mapping, events);
+        outcomes.forEach((outcome, i) => outcome === 'written' && observe(events[i]!.attachment));
+        return outcomes;
+      }
+    : undefined;
+  // Everything else is the target's own, called on the target itself.
+  const observed = new Proxy(target, {
+    get(real, property) {
+      if (property === 'write') return write;
+      if (property === 'writeBatch') return writeBatch;
+      const value: unknown = Reflect.get(real, property, real);
+      return typeof value === 'function' ? value.bind(real) : value;
+    },
+  });
+  return observed;
 }

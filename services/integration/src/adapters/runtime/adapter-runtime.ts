@@ -5,13 +5,20 @@
  * contracts (plus the legacy flat topic), runs the pipeline for every record, and
  * answers pause / resume / status. A pause requested before the consumer exists is kept
  * and applied when it is created, so it still reports paused once assigned.
+ *
+ * Attachment changes arrive through a long poll of the control plane's feed (`watch`):
+ * the control plane answers as soon as the feed differs from the version the adapter
+ * holds, so a new or changed attachment is served within milliseconds. A lost answer is
+ * healed by the next poll, which carries the old version and so is answered at once; the
+ * refresh interval still re-reads the whole feed as a last resort.
  */
 import type { Logger } from '@platform/core';
 import type { Registry } from 'prom-client';
 import type { Broker, Consumer } from '../../broker/broker.js';
-import { createAdapterMetrics } from './adapter-metrics.js';
+import { createAdapterMetrics, observeFirstWrites } from './adapter-metrics.js';
 import type { AdapterTarget } from './adapter-target.js';
 import { AttachmentRegistry } from './attachment-registry.js';
+import type { AttachmentView } from './attachment.js';
 import type { AttachmentSource } from './control-plane-client.js';
 import { DEFAULT_RULES } from './failures.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
@@ -27,6 +34,8 @@ export interface AdapterRuntimeOptions {
   /** Where the admin API answers; sent in the type descriptor. */
   adminUrl?: string | undefined;
   refreshIntervalMs: number;
+  /** Longest wait of one long poll of the attachments feed. @defaultValue 20 */
+  watchWaitSeconds?: number;
   retry: RetryPolicy;
   metrics: Registry;
 }
@@ -57,11 +66,17 @@ export class AdapterRuntime {
   private refreshing: Promise<void> | undefined;
   private lastRefreshAt: Date | null = null;
   private lastRefreshError: string | null = null;
+  /** Feed version of the attachments applied last ('' before the first watch answer). */
+  private feedVersion = '';
+  /** Applies attachment lists one at a time (the refresh and the watch both deliver them). */
+  private applying: Promise<void> = Promise.resolve();
+  private readonly watchAbort = new AbortController();
+  private watching: Promise<void> | undefined;
 
   constructor(private readonly options: AdapterRuntimeOptions) {
     const metrics = createAdapterMetrics(options.metrics, options.target.type, () => this.consumer?.assignments() ?? []);
     this.pipeline = createPipeline({
-      target: options.target,
+      target: observeFirstWrites(options.target, options.metrics),
       registry: this.registry,
       broker: options.broker,
       logger: options.logger,
@@ -84,6 +99,7 @@ export class AdapterRuntime {
     await this.options.target.start?.();
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.options.refreshIntervalMs);
+    if (this.options.attachments.watch) this.watching = this.watchLoop();
   }
 
   /** Re-registers the type, reloads attachments and subscribes to new topics. */
@@ -126,7 +142,10 @@ export class AdapterRuntime {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
+    this.watchAbort.abort();
+    await this.watching;
     await this.refreshing?.catch(() => undefined);
+    await this.applying;
     await this.consumer?.stop();
   }
 
@@ -142,14 +161,50 @@ export class AdapterRuntime {
         adminUrl: this.options.adminUrl,
       });
       const list = await attachments.attachments(target.type);
-      const changed = this.registry.update(list.filter((a) => a.adapterType === target.type));
-      await this.pipeline.invalidate(changed);
-      await this.subscribe(this.registry.topics());
+      await this.apply(list);
       this.lastRefreshAt = new Date();
       this.lastRefreshError = null;
     } catch (error) {
       this.lastRefreshError = (error as Error).message;
       logger.warn({ err: error, consumerGroup }, 'attachment refresh failed; keeping the previous attachments');
+    }
+  }
+
+  /** Replaces the attachments with `list`, one list at a time. */
+  private apply(list: AttachmentView[]): Promise<void> {
+    const type = this.options.target.type;
+    const run = this.applying.then(async () => {
+      if (this.stopped) return;
+      const changed = this.registry.update(list.filter((a) => a.adapterType === type));
+      await this.pipeline.invalidate(changed);
+      await this.subscribe(this.registry.topics());
+    });
+    this.applying = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Long-polls the feed while running; after a failure waits a little, growing to 5 s. */
+  private async watchLoop(): Promise<void> {
+    const { attachments, target, logger, consumerGroup } = this.options;
+    let failures = 0;
+    while (!this.stopped) {
+      try {
+        const feed = await attachments.watch!(target.type, this.feedVersion, this.options.watchWaitSeconds ?? 20, this.watchAbort.signal);
+        if (this.stopped) return;
+        if (feed.version !== this.feedVersion) {
+          await this.apply(feed.attachments);
+          this.feedVersion = feed.version;
+        }
+        // A feed answer is a refresh of the attachments as much as the interval's is.
+        this.lastRefreshAt = new Date();
+        this.lastRefreshError = null;
+        failures = 0;
+      } catch (error) {
+        if (this.stopped) return;
+        failures += 1;
+        if (failures === 1) logger.warn({ err: error, consumerGroup }, 'attachment watch failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * 2 ** failures)));
+      }
     }
   }
 

@@ -28,6 +28,9 @@ export interface AttachmentView {
   config: Record<string, unknown>;
   enabled: boolean;
   contract: ContractView;
+  /** When the attachment was created, and last changed (ISO 8601), as the control plane says. */
+  createdAt?: string;
+  updatedAt?: string;
 }
 
 const SUFFIX: Record<LifecycleClass, string> = { create: 'created', update: 'updated', tombstone: 'deleted' };

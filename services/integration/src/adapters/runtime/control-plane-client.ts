@@ -13,9 +13,21 @@ export interface AdapterTypeDescriptor {
   adminUrl?: string | undefined;
 }
 
+/** The attachments of a type, and the version of that list (a digest the control plane gives). */
+export interface AttachmentFeed {
+  attachments: AttachmentView[];
+  version: string;
+}
+
 export interface AttachmentSource {
   register(descriptor: AdapterTypeDescriptor): Promise<void>;
   attachments(adapterType: string): Promise<AttachmentView[]>;
+  /**
+   * Long poll: the feed as soon as its version differs from `knownVersion` (at once when
+   * it already does), or the unchanged feed after `waitSeconds`. Sources without it are
+   * polled by the runtime on its refresh interval.
+   */
+  watch?(adapterType: string, knownVersion: string, waitSeconds: number, signal?: AbortSignal): Promise<AttachmentFeed>;
 }
 
 export interface ControlPlaneClientOptions {
@@ -34,8 +46,9 @@ export class ControlPlaneError extends Error {
 export function createControlPlaneClient(options: ControlPlaneClientOptions = {}): AttachmentSource {
   const base = (options.baseUrl ?? 'http://127.0.0.1:8083').replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 5000;
-  const call = async (method: string, path: string, body?: unknown) => {
+  const call = async (method: string, path: string, body?: unknown, waitMs = 0, signal?: AbortSignal) => {
     let response: Response;
+    const timeout = AbortSignal.timeout(timeoutMs + waitMs);
     try {
       response = await fetch(`${base}${path}`, {
         method,
@@ -44,7 +57,7 @@ export function createControlPlaneClient(options: ControlPlaneClientOptions = {}
           ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
       });
     } catch (error) {
       throw new ControlPlaneError(`control plane unreachable at ${base}: ${(error as Error).message}`, { cause: error });
@@ -63,6 +76,14 @@ export function createControlPlaneClient(options: ControlPlaneClientOptions = {}
       };
       if (!Array.isArray(body?.attachments)) throw new ControlPlaneError('attachments feed without an attachments array');
       return body.attachments;
+    },
+    async watch(adapterType, knownVersion, waitSeconds, signal) {
+      const query = new URLSearchParams({ adapterType, knownVersion, waitSeconds: String(waitSeconds) });
+      const body = (await call('GET', `/attachments?${query}`, undefined, waitSeconds * 1000, signal)) as Partial<AttachmentFeed>;
+      if (!Array.isArray(body?.attachments) || typeof body.version !== 'string') {
+        throw new ControlPlaneError('attachments feed without an attachments array and a version');
+      }
+      return { attachments: body.attachments, version: body.version };
     },
   };
 }

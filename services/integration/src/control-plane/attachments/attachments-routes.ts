@@ -1,4 +1,11 @@
-/** Attachments of adapter types to contracts, and the feed adapters read them from. */
+/**
+ * Attachments of adapter types to contracts, and the feed adapters read them from. The
+ * feed carries a `version` (a digest of its content); an adapter that passes the version
+ * it knows with `waitSeconds` is answered as soon as the feed differs (a long poll), so a
+ * new, changed, enabled or disabled attachment reaches running adapters at once instead
+ * of at their next poll.
+ */
+import { createHash } from 'node:crypto';
 import type { SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { findContract, listContracts } from '../../contracts/contract-store.js';
@@ -6,12 +13,41 @@ import { errors } from '../../errors.js';
 import { attachAdapter } from './attach-adapter.js';
 import { listAttachments, setAttachmentEnabled } from './attachment-store.js';
 import { maskAttachment } from './mask-secrets.js';
+import { ChangeSignal } from './change-signal.js';
+
+/**
+ * How often a waiting feed request re-reads the feed although nothing in this process
+ * changed: the bound for a change made through another control-plane instance, or
+ * straight in the database, to reach adapters.
+ */
+export const FEED_RECHECK_MS = 250;
+/** Longest wait a feed request may ask for. */
+export const FEED_MAX_WAIT_SECONDS = 30;
 
 const tags = ['attachments'];
 const idParams = { type: 'object', properties: { contractId: { type: 'string' } }, required: ['contractId'] };
 
 export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDatabase }): void {
   const { db } = deps;
+  // Any successful write to the control plane (attach, enable, a new contract version, a
+  // type registration that seeds an attachment) wakes the waiting feed requests, which
+  // re-read the feed and answer if it changed.
+  const changes = new ChangeSignal();
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) changes.notify();
+  });
+  app.addHook('preClose', async () => changes.close());
+
+  const readFeed = async (adapterType: string | undefined) => {
+    const [attachments, contracts] = await Promise.all([
+      listAttachments(db, adapterType === undefined ? {} : { adapterType }),
+      listContracts(db),
+    ]);
+    const byId = new Map(contracts.map((stored) => [stored.contract.contractId, stored.contract]));
+    const feed = attachments.map((attachment) => ({ ...attachment, contract: byId.get(attachment.contractId) }));
+    const version = createHash('sha256').update(JSON.stringify(feed)).digest('hex').slice(0, 32);
+    return { attachments: feed, version };
+  };
 
   app.post<{ Params: { contractId: string } }>(
     '/contracts/:contractId/adapters',
@@ -75,22 +111,43 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
     },
   );
 
-  app.get<{ Querystring: { adapterType?: string } }>(
+  app.get<{ Querystring: { adapterType?: string; knownVersion?: string; waitSeconds?: number } }>(
     '/attachments',
     {
       config: { scope: 'operate' }, schema: {
         summary: 'Attachments feed for adapters: every attachment of a type with its full current contract',
+        description:
+          'With knownVersion and waitSeconds, a long poll: answered as soon as the feed version differs from knownVersion, or after waitSeconds with the unchanged feed.',
         tags,
-        querystring: { type: 'object', properties: { adapterType: { type: 'string' } } },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            adapterType: { type: 'string', maxLength: 200 },
+            knownVersion: { type: 'string', maxLength: 64, description: 'The feed version the caller holds.' },
+            waitSeconds: {
+              type: 'integer',
+              minimum: 0,
+              maximum: FEED_MAX_WAIT_SECONDS,
+              default: 0,
+              description: 'How long to wait for a change of knownVersion.',
+            },
+          },
+        },
       },
     },
-    async (request) => {
-      const [attachments, contracts] = await Promise.all([
-        listAttachments(db, request.query.adapterType === undefined ? {} : { adapterType: request.query.adapterType }),
-        listContracts(db),
-      ]);
-      const byId = new Map(contracts.map((stored) => [stored.contract.contractId, stored.contract]));
-      return { attachments: attachments.map((attachment) => ({ ...attachment, contract: byId.get(attachment.contractId) })) };
+    async (request, reply) => {
+      const { adapterType, knownVersion, waitSeconds = 0 } = request.query;
+      let feed = await readFeed(adapterType);
+      if (knownVersion === undefined || waitSeconds === 0) return feed;
+      const deadline = Date.now() + waitSeconds * 1000;
+      let gone = false;
+      reply.raw.once('close', () => (gone = true));
+      while (feed.version === knownVersion && !gone && Date.now() < deadline) {
+        if (!(await changes.next(Math.min(FEED_RECHECK_MS, deadline - Date.now())))) break;
+        feed = await readFeed(adapterType);
+      }
+      return feed;
     },
   );
 }
