@@ -12,6 +12,7 @@
  * healed by the next poll, which carries the old version and so is answered at once; the
  * refresh interval still re-reads the whole feed as a last resort.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@platform/core';
 import type { Registry } from 'prom-client';
 import type { Broker, Consumer } from '../../broker/broker.js';
@@ -142,10 +143,10 @@ export class AdapterRuntime {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
+    // The watch is aborted, not awaited: an attachment list it is applying may wait on
+    // the consumer, which stops below; an apply begun after this point does nothing.
     this.watchAbort.abort();
-    await this.watching;
     await this.refreshing?.catch(() => undefined);
-    await this.applying;
     await this.consumer?.stop();
   }
 
@@ -203,7 +204,8 @@ export class AdapterRuntime {
         if (this.stopped) return;
         failures += 1;
         if (failures === 1) logger.warn({ err: error, consumerGroup }, 'attachment watch failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * 2 ** failures)));
+        // Cut short by stop(), so a stopping adapter never waits out its back-off.
+        await sleep(Math.min(5000, 100 * 2 ** failures), undefined, { signal: this.watchAbort.signal }).catch(() => undefined);
       }
     }
   }

@@ -36,7 +36,13 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
   app.addHook('onResponse', async (request, reply) => {
     if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) changes.notify();
   });
-  app.addHook('preClose', async () => changes.close());
+  app.addHook('preClose', async () => {
+    changes.close();
+    // Waiting polls answer at once on close; a connection an adapter left open after
+    // its poll (its client gone mid-answer) is cut shortly after, so close() never waits
+    // on a client that will not hang up.
+    setTimeout(() => app.server.closeAllConnections(), 500).unref();
+  });
 
   const readFeed = async (adapterType: string | undefined) => {
     const [attachments, contracts] = await Promise.all([
