@@ -1,5 +1,12 @@
 export { ConfigError, loadConfig, loadConfigOrExit } from './config/load-config.js';
-export { booleanVar, listVar, nonNegativeIntVar, portVar, positiveIntVar, urlVar } from './config/env-types.js';
+export {
+  booleanVar,
+  listVar,
+  nonNegativeIntVar,
+  portVar,
+  positiveIntVar,
+  urlVar,
+} from './config/env-types.js';
 export { coreEnvSchema, routeScopeVar, s3Configured, type CoreEnv } from './config/core-env.js';
 export { createLogger, type Logger, type LoggerSettings } from './logging/create-logger.js';
 export {
@@ -11,7 +18,12 @@ export {
   type ErrorRegistry,
 } from './errors/app-error.js';
 export { createHttpApp, type HttpAppOptions } from './http/create-http-app.js';
-export { accessPolicyFromEnv, listenHost, LOCAL_ACCESS, type AccessPolicy } from './http/access/access-policy.js';
+export {
+  accessPolicyFromEnv,
+  listenHost,
+  LOCAL_ACCESS,
+  type AccessPolicy,
+} from './http/access/access-policy.js';
 export { loadApiKeys, parseApiKeys, type ApiKey } from './http/access/api-keys.js';
 export {
   ACCESS_DETAILS,
@@ -21,7 +33,12 @@ export {
   type RouteAccess,
 } from './http/access/access-control.js';
 export { isLoopbackAddress } from './http/access/loopback.js';
-export { DEFAULT_ROUTE_SCOPE, KEY_SCOPES, type KeyScope, type RouteScope } from './http/access/scopes.js';
+export {
+  DEFAULT_ROUTE_SCOPE,
+  KEY_SCOPES,
+  type KeyScope,
+  type RouteScope,
+} from './http/access/scopes.js';
 export { checkHealth, type HealthCheck, type HealthReport } from './http/health.js';
 export { createMetricsRegistry } from './http/metrics.js';
 export { handleShutdown, listen, type Closer, type ShutdownOptions } from './http/run-service.js';
@@ -33,7 +50,12 @@ export {
 export type { QueryResult, SqlDatabase, SqlExecutor, Unlisten } from './sql/sql-database.js';
 export { createSqlDatabase, type SqlDatabaseOptions } from './sql/create-sql-database.js';
 export { advisoryLockKey } from './sql/advisory-key.js';
-export { loadMigrations, runMigrations, splitStatements, type Migration } from './sql/migrations.js';
+export {
+  loadMigrations,
+  runMigrations,
+  splitStatements,
+  type Migration,
+} from './sql/migrations.js';
 export {
   InvalidObjectKeyError,
   ObjectNotFoundError,
@@ -50,7 +72,10 @@ export {
   type S3StoreOptions,
 } from './storage/create-object-store.js';
 export { assertValidObjectKey, assertValidObjectPrefix } from './storage/object-key.js';
-export { registerSignedObjectRoute, type SignedObjectRouteOptions } from './storage/signed-object-route.js';
+export {
+  registerSignedObjectRoute,
+  type SignedObjectRouteOptions,
+} from './storage/signed-object-route.js';
 export { createCounterStore, type CounterStoreOptions } from './counters/create-counter-store.js';
 export {
   createRateLimiter,
@@ -59,7 +84,12 @@ export {
   type RateLimiterOptions,
   type RateLimitResult,
 } from './counters/rate-limiter.js';
-export { openCounterStore, openObjectStore, openSqlDatabase, serviceDataDir } from './platform/open-resources.js';
+export {
+  openCounterStore,
+  openObjectStore,
+  openSqlDatabase,
+  serviceDataDir,
+} from './platform/open-resources.js';
 export {
   createOutboundGuard,
   guardedFetch,

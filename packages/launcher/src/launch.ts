@@ -44,17 +44,24 @@ interface Service extends ServiceManifest {
 }
 
 /** Each declared page as `{ title, url }`, on the port the service was started with. */
-function pageUrls(service: Pick<Service, 'service' | 'ports' | 'pages' | 'urls'>): Array<{ title: string; url: string }> {
+function pageUrls(
+  service: Pick<Service, 'service' | 'ports' | 'pages' | 'urls'>,
+): Array<{ title: string; url: string }> {
   const variables = Object.keys(service.ports);
   return (service.pages ?? []).map((page) => {
     const index = page.port === undefined ? 0 : variables.indexOf(page.port);
-    if (index < 0) throw new Error(`${service.service}: page "${page.title}" names port ${page.port}, not one of ${variables.join(', ')}`);
+    if (index < 0)
+      throw new Error(
+        `${service.service}: page "${page.title}" names port ${page.port}, not one of ${variables.join(', ')}`,
+      );
     return { title: page.title, url: `${service.urls[index]!}${page.path}` };
   });
 }
 
 // PLATFORM_ROOT lets tests launch a workspace of their own.
-const root = resolve(process.env.PLATFORM_ROOT ?? fileURLToPath(new URL('../../..', import.meta.url)));
+const root = resolve(
+  process.env.PLATFORM_ROOT ?? fileURLToPath(new URL('../../..', import.meta.url)),
+);
 // Resolved here, not from each service's folder, so a service needs no tsx of its own.
 const TSX = import.meta.resolve('tsx');
 const READY_TIMEOUT_MS = Number(process.env.LAUNCH_READY_TIMEOUT_MS ?? 180_000);
@@ -67,7 +74,8 @@ function discoverServices(): Service[] {
     .map((name) => join(servicesDir, name))
     .filter((dir) => existsSync(join(dir, 'package.json')))
     .flatMap((dir) => {
-      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).platform as ServiceManifest | undefined;
+      const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).platform as
+        ServiceManifest | undefined;
       if (!manifest) return [];
       const env: Record<string, string> = {};
       const urls: string[] = [];
@@ -84,7 +92,11 @@ function discoverServices(): Service[] {
     });
 }
 
-function prefixLines(stream: NodeJS.ReadableStream, label: string, out: NodeJS.WritableStream): void {
+function prefixLines(
+  stream: NodeJS.ReadableStream,
+  label: string,
+  out: NodeJS.WritableStream,
+): void {
   createInterface({ input: stream }).on('line', (line) => out.write(`${label} ${line}\n`));
 }
 
@@ -115,7 +127,9 @@ async function main(): Promise<void> {
   const services = wanted.length ? all.filter((s) => wanted.includes(s.service)) : all;
   const unknown = wanted.filter((name) => !all.some((s) => s.service === name));
   if (unknown.length) {
-    console.error(`unknown service(s): ${unknown.join(', ')}; known: ${all.map((s) => s.service).join(', ')}`);
+    console.error(
+      `unknown service(s): ${unknown.join(', ')}; known: ${all.map((s) => s.service).join(', ')}`,
+    );
     process.exit(2);
   }
   if (services.length === 0) {
@@ -159,7 +173,9 @@ async function main(): Promise<void> {
     prefixLines(child.stderr!, label, process.stderr);
     child.on('exit', (code, signal) => {
       if (stopping) return;
-      console.error(`${label} exited unexpectedly (${signal ?? `code ${code}`}); stopping the others`);
+      console.error(
+        `${label} exited unexpectedly (${signal ?? `code ${code}`}); stopping the others`,
+      );
       void stopAll(1);
     });
   }
@@ -171,7 +187,9 @@ async function main(): Promise<void> {
     }),
   );
   const failed = results.flatMap((result, i) =>
-    result.status === 'rejected' ? [`${services[i]!.service}: ${(result.reason as Error).message}`] : [],
+    result.status === 'rejected'
+      ? [`${services[i]!.service}: ${(result.reason as Error).message}`]
+      : [],
   );
   if (failed.length) {
     console.error(`could not start: ${failed.join('; ')}`);
@@ -186,11 +204,14 @@ async function main(): Promise<void> {
       console.log(`  ${service.service.padEnd(width)}  ${url}${what}`);
     });
   }
-  const pages = services.flatMap((service) => pageUrls(service).map((page) => ({ service: service.service, ...page })));
+  const pages = services.flatMap((service) =>
+    pageUrls(service).map((page) => ({ service: service.service, ...page })),
+  );
   if (pages.length) {
     const titleWidth = Math.max(...pages.map((page) => page.title.length));
     console.log('\npages:');
-    for (const page of pages) console.log(`  ${page.service.padEnd(width)}  ${page.title.padEnd(titleWidth)}  ${page.url}`);
+    for (const page of pages)
+      console.log(`  ${page.service.padEnd(width)}  ${page.title.padEnd(titleWidth)}  ${page.url}`);
   }
   console.log('\nCtrl-C stops everything.');
 }

@@ -12,7 +12,6 @@ import { test } from 'node:test';
 
 const launcher = fileURLToPath(new URL('../src/launch.ts', import.meta.url));
 
-
 function writeService(
   root: string,
   name: string,
@@ -22,7 +21,10 @@ function writeService(
 ): void {
   const dir = join(root, 'services', name);
   mkdirSync(join(dir, 'src'), { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, platform: { service: name, entry: 'src/main.mjs', ports, pages } }));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name, platform: { service: name, entry: 'src/main.mjs', ports, pages } }),
+  );
   writeFileSync(join(dir, 'src', 'main.mjs'), body);
 }
 
@@ -36,7 +38,12 @@ process.on('SIGTERM', () => { console.log('graceful stop'); servers.forEach((s) 
 
 function launch(root: string, args: string[] = []) {
   const child = spawn(process.execPath, ['--import', 'tsx', launcher, ...args], {
-    env: { ...process.env, PLATFORM_ROOT: root, DATA_DIR: join(root, 'data'), LAUNCH_READY_TIMEOUT_MS: '20000' },
+    env: {
+      ...process.env,
+      PLATFORM_ROOT: root,
+      DATA_DIR: join(root, 'data'),
+      LAUNCH_READY_TIMEOUT_MS: '20000',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -45,7 +52,8 @@ function launch(root: string, args: string[] = []) {
   const waitFor = async (pattern: RegExp, timeoutMs = 30_000) => {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(output)) {
-      if (Date.now() > deadline) throw new Error(`launcher output never matched ${pattern}:\n${output}`);
+      if (Date.now() > deadline)
+        throw new Error(`launcher output never matched ${pattern}:\n${output}`);
       await new Promise((done) => setTimeout(done, 50));
     }
   };
@@ -57,14 +65,21 @@ test('starts every declared service, prints each URL, and stops them on SIGINT',
   const root = mkdtempSync(join(tmpdir(), 'launch-'));
   const [a, b1, b2] = [await freePort(), await freePort(), await freePort()];
   writeService(root, 'alpha', { ALPHA_PORT: a }, httpService(['ALPHA_PORT']));
-  writeService(root, 'beta', { BETA_PORT: b1, BETA_ADMIN_PORT: b2 }, httpService(['BETA_PORT', 'BETA_ADMIN_PORT']));
+  writeService(
+    root,
+    'beta',
+    { BETA_PORT: b1, BETA_ADMIN_PORT: b2 },
+    httpService(['BETA_PORT', 'BETA_ADMIN_PORT']),
+  );
   mkdirSync(join(root, 'services', 'not-a-service'));
 
   const run = launch(root);
   await run.waitFor(/Ctrl-C stops everything/);
   assert.match(run.output(), new RegExp(`alpha\\s+http://localhost:${a}`));
   assert.match(run.output(), new RegExp(`beta\\s+http://localhost:${b2} \\(BETA_ADMIN_PORT\\)`));
-  const answer = (await (await fetch(`http://127.0.0.1:${b2}/health`)).json()) as { dataDir: string };
+  const answer = (await (await fetch(`http://127.0.0.1:${b2}/health`)).json()) as {
+    dataDir: string;
+  };
   assert.equal(answer.dataDir, join(root, 'data'));
 
   run.child.kill('SIGINT');
@@ -81,9 +96,13 @@ test('prints the pages each service declares, on the port each page names', asyn
     { title: 'home', path: '/' },
     { title: 'player', path: '/view/{job_id}' },
   ]);
-  writeService(root, 'beta', { BETA_PORT: b1, BETA_ADMIN_PORT: b2 }, httpService(['BETA_PORT', 'BETA_ADMIN_PORT']), [
-    { title: 'console', path: '/console', port: 'BETA_ADMIN_PORT' },
-  ]);
+  writeService(
+    root,
+    'beta',
+    { BETA_PORT: b1, BETA_ADMIN_PORT: b2 },
+    httpService(['BETA_PORT', 'BETA_ADMIN_PORT']),
+    [{ title: 'console', path: '/console', port: 'BETA_ADMIN_PORT' }],
+  );
 
   const run = launch(root);
   await run.waitFor(/Ctrl-C stops everything/);
@@ -126,7 +145,12 @@ test('runs only the services named on the command line, and refuses unknown name
 test('a service that dies at start-up stops the others and fails the launch', async () => {
   const root = mkdtempSync(join(tmpdir(), 'launch-'));
   writeService(root, 'alpha', { ALPHA_PORT: await freePort() }, httpService(['ALPHA_PORT']));
-  writeService(root, 'broken', { BROKEN_PORT: await freePort() }, `console.error('configuration error: BROKEN_PORT: nope'); process.exit(78);`);
+  writeService(
+    root,
+    'broken',
+    { BROKEN_PORT: await freePort() },
+    `console.error('configuration error: BROKEN_PORT: nope'); process.exit(78);`,
+  );
   const run = launch(root);
   assert.equal(await run.exited, 1);
   assert.match(run.output(), /\[broken\s*\] configuration error: BROKEN_PORT: nope/);

@@ -18,11 +18,14 @@ const manifests = readdirSync(join(root, 'services'))
   .map(
     (path) =>
       JSON.parse(readFileSync(path, 'utf8')).platform as
-        | { service: string; ports: Record<string, number>; pages?: Array<{ title: string; path: string; port?: string }> }
+        | {
+            service: string;
+            ports: Record<string, number>;
+            pages?: Array<{ title: string; path: string; port?: string }>;
+          }
         | undefined,
   )
   .filter((manifest) => manifest !== undefined);
-
 
 test(
   'every service starts on embedded defaults and answers /health on each port',
@@ -40,11 +43,19 @@ test(
     }
     // Only the embedded defaults: no engine URL may leak in from the caller's environment.
     const clean = Object.fromEntries(
-      Object.entries(process.env).filter(([key]) => !/^(DATABASE_URL|REDIS_URL|NATS_URL|S3_|PORT$)/.test(key)),
+      Object.entries(process.env).filter(
+        ([key]) => !/^(DATABASE_URL|REDIS_URL|NATS_URL|S3_|PORT$)/.test(key),
+      ),
     );
     const child = spawn(process.execPath, ['--import', 'tsx', launcher], {
       cwd: root,
-      env: { ...clean, ...env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', LAUNCH_READY_TIMEOUT_MS: '200000' },
+      env: {
+        ...clean,
+        ...env,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        LAUNCH_READY_TIMEOUT_MS: '200000',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so Ctrl-C can be sent as a terminal sends it: to the group.
       detached: true,
@@ -56,7 +67,8 @@ test(
     try {
       const ready = await Promise.race([
         (async () => {
-          while (!output.includes('Ctrl-C stops everything')) await new Promise((done) => setTimeout(done, 200));
+          while (!output.includes('Ctrl-C stops everything'))
+            await new Promise((done) => setTimeout(done, 200));
           return true;
         })(),
         exited.then(() => false),
@@ -67,18 +79,27 @@ test(
         assert.equal(response.status, 200, `${service} on ${port}: ${await response.text()}`);
       }
       // Every page printed under "pages:" opens as a web page (those without a placeholder).
-      const printed = [...(output.split('\npages:\n')[1] ?? '').matchAll(/^\s+(\S+)\s+(.+?)\s+(http:\/\/\S+)$/gm)];
+      const printed = [
+        ...(output.split('\npages:\n')[1] ?? '').matchAll(/^\s+(\S+)\s+(.+?)\s+(http:\/\/\S+)$/gm),
+      ];
       const declared = manifests.flatMap((manifest) => manifest.pages ?? []);
       assert.equal(printed.length, declared.length, `printed pages:\n${output}`);
       for (const [, service, title, url] of printed) {
         if (url!.includes('{')) continue;
         const response = await fetch(url!);
         assert.equal(response.status, 200, `${service} ${title} ${url}`);
-        assert.match(response.headers.get('content-type') ?? '', /text\/html/, `${service} ${title} ${url}`);
+        assert.match(
+          response.headers.get('content-type') ?? '',
+          /text\/html/,
+          `${service} ${title} ${url}`,
+        );
       }
     } finally {
       process.kill(-child.pid!, 'SIGINT');
-      const code = await Promise.race([exited, new Promise<'hung'>((done) => setTimeout(() => done('hung'), 30_000))]);
+      const code = await Promise.race([
+        exited,
+        new Promise<'hung'>((done) => setTimeout(() => done('hung'), 30_000)),
+      ]);
       try {
         process.kill(-child.pid!, 'SIGKILL'); // whatever is left of the group
       } catch {

@@ -18,21 +18,36 @@ before(async () => {
 after(() => rm(workspace, { recursive: true, force: true }));
 
 async function run(name: string, source: string): Promise<{ code: number | null; output: string }> {
-  await writeFile(join(workspace, 'test', `${name}.test.ts`), `import { test } from 'node:test';\n${source}\n`);
+  await writeFile(
+    join(workspace, 'test', `${name}.test.ts`),
+    `import { test } from 'node:test';\n${source}\n`,
+  );
   // Without NODE_TEST_CONTEXT the inner run reports as a top-level run, not as this file.
-  const env: NodeJS.ProcessEnv = { ...process.env, TEST_FILTER: `/${name}.test.ts`, TEST_CONCURRENCY: '1' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TEST_FILTER: `/${name}.test.ts`,
+    TEST_CONCURRENCY: '1',
+  };
   delete env.NODE_TEST_CONTEXT;
-  const child = spawn(process.execPath, [runner, workspace], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [runner, workspace], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
-  const code = await new Promise<number | null>((done) => child.on('exit', (exitCode) => done(exitCode)));
+  const code = await new Promise<number | null>((done) =>
+    child.on('exit', (exitCode) => done(exitCode)),
+  );
   return { code, output };
 }
 
 describe('run-tests', () => {
   test('passes when every test passes, and counts a skipped test as skipped', async () => {
-    const { code, output } = await run('green', `test('a', () => {});\ntest('b', { skip: 'no engine' }, () => {});`);
+    const { code, output } = await run(
+      'green',
+      `test('a', () => {});\ntest('b', { skip: 'no engine' }, () => {});`,
+    );
     assert.equal(code, 0, output);
     assert.match(output, /ℹ pass 1\n/);
     assert.match(output, /ℹ skipped 1\n/);

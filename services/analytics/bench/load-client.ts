@@ -32,4 +32,6 @@ await Promise.all(
     }
   }),
 );
-process.stdout.write(`${JSON.stringify({ samples, seconds: (performance.now() - started) / 1000 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ samples, seconds: (performance.now() - started) / 1000 })}\n`,
+);

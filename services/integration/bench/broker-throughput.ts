@@ -18,12 +18,19 @@ for (const driver of selectedDrivers()) {
     const payload = JSON.stringify({ hello: 'x'.repeat(300) });
     let started = Date.now();
     for (let i = 0; i < records; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, records - i) }, (_, j) => open.broker.publish('bench.created', `k${(i + j) % 997}`, payload)));
+      await Promise.all(
+        Array.from({ length: Math.min(50, records - i) }, (_, j) =>
+          open.broker.publish('bench.created', `k${(i + j) % 997}`, payload),
+        ),
+      );
     }
     const publishSeconds = (Date.now() - started) / 1000;
     let seen = 0;
     started = Date.now();
-    const consumer = await open.broker.subscribe({ groupId: 'bench', topics: ['bench.created'] }, async () => void (seen += 1));
+    const consumer = await open.broker.subscribe(
+      { groupId: 'bench', topics: ['bench.created'] },
+      async () => void (seen += 1),
+    );
     await waitFor('all consumed', () => seen >= records, 600_000);
     const consumeSeconds = (Date.now() - started) / 1000;
     await consumer.stop();

@@ -24,7 +24,12 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, createSqlDatabase, loadConfig, type SqlDatabase } from '@platform/core';
-import { createTestDatabase, natsUrlForTests, postgresUrlForTests, type TestDatabase } from '@platform/testing';
+import {
+  createTestDatabase,
+  natsUrlForTests,
+  postgresUrlForTests,
+  type TestDatabase,
+} from '@platform/testing';
 import { integrationEnvSchema } from '../src/config.js';
 import { startPlatform, type RunningPlatform } from '../src/platform.js';
 
@@ -71,20 +76,28 @@ async function webhookServer(seen: Map<string, number>): Promise<{ server: Serve
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  return { server, url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook` };
+  return {
+    server,
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`,
+  };
 }
 
 async function runDriver(driver: string): Promise<Result | undefined> {
   const natsUrl = driver === 'jetstream' ? await natsUrlForTests() : undefined;
   if (driver === 'jetstream' && !natsUrl) {
-    process.stderr.write('\nSKIP: NATS JetStream is not available here — the jetstream figures were NOT measured.\n\n');
+    process.stderr.write(
+      '\nSKIP: NATS JetStream is not available here — the jetstream figures were NOT measured.\n\n',
+    );
     return undefined;
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'integration-bench-'));
   const usePostgres = driver === 'jetstream' && (await postgresUrlForTests()) !== undefined;
   let testDb: TestDatabase | undefined;
   if (usePostgres) testDb = await createTestDatabase('integration_bench');
-  const db: SqlDatabase = await createSqlDatabase({ url: testDb?.url, dataDir: testDb ? 'unused' : join(dataDir, 'pglite') });
+  const db: SqlDatabase = await createSqlDatabase({
+    url: testDb?.url,
+    dataDir: testDb ? 'unused' : join(dataDir, 'pglite'),
+  });
   const logger = createLogger({ service: 'integration-bench', level: 'warn' });
   const env = {
     ...loadConfig(integrationEnvSchema, {
@@ -93,7 +106,11 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       ATTACHMENT_REFRESH_MS: '500',
       ...(natsUrl ? { NATS_URL: natsUrl } : {}),
     }),
-    PORT: 0, RELATIONAL_ADAPTER_PORT: 0, CSV_ADAPTER_PORT: 0, CONTROL_PLANE_PORT: 0, WEBHOOK_ADAPTER_PORT: 0,
+    PORT: 0,
+    RELATIONAL_ADAPTER_PORT: 0,
+    CSV_ADAPTER_PORT: 0,
+    CONTROL_PLANE_PORT: 0,
+    WEBHOOK_ADAPTER_PORT: 0,
   };
   const hooks = new Map<string, number>();
   const hook = await webhookServer(hooks);
@@ -104,9 +121,13 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const attach = await fetch(`${cp}/contracts/interns/adapters`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ adapterType: 'webhook', config: { url: hook.url, authType: 'bearer', token: 'bench-token' } }),
+      body: JSON.stringify({
+        adapterType: 'webhook',
+        config: { url: hook.url, authType: 'bearer', token: 'bench-token' },
+      }),
     });
-    if (attach.status !== 201) throw new Error(`webhook attachment: ${attach.status} ${await attach.text()}`);
+    if (attach.status !== 201)
+      throw new Error(`webhook attachment: ${attach.status} ${await attach.text()}`);
     for (const adapter of platform.adapters) await adapter.runtime.refresh();
 
     const inTable = new Map<string, number>();
@@ -116,7 +137,9 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const poller = (async () => {
       while (polling) {
         const now = performance.now();
-        const { rows } = await db.query<{ record_id: string }>('SELECT record_id::text AS record_id FROM interns');
+        const { rows } = await db.query<{ record_id: string }>(
+          'SELECT record_id::text AS record_id FROM interns',
+        );
         for (const row of rows) if (!inTable.has(row.record_id)) inTable.set(row.record_id, now);
         const text = await readFile(csvPath, 'utf8').catch(() => '');
         for (const line of text.split('\r\n')) {
@@ -148,7 +171,8 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(intern()),
       });
-      if (response.status !== 202) throw new Error(`submission answered ${response.status}: ${await response.text()}`);
+      if (response.status !== 202)
+        throw new Error(`submission answered ${response.status}: ${await response.text()}`);
       submitted.set(((await response.json()) as { recordId: string }).recordId, t0);
     };
     const submitBatch = async (submitted: Map<string, number>, size: number) => {
@@ -158,17 +182,30 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ records: Array.from({ length: size }, intern) }),
       });
-      if (response.status !== 200) throw new Error(`batch submission answered ${response.status}: ${await response.text()}`);
-      for (const result of ((await response.json()) as { results: Array<{ status: number; recordId: string; detail?: string }> }).results) {
-        if (result.status !== 202) throw new Error(`a batched record answered ${result.status}: ${result.detail}`);
+      if (response.status !== 200)
+        throw new Error(`batch submission answered ${response.status}: ${await response.text()}`);
+      for (const result of (
+        (await response.json()) as {
+          results: Array<{ status: number; recordId: string; detail?: string }>;
+        }
+      ).results) {
+        if (result.status !== 202)
+          throw new Error(`a batched record answered ${result.status}: ${result.detail}`);
         submitted.set(result.recordId, t0);
       }
     };
     const landed = (id: string) => Math.max(inTable.get(id)!, inFile.get(id)!, hooks.get(id)!);
-    const settle = async (submitted: Map<string, number>, started: number, submittedAt: number): Promise<Phase> => {
+    const settle = async (
+      submitted: Map<string, number>,
+      started: number,
+      submittedAt: number,
+    ): Promise<Phase> => {
       const deadline = Date.now() + 600_000;
-      while (![...submitted.keys()].every((id) => inTable.has(id) && inFile.has(id) && hooks.has(id))) {
-        if (Date.now() > deadline) throw new Error('records did not reach all targets within 10 minutes');
+      while (
+        ![...submitted.keys()].every((id) => inTable.has(id) && inFile.has(id) && hooks.has(id))
+      ) {
+        if (Date.now() > deadline)
+          throw new Error('records did not reach all targets within 10 minutes');
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
       const latencies = [...submitted].map(([id, t0]) => landed(id) - t0).sort((a, b) => a - b);
@@ -178,7 +215,12 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         seconds: Math.round(seconds * 100) / 100,
         perSecond: Math.round(submitted.size / seconds),
         submitPerSecond: Math.round(submitted.size / ((submittedAt - started) / 1000)),
-        latencyMs: { p50: Math.round(percentile(latencies, 50)), p95: Math.round(percentile(latencies, 95)), p99: Math.round(percentile(latencies, 99)), max: Math.round(latencies.at(-1)!) },
+        latencyMs: {
+          p50: Math.round(percentile(latencies, 50)),
+          p95: Math.round(percentile(latencies, 95)),
+          p99: Math.round(percentile(latencies, 99)),
+          max: Math.round(latencies.at(-1)!),
+        },
       };
     };
 
@@ -224,7 +266,13 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const latency = await settle(paced, startedPaced, performance.now());
     polling = false;
     await poller;
-    return { driver: driver === 'jetstream' ? 'jetstream' : 'sql-log', database: db.engine, throughput, batch, latency };
+    return {
+      driver: driver === 'jetstream' ? 'jetstream' : 'sql-log',
+      database: db.engine,
+      throughput,
+      batch,
+      latency,
+    };
   } finally {
     await platform?.close();
     await db.close().catch(() => undefined);
@@ -245,11 +293,29 @@ for (const driver of DRIVERS) {
 console.log(
   `\nintegration bench: ${RECORDS} records at concurrency ${CONCURRENCY}, ${BATCH_RECORDS} in batches of ${BATCH_SIZE} (${BATCH_CONCURRENCY} requests at once), then ${LATENCY_RECORDS} at ${RATE}/s (latency: POST start → visible in all three targets)`,
 );
-console.log('driver     database  phase       records  seconds  end-to-end rec/s  submit rec/s  p50 ms  p95 ms  p99 ms  max ms');
+console.log(
+  'driver     database  phase       records  seconds  end-to-end rec/s  submit rec/s  p50 ms  p95 ms  p99 ms  max ms',
+);
 for (const r of results) {
-  for (const [name, p] of [['throughput', r.throughput], ['batch', r.batch], ['latency', r.latency]] as const) {
+  for (const [name, p] of [
+    ['throughput', r.throughput],
+    ['batch', r.batch],
+    ['latency', r.latency],
+  ] as const) {
     console.log(
-      [r.driver.padEnd(10), r.database.padEnd(9), name.padEnd(10), String(p.records).padStart(7), String(p.seconds).padStart(8), String(p.perSecond).padStart(17), String(p.submitPerSecond).padStart(13), String(p.latencyMs.p50).padStart(7), String(p.latencyMs.p95).padStart(7), String(p.latencyMs.p99).padStart(7), String(p.latencyMs.max).padStart(7)].join(' '),
+      [
+        r.driver.padEnd(10),
+        r.database.padEnd(9),
+        name.padEnd(10),
+        String(p.records).padStart(7),
+        String(p.seconds).padStart(8),
+        String(p.perSecond).padStart(17),
+        String(p.submitPerSecond).padStart(13),
+        String(p.latencyMs.p50).padStart(7),
+        String(p.latencyMs.p95).padStart(7),
+        String(p.latencyMs.p99).padStart(7),
+        String(p.latencyMs.max).padStart(7),
+      ].join(' '),
     );
   }
 }

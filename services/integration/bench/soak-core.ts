@@ -65,19 +65,40 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const receiver = await startWebhookReceiver();
   let testDb: TestDatabase | undefined;
   let db: SqlDatabase = harness.db;
-  const usePostgres = (options.postgresTarget ?? options.driver === 'jetstream') && (await postgresUrlForTests());
+  const usePostgres =
+    (options.postgresTarget ?? options.driver === 'jetstream') && (await postgresUrlForTests());
   if (usePostgres) {
     testDb = await createTestDatabase('soak');
     db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused', poolSize: 4 });
   }
-  const relationalAttachment = harness.controlPlane.attach(INTERNS, 'relational', { mode: 'shaped', table: 'interns', tombstone: 'delete' });
+  const relationalAttachment = harness.controlPlane.attach(INTERNS, 'relational', {
+    mode: 'shaped',
+    table: 'interns',
+    tombstone: 'delete',
+  });
   const csvAttachment = harness.controlPlane.attach(INTERNS, 'csv', { path: 'soak/interns.csv' });
-  harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/soak`, authType: 'bearer', token: 'soak' });
-  const deps = () => harness.adapterDeps({ refreshIntervalMs: 1000, ...(options.logger ? { logger: options.logger } : {}) });
-  const csvDeps = () => ({ ...deps(), baseDir: join(dir, 'csv'), durable: options.csvDurable ?? true });
+  harness.controlPlane.attach(INTERNS, 'webhook', {
+    url: `${receiver.url}/soak`,
+    authType: 'bearer',
+    token: 'soak',
+  });
+  const deps = () =>
+    harness.adapterDeps({
+      refreshIntervalMs: 1000,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  const csvDeps = () => ({
+    ...deps(),
+    baseDir: join(dir, 'csv'),
+    durable: options.csvDurable ?? true,
+  });
   const relational = await buildRelationalAdapter({ ...deps(), db });
   let csv: Adapter = await buildCsvAdapter(csvDeps());
-  const webhook = await buildWebhookAdapter({ ...deps(), stateDir: join(dir, 'webhook'), allowedOutbound: ['127.0.0.1'] });
+  const webhook = await buildWebhookAdapter({
+    ...deps(),
+    stateDir: join(dir, 'webhook'),
+    allowedOutbound: ['127.0.0.1'],
+  });
   const adapters = () => [relational, csv, webhook];
   for (const adapter of adapters()) await adapter.start();
 
@@ -95,7 +116,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         for (let i = 0; i < ids.length; i += 64) {
           await Promise.all(
             ids.slice(i, i + 64).map((id, j) => {
-              const e = envelope('interns', round === 0 ? 'intern.created' : 'intern.updated', id, internPayload(id, { mentor: `seq-${round}` }));
+              const e = envelope(
+                'interns',
+                round === 0 ? 'intern.created' : 'intern.updated',
+                id,
+                internPayload(id, { mentor: `seq-${round}` }),
+              );
               e.occurredAt = new Date(at + round * 1_000_000 + i + j).toISOString();
               return harness.publish(e);
             }),
@@ -105,7 +131,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           await nextTurn();
           const before = published;
           published += Math.min(64, ids.length - i);
-          if (Math.floor(published / 10_000) > Math.floor(before / 10_000)) log(`  ${elapsed()} s: published ${published} of ${total}`);
+          if (Math.floor(published / 10_000) > Math.floor(before / 10_000))
+            log(`  ${elapsed()} s: published ${published} of ${total}`);
         }
       }
     })();
@@ -131,21 +158,40 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // adapters on two cores (and PGlite is one connection): poll once a second.
     const poll = 1000;
     const auditCount = async () =>
-      Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM audit_log WHERE attachment_id = $1', [relationalAttachment.attachmentId])).rows[0]!.n);
-    const journal = join(stateDirFor(join(dir, 'csv'), csvAttachment.attachmentId), 'journal.jsonl');
-    const journalLines = async () => (await readFile(journal, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+      Number(
+        (
+          await db.query<{ n: string }>(
+            'SELECT count(*) AS n FROM audit_log WHERE attachment_id = $1',
+            [relationalAttachment.attachmentId],
+          )
+        ).rows[0]!.n,
+      );
+    const journal = join(
+      stateDirFor(join(dir, 'csv'), csvAttachment.attachmentId),
+      'journal.jsonl',
+    );
+    const journalLines = async () =>
+      (await readFile(journal, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
     const webhookDelivered = () => receiver.deliveries.length;
     progress = setInterval(() => {
       void Promise.all([auditCount(), journalLines()]).then(([audit, journal]) =>
-        log(`  ${((Date.now() - started) / 1000).toFixed(0)} s: relational ${audit}, csv ${journal}, webhook ${webhookDelivered()} of ${total}`),
+        log(
+          `  ${((Date.now() - started) / 1000).toFixed(0)} s: relational ${audit}, csv ${journal}, webhook ${webhookDelivered()} of ${total}`,
+        ),
       );
     }, 5000);
     // the faults are part of the run: they happen before the targets are checked
     const faultProblems = await faults;
     await Promise.all([
-      waitFor('relational', async () => (await auditCount()) >= total, timeout, poll).then(() => (done.relational = (Date.now() - started) / 1000)),
-      waitFor('csv', async () => (await journalLines()) >= total, timeout, poll).then(() => (done.csv = (Date.now() - started) / 1000)),
-      waitFor('webhook', () => webhookDelivered() >= total, timeout, poll).then(() => (done.webhook = (Date.now() - started) / 1000)),
+      waitFor('relational', async () => (await auditCount()) >= total, timeout, poll).then(
+        () => (done.relational = (Date.now() - started) / 1000),
+      ),
+      waitFor('csv', async () => (await journalLines()) >= total, timeout, poll).then(
+        () => (done.csv = (Date.now() - started) / 1000),
+      ),
+      waitFor('webhook', () => webhookDelivered() >= total, timeout, poll).then(
+        () => (done.webhook = (Date.now() - started) / 1000),
+      ),
     ]);
     clearInterval(progress);
     const totalSeconds = (Date.now() - started) / 1000;
@@ -153,38 +199,78 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await new Promise((resolve) => setTimeout(resolve, 500));
 
     // Exactly once.
-    if ((await auditCount()) !== total) problems.push(`relational: ${await auditCount()} audit rows for ${total} events`);
-    const distinctAudit = Number((await db.query<{ n: string }>('SELECT count(DISTINCT record_id) AS n FROM audit_log WHERE attachment_id = $1', [relationalAttachment.attachmentId])).rows[0]!.n);
-    if (distinctAudit !== total) problems.push(`relational: ${distinctAudit} distinct events audited`);
-    if ((await journalLines()) !== total) problems.push(`csv: ${await journalLines()} journal entries for ${total} events`);
+    if ((await auditCount()) !== total)
+      problems.push(`relational: ${await auditCount()} audit rows for ${total} events`);
+    const distinctAudit = Number(
+      (
+        await db.query<{ n: string }>(
+          'SELECT count(DISTINCT record_id) AS n FROM audit_log WHERE attachment_id = $1',
+          [relationalAttachment.attachmentId],
+        )
+      ).rows[0]!.n,
+    );
+    if (distinctAudit !== total)
+      problems.push(`relational: ${distinctAudit} distinct events audited`);
+    if ((await journalLines()) !== total)
+      problems.push(`csv: ${await journalLines()} journal entries for ${total} events`);
     const perRecord = new Map<string, number>();
-    for (const d of receiver.deliveries) perRecord.set(String(d.headers['idempotency-key']), (perRecord.get(String(d.headers['idempotency-key'])) ?? 0) + 1);
+    for (const d of receiver.deliveries)
+      perRecord.set(
+        String(d.headers['idempotency-key']),
+        (perRecord.get(String(d.headers['idempotency-key'])) ?? 0) + 1,
+      );
     if (perRecord.size !== total || [...perRecord.values()].some((n) => n !== 1)) {
       const repeated = [...perRecord].filter(([, n]) => n > 1).slice(0, 5);
-      const when = (key: string) => receiver.deliveries.filter((d) => d.headers['idempotency-key'] === key).map((d) => `${((d.receivedAt - started) / 1000).toFixed(1)} s`);
+      const when = (key: string) =>
+        receiver.deliveries
+          .filter((d) => d.headers['idempotency-key'] === key)
+          .map((d) => `${((d.receivedAt - started) / 1000).toFixed(1)} s`);
       problems.push(
         `webhook: ${perRecord.size} events delivered, ${receiver.deliveries.length} deliveries for ${total}` +
-          (repeated.length ? ` (repeated: ${repeated.map(([key]) => `${key} at ${when(key).join(' and ')}`).join('; ')})` : ''),
+          (repeated.length
+            ? ` (repeated: ${repeated.map(([key]) => `${key} at ${when(key).join(' and ')}`).join('; ')})`
+            : ''),
       );
     }
 
     // Final state per key: the last update.
     const last = `seq-${perKey - 1}`;
-    const rows = await db.query<{ n: string }>('SELECT count(*) AS n FROM interns WHERE intern_id LIKE $1 AND mentor = $2', ['soak-%', last]);
-    if (Number(rows.rows[0]!.n) !== keys) problems.push(`relational: ${rows.rows[0]!.n} of ${keys} rows hold the last update`);
-    const csvRows = parseCsv(await readFile(join(dir, 'csv', 'soak', 'interns.csv'), 'utf8')).slice(1);
+    const rows = await db.query<{ n: string }>(
+      'SELECT count(*) AS n FROM interns WHERE intern_id LIKE $1 AND mentor = $2',
+      ['soak-%', last],
+    );
+    if (Number(rows.rows[0]!.n) !== keys)
+      problems.push(`relational: ${rows.rows[0]!.n} of ${keys} rows hold the last update`);
+    const csvRows = parseCsv(await readFile(join(dir, 'csv', 'soak', 'interns.csv'), 'utf8')).slice(
+      1,
+    );
     const mentorColumn = ['record_id', ...INTERNS.fields.map((f) => f.name)].indexOf('mentor');
-    if (csvRows.length !== keys || csvRows.some((row) => row[mentorColumn] !== last)) problems.push(`csv: ${csvRows.length} lines for ${keys} keys, or not all at the last update`);
+    if (csvRows.length !== keys || csvRows.some((row) => row[mentorColumn] !== last))
+      problems.push(`csv: ${csvRows.length} lines for ${keys} keys, or not all at the last update`);
 
     // Per-key order of updates (one topic, so one partition per key).
     const audited = await db.query<{ natural_key: string; mentor: string }>(
       "SELECT natural_key, payload->>'mentor' AS mentor FROM audit_log WHERE attachment_id = $1 AND lifecycle = 'update' ORDER BY audit_id",
       [relationalAttachment.attachmentId],
     );
-    checkOrder('relational', audited.rows.map((r) => [r.natural_key, r.mentor]), problems);
+    checkOrder(
+      'relational',
+      audited.rows.map((r) => [r.natural_key, r.mentor]),
+      problems,
+    );
     checkOrder(
       'webhook',
-      receiver.deliveries.map((d) => JSON.parse(d.body) as { naturalKey: string; recordType: string; payload: { mentor: string } }).filter((b) => b.recordType === 'intern.updated').map((b) => [b.naturalKey, b.payload.mentor]),
+      receiver.deliveries
+        .map(
+          (d) =>
+            JSON.parse(d.body) as {
+              naturalKey: string;
+              recordType: string;
+              payload: { mentor: string };
+            },
+        )
+        .filter((b) => b.recordType === 'intern.updated')
+        .map((b) => [b.naturalKey, b.payload.mentor]),
       problems,
     );
     if (harness.deadLetters.length > 0) problems.push(`${harness.deadLetters.length} dead letters`);
@@ -213,7 +299,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
 /** Records the adapter has committed (its consumer's offsets: in memory, so cheap to poll). */
 function consumed(adapter: Adapter): number {
-  return adapter.runtime.status().assignments.filter((a) => a.topic.startsWith('interns.')).reduce((sum, a) => sum + a.committedOffset, 0);
+  return adapter.runtime
+    .status()
+    .assignments.filter((a) => a.topic.startsWith('interns.'))
+    .reduce((sum, a) => sum + a.committedOffset, 0);
 }
 
 /**
@@ -247,13 +336,16 @@ async function injectFaults(options: {
       pausedAt = Date.now();
       log(`relational paused at ${consumed(relational)} committed`);
     }
-    if (pausedAt !== undefined && !held && Date.now() - pausedAt >= 1000) held = { relational: consumed(relational), webhook: consumed(webhook) };
+    if (pausedAt !== undefined && !held && Date.now() - pausedAt >= 1000)
+      held = { relational: consumed(relational), webhook: consumed(webhook) };
     if (held && !resumed && consumed(webhook) >= Math.min(total, held.webhook + total * 0.25)) {
       const moved = consumed(relational) - held.relational;
       if (moved > 0) problems.push(`relational: committed ${moved} records while paused`);
       relational.runtime.resume();
       resumed = true;
-      log(`relational resumed at ${consumed(relational)} committed (held while the webhook moved on by ${consumed(webhook) - held.webhook})`);
+      log(
+        `relational resumed at ${consumed(relational)} committed (held while the webhook moved on by ${consumed(webhook) - held.webhook})`,
+      );
     }
     if (!restarted && consumed(options.csv()) >= total * 0.6) {
       const at = consumed(options.csv());

@@ -10,7 +10,9 @@ import { natsUrlForTests } from '@platform/testing';
 import { runSoak, type SoakOptions } from './soak-core.js';
 
 const records = Number(process.env.SOAK_RECORDS ?? 100_000);
-const drivers = (process.env.SOAK_DRIVERS ?? 'sql-log-pglite,jetstream').split(',') as SoakOptions['driver'][];
+const drivers = (process.env.SOAK_DRIVERS ?? 'sql-log-pglite,jetstream').split(
+  ',',
+) as SoakOptions['driver'][];
 let failed = false;
 for (const driver of drivers) {
   if (driver === 'jetstream' && !(await natsUrlForTests())) {
@@ -31,7 +33,11 @@ for (const driver of drivers) {
       `all targets complete in ${result.totalSeconds.toFixed(1)} s (${result.recordsPerSecond} events/s per target); ` +
       `relational ${result.perAdapterSeconds.relational?.toFixed(1)} s, csv ${result.perAdapterSeconds.csv?.toFixed(1)} s, webhook ${result.perAdapterSeconds.webhook?.toFixed(1)} s`,
   );
-  console.log(result.problems.length ? `  FAILED: ${result.problems.join('; ')}` : '  exactly once and in per-key order on every target: OK');
+  console.log(
+    result.problems.length
+      ? `  FAILED: ${result.problems.join('; ')}`
+      : '  exactly once and in per-key order on every target: OK',
+  );
   failed ||= result.problems.length > 0;
 }
 process.exit(failed ? 1 : 0);

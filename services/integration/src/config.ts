@@ -3,7 +3,15 @@
  * which parts run in this process, the control plane's URL for adapters, CORS origins,
  * attachment refresh, adapter liveness, and per-adapter retry policies.
  */
-import { booleanVar, coreEnvSchema, listVar, nonNegativeIntVar, portVar, positiveIntVar, urlVar } from '@platform/core';
+import {
+  booleanVar,
+  coreEnvSchema,
+  listVar,
+  nonNegativeIntVar,
+  portVar,
+  positiveIntVar,
+  urlVar,
+} from '@platform/core';
 import { z } from 'zod';
 
 export const ROLES = ['submission', 'control-plane', 'relational', 'csv', 'webhook'] as const;
@@ -18,9 +26,13 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   WEBHOOK_ADAPTER_PORT: portVar(8084),
   /** Parts run by this process. @defaultValue all of them */
   INTEGRATION_ROLES: listVar()
-    .refine((roles) => roles.length > 0 && roles.every((role) => (ROLES as readonly string[]).includes(role)), {
-      message: `expected a comma-separated list of ${ROLES.join(', ')}`,
-    })
+    .refine(
+      (roles) =>
+        roles.length > 0 && roles.every((role) => (ROLES as readonly string[]).includes(role)),
+      {
+        message: `expected a comma-separated list of ${ROLES.join(', ')}`,
+      },
+    )
     .default([...ROLES]),
   /** Control plane for adapters. @defaultValue the control plane of this process, else http://127.0.0.1:8083 */
   CONTROL_PLANE_URL: urlVar(['http', 'https']).optional(),

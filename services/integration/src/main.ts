@@ -17,5 +17,8 @@ try {
   logger.fatal({ err: error }, 'integration platform failed to start');
   process.exit(1);
 }
-logger.info({ urls: platform.urls, broker: platform.broker.driver, database: platform.db.engine }, 'integration platform started');
+logger.info(
+  { urls: platform.urls, broker: platform.broker.driver, database: platform.db.engine },
+  'integration platform started',
+);
 handleShutdown({ logger, closers: [() => platform.close()] });

@@ -6,7 +6,16 @@
  * defaults; in production each role runs alone with the same code.
  */
 import { join } from 'node:path';
-import { accessPolicyFromEnv, allowedOutbound, listen, listenHost, openSqlDatabase, serviceDataDir, type Logger, type SqlDatabase } from '@platform/core';
+import {
+  accessPolicyFromEnv,
+  allowedOutbound,
+  listen,
+  listenHost,
+  openSqlDatabase,
+  serviceDataDir,
+  type Logger,
+  type SqlDatabase,
+} from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Adapter } from './adapters/runtime/build-adapter.js';
 import { createControlPlaneClient } from './adapters/runtime/control-plane-client.js';
@@ -16,7 +25,12 @@ import { buildWebhookAdapter } from './adapters/webhook/build-webhook-adapter.js
 import { createBroker, type Broker, type Consumer } from './broker/broker.js';
 import type { IntegrationEnv, Role } from './config.js';
 import { listContracts } from './contracts/contract-store.js';
-import { contractTopics, DEAD_LETTER_TOPIC, LEGACY_DEAD_LETTER_TOPIC, LEGACY_INTERN_TOPIC } from './contracts/topics.js';
+import {
+  contractTopics,
+  DEAD_LETTER_TOPIC,
+  LEGACY_DEAD_LETTER_TOPIC,
+  LEGACY_INTERN_TOPIC,
+} from './contracts/topics.js';
 import { buildControlPlaneApp } from './control-plane/app.js';
 import { seedInternsContract } from './control-plane/seed-interns.js';
 import { startDeadLetterConsumer } from './dead-letters/dead-letter-consumer.js';
@@ -46,7 +60,11 @@ export interface PlatformOptions {
   broker?: Broker;
 }
 
-export async function startPlatform({ env, logger, ...options }: PlatformOptions): Promise<RunningPlatform> {
+export async function startPlatform({
+  env,
+  logger,
+  ...options
+}: PlatformOptions): Promise<RunningPlatform> {
   const roles = new Set<Role>(env.INTEGRATION_ROLES as Role[]);
   const access = accessPolicyFromEnv(env);
   const apiKey = platformApiKey(access, env.PLATFORM_API_KEY);
@@ -58,10 +76,14 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
   let broker: Broker | undefined;
   const close = async () => {
     // Adapters first (they call the control plane), then the HTTP apps, then consumers.
-    for (const adapter of adapters.splice(0).reverse()) await adapter.stop().catch((error) => logger.error({ err: error }, 'stopping an adapter'));
-    for (const app of apps.splice(0)) await app.close().catch((error) => logger.error({ err: error }, 'closing an app'));
-    for (const closer of closers.splice(0).reverse()) await closer().catch((error) => logger.error({ err: error }, 'closing'));
-    if (!options.broker) await broker?.close().catch((error) => logger.error({ err: error }, 'closing the broker'));
+    for (const adapter of adapters.splice(0).reverse())
+      await adapter.stop().catch((error) => logger.error({ err: error }, 'stopping an adapter'));
+    for (const app of apps.splice(0))
+      await app.close().catch((error) => logger.error({ err: error }, 'closing an app'));
+    for (const closer of closers.splice(0).reverse())
+      await closer().catch((error) => logger.error({ err: error }, 'closing'));
+    if (!options.broker)
+      await broker?.close().catch((error) => logger.error({ err: error }, 'closing the broker'));
     if (!options.db) await db.close();
   };
   try {
@@ -76,11 +98,16 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
 
     if (roles.has('submission')) {
       // Topics are created by the submission service on startup (spec 2.7).
-      for (const topic of [LEGACY_INTERN_TOPIC, LEGACY_DEAD_LETTER_TOPIC, DEAD_LETTER_TOPIC]) await broker.ensureTopic(topic);
+      for (const topic of [LEGACY_INTERN_TOPIC, LEGACY_DEAD_LETTER_TOPIC, DEAD_LETTER_TOPIC])
+        await broker.ensureTopic(topic);
     }
     if (roles.has('control-plane')) {
       await seedInternsContract(db, broker, logger);
-      const deadLetters: Consumer = await startDeadLetterConsumer({ db, broker, logger: logger.child({ part: 'dead-letters' }) });
+      const deadLetters: Consumer = await startDeadLetterConsumer({
+        db,
+        broker,
+        logger: logger.child({ part: 'dead-letters' }),
+      });
       closers.push(() => deadLetters.stop());
       const app = await buildControlPlaneApp({
         db,
@@ -91,17 +118,28 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
         allowedOutbound: allowedOutbound(env),
         livenessSeconds: env.ADAPTER_LIVENESS_SECONDS,
         seedInternsAttachments: env.SEED_INTERNS,
-        submissionUrl: () => env.SUBMISSION_URL ?? urls.submission ?? `http://127.0.0.1:${env.PORT}`,
+        submissionUrl: () =>
+          env.SUBMISSION_URL ?? urls.submission ?? `http://127.0.0.1:${env.PORT}`,
       });
       await serve('control-plane', app, env.CONTROL_PLANE_PORT);
     }
     if (roles.has('submission')) {
-      for (const { contract } of await listContracts(db)) for (const topic of contractTopics(contract)) await broker.ensureTopic(topic);
-      const app = await buildSubmissionApp({ db, broker, logger: logger.child({ part: 'submission' }), corsOrigins: env.CORS_ORIGINS, access });
+      for (const { contract } of await listContracts(db))
+        for (const topic of contractTopics(contract)) await broker.ensureTopic(topic);
+      const app = await buildSubmissionApp({
+        db,
+        broker,
+        logger: logger.child({ part: 'submission' }),
+        corsOrigins: env.CORS_ORIGINS,
+        access,
+      });
       await serve('submission', app, env.PORT);
     }
 
-    const controlPlaneUrl = env.CONTROL_PLANE_URL ?? urls['control-plane'] ?? `http://127.0.0.1:${env.CONTROL_PLANE_PORT}`;
+    const controlPlaneUrl =
+      env.CONTROL_PLANE_URL ??
+      urls['control-plane'] ??
+      `http://127.0.0.1:${env.CONTROL_PLANE_PORT}`;
     const localHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
     const adapterDeps = (prefix: 'RELATIONAL' | 'CSV' | 'WEBHOOK', port: number) => ({
       broker: broker!,
@@ -118,9 +156,26 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
     });
     const dataDir = serviceDataDir(env, SERVICE);
     const plans: Array<[Role, number, (port: number) => Promise<Adapter>]> = [
-      ['relational', env.RELATIONAL_ADAPTER_PORT, (port) => buildRelationalAdapter({ ...adapterDeps('RELATIONAL', port), db })],
-      ['csv', env.CSV_ADAPTER_PORT, (port) => buildCsvAdapter({ ...adapterDeps('CSV', port), baseDir: join(dataDir, 'csv') })],
-      ['webhook', env.WEBHOOK_ADAPTER_PORT, (port) => buildWebhookAdapter({ ...adapterDeps('WEBHOOK', port), stateDir: join(dataDir, 'webhook'), allowedOutbound: allowedOutbound(env) })],
+      [
+        'relational',
+        env.RELATIONAL_ADAPTER_PORT,
+        (port) => buildRelationalAdapter({ ...adapterDeps('RELATIONAL', port), db }),
+      ],
+      [
+        'csv',
+        env.CSV_ADAPTER_PORT,
+        (port) => buildCsvAdapter({ ...adapterDeps('CSV', port), baseDir: join(dataDir, 'csv') }),
+      ],
+      [
+        'webhook',
+        env.WEBHOOK_ADAPTER_PORT,
+        (port) =>
+          buildWebhookAdapter({
+            ...adapterDeps('WEBHOOK', port),
+            stateDir: join(dataDir, 'webhook'),
+            allowedOutbound: allowedOutbound(env),
+          }),
+      ],
     ];
     for (const [role, configuredPort, build] of plans) {
       if (!roles.has(role)) continue;
@@ -129,7 +184,10 @@ export async function startPlatform({ env, logger, ...options }: PlatformOptions
       adapters.push(adapter);
       urls[role] = await listen(adapter.app, { port, host });
       await adapter.start();
-      logger.info({ role, url: urls[role], consumerGroup: adapter.consumerGroup }, 'adapter started');
+      logger.info(
+        { role, url: urls[role], consumerGroup: adapter.consumerGroup },
+        'adapter started',
+      );
     }
   } catch (error) {
     await close().catch(() => undefined);

@@ -29,6 +29,7 @@ function holdsUnstorableText(body: unknown): boolean {
 
 export function installTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    if (request.url.includes('%00') || holdsUnstorableText(request.body)) throw errors.TEXT_UNSTORABLE();
+    if (request.url.includes('%00') || holdsUnstorableText(request.body))
+      throw errors.TEXT_UNSTORABLE();
   });
 }

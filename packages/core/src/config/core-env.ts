@@ -11,7 +11,9 @@ import { booleanVar, listVar, urlVar } from './env-types.js';
 /** A setting naming what a route needs: read, submit, operate or open. */
 export const routeScopeVar = (defaultScope: RouteScope) =>
   z
-    .enum(ROUTE_SCOPES as [RouteScope, ...RouteScope[]], { message: 'expected one of read, submit, operate, open' })
+    .enum(ROUTE_SCOPES as [RouteScope, ...RouteScope[]], {
+      message: 'expected one of read, submit, operate, open',
+    })
     .default(defaultScope);
 
 const cidrList = listVar().refine(

@@ -45,11 +45,9 @@ export const urlVar = (protocols: string[]) =>
 
 /** Comma-separated list; empty entries dropped. */
 export const listVar = () =>
-  z
-    .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    );
+  z.string().transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );

@@ -21,7 +21,10 @@ type Env = Record<string, string | undefined>;
 const SECRET_NAME = /SECRET|TOKEN|PASSWORD|API_KEY/i;
 
 /** Parses `env` with `schema`; throws `ConfigError` for the first invalid variable. */
-export function loadConfig<S extends z.ZodType>(schema: S, env: Env = process.env): Readonly<z.output<S>> {
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Env = process.env,
+): Readonly<z.output<S>> {
   // Empty strings count as unset, as a shell `FOO= npm start` means.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const result = schema.safeParse(cleaned);
@@ -41,7 +44,10 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Env = process.en
 }
 
 /** `loadConfig`, but a bad value ends the process with exit code 78 and one line on stderr. */
-export function loadConfigOrExit<S extends z.ZodType>(schema: S, env: Env = process.env): Readonly<z.output<S>> {
+export function loadConfigOrExit<S extends z.ZodType>(
+  schema: S,
+  env: Env = process.env,
+): Readonly<z.output<S>> {
   try {
     return loadConfig(schema, env);
   } catch (error) {

@@ -16,7 +16,8 @@ export function nonFiniteParameter(request: FastifyRequest): string | undefined 
     if (!values || typeof values !== 'object') continue;
     for (const [name, value] of Object.entries(values)) {
       const list: unknown[] = Array.isArray(value) ? value : [value];
-      if (list.some((v) => typeof v === 'number' && !Number.isFinite(v))) return `${part}/${name} must be a finite number`;
+      if (list.some((v) => typeof v === 'number' && !Number.isFinite(v)))
+        return `${part}/${name} must be a finite number`;
     }
   }
   return undefined;

@@ -32,7 +32,10 @@ export async function checkHealth(
       let timer: NodeJS.Timeout | undefined;
       try {
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
         });
         const info = await Promise.race([check(), timeout]);
         const state: DependencyState = { status: 'up', latencyMs: elapsed(started) };

@@ -12,7 +12,9 @@ export function createMetricsRegistry(service: string): Registry {
   return registry;
 }
 
-export function createRequestDurationHistogram(registry: Registry): Histogram<'method' | 'route' | 'status_code'> {
+export function createRequestDurationHistogram(
+  registry: Registry,
+): Histogram<'method' | 'route' | 'status_code'> {
   return new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration in seconds, by method, route pattern and status code.',

@@ -15,7 +15,10 @@ export interface ListenOptions {
 }
 
 /** Starts listening and returns the URL the app answers on. */
-export async function listen(app: FastifyInstance, { port, host = '127.0.0.1' }: ListenOptions): Promise<string> {
+export async function listen(
+  app: FastifyInstance,
+  { port, host = '127.0.0.1' }: ListenOptions,
+): Promise<string> {
   await app.listen({ port, host });
   const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
@@ -34,7 +37,12 @@ export interface ShutdownOptions {
 }
 
 /** Installs SIGTERM/SIGINT handlers; returns the shutdown function for direct use in tests. */
-export function handleShutdown({ logger, closers, timeoutMs = 15_000, exit = process.exit }: ShutdownOptions): () => Promise<void> {
+export function handleShutdown({
+  logger,
+  closers,
+  timeoutMs = 15_000,
+  exit = process.exit,
+}: ShutdownOptions): () => Promise<void> {
   let shuttingDown: Promise<void> | undefined;
   const shutdown = (signal = 'shutdown') => {
     shuttingDown ??= (async () => {

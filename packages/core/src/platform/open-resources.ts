@@ -20,7 +20,11 @@ export function serviceDataDir(env: Pick<CoreEnv, 'DATA_DIR'>, service: string):
   return join(env.DATA_DIR, service);
 }
 
-export function openSqlDatabase(env: CoreEnv, service: string, logger?: Logger): Promise<SqlDatabase> {
+export function openSqlDatabase(
+  env: CoreEnv,
+  service: string,
+  logger?: Logger,
+): Promise<SqlDatabase> {
   return createSqlDatabase({
     url: env.DATABASE_URL,
     dataDir: join(serviceDataDir(env, service), 'pglite'),
@@ -30,7 +34,8 @@ export function openSqlDatabase(env: CoreEnv, service: string, logger?: Logger):
 
 export function openObjectStore(env: CoreEnv, service: string): ObjectStore {
   if (s3Configured(env)) {
-    if (!env.S3_BUCKET) throw new ConfigError('S3_BUCKET', 'expected a bucket name when S3_ENDPOINT is set');
+    if (!env.S3_BUCKET)
+      throw new ConfigError('S3_BUCKET', 'expected a bucket name when S3_ENDPOINT is set');
     const credentials =
       env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY
         ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY }
@@ -50,7 +55,9 @@ export function openObjectStore(env: CoreEnv, service: string): ObjectStore {
   return createObjectStore({
     fs: {
       root,
-      signingSecret: env.SIGNING_SECRET ?? persistentSecret(join(serviceDataDir(env, service), 'signing-secret')),
+      signingSecret:
+        env.SIGNING_SECRET ??
+        persistentSecret(join(serviceDataDir(env, service), 'signing-secret')),
       ...(env.PUBLIC_BASE_URL ? { publicBaseUrl: env.PUBLIC_BASE_URL } : {}),
     },
   });

@@ -28,12 +28,17 @@ export function loadMigrations(dir: string): Migration[] {
     }))
     .sort((a, b) => a.version - b.version);
   const versions = new Set(migrations.map((m) => m.version));
-  if (versions.size !== migrations.length) throw new Error(`duplicate migration versions in ${dir}`);
+  if (versions.size !== migrations.length)
+    throw new Error(`duplicate migration versions in ${dir}`);
   return migrations;
 }
 
 /** Applies pending migrations; returns the versions applied now. */
-export async function runMigrations(db: SqlDatabase, service: string, migrations: Migration[]): Promise<number[]> {
+export async function runMigrations(
+  db: SqlDatabase,
+  service: string,
+  migrations: Migration[],
+): Promise<number[]> {
   // Under a lock of its own: services starting at once on a fresh database would race on
   // `IF NOT EXISTS` (PostgreSQL then fails one with a duplicate key in its catalog).
   await db.withAdvisoryLock('schema_migrations', (tx) =>
@@ -92,7 +97,8 @@ export function splitStatements(sql: string): string[] {
     } else if (sql[i] === "'" || sql[i] === '"') {
       const quote = sql[i]!;
       let j = i + 1;
-      while (j < sql.length && !(sql[j] === quote && sql[j + 1] !== quote)) j += sql[j] === quote ? 2 : 1;
+      while (j < sql.length && !(sql[j] === quote && sql[j + 1] !== quote))
+        j += sql[j] === quote ? 2 : 1;
       current += sql.slice(i, j + 1);
       i = j + 1;
     } else if (sql[i] === ';') {

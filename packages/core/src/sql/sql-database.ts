@@ -12,7 +12,10 @@ export interface QueryResult<R> {
 /** Anything that runs parameterised SQL: the database itself or an open transaction. */
 export interface SqlExecutor {
   /** Parameters are `$1, $2, …`; values are never interpolated into the text. */
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  query<R = Record<string, unknown>>(
+    text: string,
+    params?: readonly unknown[],
+  ): Promise<QueryResult<R>>;
 }
 
 export type Unlisten = () => Promise<void>;

@@ -9,15 +9,37 @@ const errors = defineErrors({
 });
 
 async function buildApp(health: Record<string, () => Promise<unknown>> = {}) {
-  const app = await createHttpApp({ service: 'test', logger, health, openapi: { title: 'Test API', version: '9.9.9' } });
-  app.get('/things/:id', { schema: { summary: 'One thing', params: { type: 'object', properties: { id: { type: 'integer' } } } } }, async (request) => {
-    const { id } = request.params as { id: number };
-    if (id === 0) throw errors.THING_MISSING();
-    if (id === 1) throw errors.TOO_MANY({ headers: { 'retry-after': '60' }, body: { limit: 5 } });
-    if (id === 2) throw new Error('secret internal path /etc/passwd');
-    return { id };
+  const app = await createHttpApp({
+    service: 'test',
+    logger,
+    health,
+    openapi: { title: 'Test API', version: '9.9.9' },
   });
-  app.post('/echo', { schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } }, async (request) => request.body);
+  app.get(
+    '/things/:id',
+    {
+      schema: {
+        summary: 'One thing',
+        params: { type: 'object', properties: { id: { type: 'integer' } } },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: number };
+      if (id === 0) throw errors.THING_MISSING();
+      if (id === 1) throw errors.TOO_MANY({ headers: { 'retry-after': '60' }, body: { limit: 5 } });
+      if (id === 2) throw new Error('secret internal path /etc/passwd');
+      return { id };
+    },
+  );
+  app.post(
+    '/echo',
+    {
+      schema: {
+        body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+      },
+    },
+    async (request) => request.body,
+  );
   await app.ready();
   return app;
 }
@@ -31,11 +53,19 @@ describe('createHttpApp', () => {
     assert.equal(ok.json().dependencies.db.status, 'up');
     assert.equal(ok.json().dependencies.db.info, 'pglite');
 
-    const sick = await buildApp({ db: async () => 'pglite', redis: async () => { throw new Error('connection refused'); } });
+    const sick = await buildApp({
+      db: async () => 'pglite',
+      redis: async () => {
+        throw new Error('connection refused');
+      },
+    });
     const down = await sick.inject('/health');
     assert.equal(down.statusCode, 503);
     assert.equal(down.json().status, 'unavailable');
-    assert.deepEqual([down.json().dependencies.redis.status, down.json().dependencies.redis.error], ['down', 'connection refused']);
+    assert.deepEqual(
+      [down.json().dependencies.redis.status, down.json().dependencies.redis.error],
+      ['down', 'connection refused'],
+    );
     await Promise.all([healthy.close(), sick.close()]);
   });
 
@@ -53,8 +83,23 @@ describe('createHttpApp', () => {
 
   test('a query or path value coerced to a number that is not finite is a validation failure', async () => {
     const app = await createHttpApp({ service: 'test', logger });
-    app.get('/things/:id', { schema: { params: { type: 'object', properties: { id: { type: 'integer' } } } } }, async (request) => request.params);
-    app.get('/bounded', { schema: { querystring: { type: 'object', properties: { n: { type: 'number', minimum: 0 }, k: { type: 'integer' } } } } }, async (request) => request.query);
+    app.get(
+      '/things/:id',
+      { schema: { params: { type: 'object', properties: { id: { type: 'integer' } } } } },
+      async (request) => request.params,
+    );
+    app.get(
+      '/bounded',
+      {
+        schema: {
+          querystring: {
+            type: 'object',
+            properties: { n: { type: 'number', minimum: 0 }, k: { type: 'integer' } },
+          },
+        },
+      },
+      async (request) => request.query,
+    );
     for (const [url, detail] of [
       ['/things/Infinity', 'params/id must be a finite number'],
       ['/bounded?n=Infinity', 'querystring/n must be a finite number'],
@@ -86,7 +131,12 @@ describe('createHttpApp', () => {
     const invalid = await app.inject({ method: 'POST', url: '/echo', payload: { other: 1 } });
     assert.equal(invalid.statusCode, 400);
     assert.match(invalid.json().detail, /name/);
-    const badJson = await app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
+    const badJson = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
     assert.equal(badJson.statusCode, 400);
     assert.equal(typeof badJson.json().detail, 'string');
     const badUrl = await app.inject('/things/%ZZ');
@@ -103,7 +153,10 @@ describe('createHttpApp', () => {
     assert.match(String(fresh.headers['x-request-id']), /^[0-9a-f-]{36}$/);
     const kept = await app.inject({ url: '/things/5', headers: { 'x-request-id': 'abc-123' } });
     assert.equal(kept.headers['x-request-id'], 'abc-123');
-    const hostile = await app.inject({ url: '/things/5', headers: { 'x-request-id': 'a b\u0000c' } });
+    const hostile = await app.inject({
+      url: '/things/5',
+      headers: { 'x-request-id': 'a b\u0000c' },
+    });
     assert.notEqual(hostile.headers['x-request-id'], 'a b\u0000c');
     await app.close();
   });
@@ -116,8 +169,14 @@ describe('createHttpApp', () => {
     assert.equal(metrics.statusCode, 200);
     assert.match(String(metrics.headers['content-type']), /text\/plain/);
     assert.match(metrics.body, /process_cpu_user_seconds_total/);
-    assert.match(metrics.body, /http_request_duration_seconds_count\{service="test",method="GET",route="\/things\/:id",status_code="200"\} 1/);
-    assert.match(metrics.body, /http_request_duration_seconds_count\{service="test",method="GET",route="\/things\/:id",status_code="404"\} 1/);
+    assert.match(
+      metrics.body,
+      /http_request_duration_seconds_count\{service="test",method="GET",route="\/things\/:id",status_code="200"\} 1/,
+    );
+    assert.match(
+      metrics.body,
+      /http_request_duration_seconds_count\{service="test",method="GET",route="\/things\/:id",status_code="404"\} 1/,
+    );
     await app.close();
   });
 

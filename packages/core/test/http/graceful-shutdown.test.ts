@@ -18,7 +18,11 @@ console.log('READY ' + url);
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`${signal} finishes in-flight requests, runs closers and exits 0`, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));

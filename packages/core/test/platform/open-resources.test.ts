@@ -55,13 +55,20 @@ test('S3 is used when S3_ENDPOINT and S3_BUCKET are set; an endpoint without a b
     await s3.stop();
   }
   const noBucket = loadConfig(coreEnvSchema, { S3_ENDPOINT: 'http://127.0.0.1:1' });
-  assert.throws(() => openObjectStore(noBucket, 'demo'), (error: unknown) => error instanceof ConfigError && error.variable === 'S3_BUCKET');
+  assert.throws(
+    () => openObjectStore(noBucket, 'demo'),
+    (error: unknown) => error instanceof ConfigError && error.variable === 'S3_BUCKET',
+  );
 });
 
-test('Redis counters are used when REDIS_URL is set', { skip: skipReason('Redis', redisUrl !== undefined) }, async () => {
-  const env = loadConfig(coreEnvSchema, { REDIS_URL: redisUrl });
-  const counters = openCounterStore(env, `demo-${process.pid}-${Date.now()}`);
-  assert.equal(counters.driver, 'redis');
-  assert.equal((await counters.increment('k', 60)).count, 1);
-  await counters.close();
-});
+test(
+  'Redis counters are used when REDIS_URL is set',
+  { skip: skipReason('Redis', redisUrl !== undefined) },
+  async () => {
+    const env = loadConfig(coreEnvSchema, { REDIS_URL: redisUrl });
+    const counters = openCounterStore(env, `demo-${process.pid}-${Date.now()}`);
+    assert.equal(counters.driver, 'redis');
+    assert.equal((await counters.increment('k', 60)).count, 1);
+    await counters.close();
+  },
+);

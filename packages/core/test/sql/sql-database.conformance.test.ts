@@ -5,23 +5,43 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createTestDatabase, postgresUrlForTests, skipReason, type TestDatabase } from '@platform/testing';
-import { createSqlDatabase, loadMigrations, runMigrations, type SqlDatabase } from '../../src/index.js';
+import {
+  createTestDatabase,
+  postgresUrlForTests,
+  skipReason,
+  type TestDatabase,
+} from '@platform/testing';
+import {
+  createSqlDatabase,
+  loadMigrations,
+  runMigrations,
+  type SqlDatabase,
+} from '../../src/index.js';
 
 const postgresUrl = await postgresUrlForTests();
 const only = process.env.SQL_DRIVERS?.split(',');
 
-const drivers: Array<{ name: string; skip?: string | undefined; open: () => Promise<{ db: SqlDatabase; cleanup: () => Promise<void> }> }> = [
+const drivers: Array<{
+  name: string;
+  skip?: string | undefined;
+  open: () => Promise<{ db: SqlDatabase; cleanup: () => Promise<void> }>;
+}> = [
   {
     name: 'pglite',
-    open: async () => ({ db: await createSqlDatabase({ dataDir: 'memory://' }), cleanup: async () => {} }),
+    open: async () => ({
+      db: await createSqlDatabase({ dataDir: 'memory://' }),
+      cleanup: async () => {},
+    }),
   },
   {
     name: 'postgres',
     skip: skipReason('PostgreSQL at 127.0.0.1:5432', postgresUrl !== undefined),
     open: async () => {
       const testDb: TestDatabase = await createTestDatabase('core_sql');
-      return { db: await createSqlDatabase({ url: testDb.url, dataDir: 'unused' }), cleanup: () => testDb.drop() };
+      return {
+        db: await createSqlDatabase({ url: testDb.url, dataDir: 'unused' }),
+        cleanup: () => testDb.drop(),
+      };
     },
   },
 ];
@@ -41,9 +61,17 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
     });
 
     test('runs parameterised queries and reports affected rows', async () => {
-      const inserted = await db.query('INSERT INTO items (name, n) VALUES ($1, $2), ($3, $4)', ['a', 1, "b'; DROP TABLE items; --", 2]);
+      const inserted = await db.query('INSERT INTO items (name, n) VALUES ($1, $2), ($3, $4)', [
+        'a',
+        1,
+        "b'; DROP TABLE items; --",
+        2,
+      ]);
       assert.equal(inserted.rowCount, 2);
-      const { rows } = await db.query<{ name: string; n: number }>('SELECT name, n FROM items WHERE n >= $1 ORDER BY n', [1]);
+      const { rows } = await db.query<{ name: string; n: number }>(
+        'SELECT name, n FROM items WHERE n >= $1 ORDER BY n',
+        [1],
+      );
       assert.deepEqual(rows, [
         { name: 'a', n: 1 },
         { name: "b'; DROP TABLE items; --", n: 2 },
@@ -61,8 +89,13 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
         }),
         /boom/,
       );
-      const { rows } = await db.query<{ name: string }>("SELECT name FROM items WHERE name IN ('committed', 'rolled-back')");
-      assert.deepEqual(rows.map((r) => r.name), ['committed']);
+      const { rows } = await db.query<{ name: string }>(
+        "SELECT name FROM items WHERE name IN ('committed', 'rolled-back')",
+      );
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        ['committed'],
+      );
     });
 
     test('advisory locks serialise holders of the same key', async () => {
@@ -76,7 +109,11 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
       await Promise.all([holder('1'), holder('2'), holder('3')]);
       for (let i = 0; i < events.length; i += 2) {
         assert.match(events[i]!, /^enter (\d)$/);
-        assert.equal(events[i + 1], events[i]!.replace('enter', 'exit'), `overlap in ${events.join(', ')}`);
+        assert.equal(
+          events[i + 1],
+          events[i]!.replace('enter', 'exit'),
+          `overlap in ${events.join(', ')}`,
+        );
       }
     });
 
@@ -89,7 +126,10 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
       await db.notify('core_test_channel', 'ignored');
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.deepEqual(received, ['hello']);
-      await assert.rejects(db.listen('bad; DROP', () => {}), /invalid notification channel/);
+      await assert.rejects(
+        db.listen('bad; DROP', () => {}),
+        /invalid notification channel/,
+      );
     });
 
     test('concurrent first listeners share one session, each hears its channel once, and close() ends', async () => {
@@ -134,13 +174,21 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
     test('applies migrations once, in order, per service', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'migrations-'));
       writeFileSync(join(dir, '002_add_column.sql'), 'ALTER TABLE widgets ADD COLUMN colour text;');
-      writeFileSync(join(dir, '001_create.sql'), "CREATE TABLE widgets (id int PRIMARY KEY, note text DEFAULT 'a;b');\nINSERT INTO widgets (id) VALUES (1);");
+      writeFileSync(
+        join(dir, '001_create.sql'),
+        "CREATE TABLE widgets (id int PRIMARY KEY, note text DEFAULT 'a;b');\nINSERT INTO widgets (id) VALUES (1);",
+      );
       writeFileSync(join(dir, 'README.md'), 'not a migration');
       const migrations = loadMigrations(dir);
-      assert.deepEqual(migrations.map((m) => m.version), [1, 2]);
+      assert.deepEqual(
+        migrations.map((m) => m.version),
+        [1, 2],
+      );
       assert.deepEqual(await runMigrations(db, 'widgets-service', migrations), [1, 2]);
       assert.deepEqual(await runMigrations(db, 'widgets-service', migrations), []);
-      const { rows } = await db.query<{ note: string; colour: string | null }>('SELECT note, colour FROM widgets');
+      const { rows } = await db.query<{ note: string; colour: string | null }>(
+        'SELECT note, colour FROM widgets',
+      );
       assert.deepEqual(rows, [{ note: 'a;b', colour: null }]);
     });
 
@@ -150,7 +198,9 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
         // On PostgreSQL each call runs in a session of its own from the pool.
         const applied = await Promise.all(
           [0, 1, 2, 3].map((i) =>
-            runMigrations(fresh, `fresh-service-${i}`, [{ version: 1, name: 'create', sql: `CREATE TABLE fresh_${i} (id int)` }]),
+            runMigrations(fresh, `fresh-service-${i}`, [
+              { version: 1, name: 'create', sql: `CREATE TABLE fresh_${i} (id int)` },
+            ]),
           ),
         );
         assert.deepEqual(applied, [[1], [1], [1], [1]]);
@@ -161,7 +211,13 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
     });
 
     test('a failing migration leaves nothing behind and is retried next start', async () => {
-      const broken = [{ version: 1, name: 'broken', sql: 'CREATE TABLE half (id int); SELECT no_such_function();' }];
+      const broken = [
+        {
+          version: 1,
+          name: 'broken',
+          sql: 'CREATE TABLE half (id int); SELECT no_such_function();',
+        },
+      ];
       await assert.rejects(runMigrations(db, 'broken-service', broken));
       const { rows } = await db.query("SELECT to_regclass('half') AS t");
       assert.equal(rows[0]?.t, null);

@@ -12,8 +12,7 @@ export const EXAMPLE_QUESTIONS = [
   'Customers in decile 1',
 ];
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export const CHAT_PAGE_HTML = `<!doctype html>
 <html lang="en">

@@ -156,28 +156,53 @@
       const rows = data.slice().reverse(); // newest first in the API; oldest first, as time reads
       const labels = rows.map((r) => r.sales_year + '-' + String(r.sales_month).padStart(2, '0'));
       return line(container, 'Monthly revenue and orders', labels, [
-        { label: 'Revenue (BRL)', data: rows.map((r) => r.total_revenue), format: format.money, color: PALETTE.blue },
-        { label: 'Orders', data: rows.map((r) => r.total_orders), format: format.number, color: PALETTE.orange, dash: [6, 4], axis: 'right' },
+        {
+          label: 'Revenue (BRL)',
+          data: rows.map((r) => r.total_revenue),
+          format: format.money,
+          color: PALETTE.blue,
+        },
+        {
+          label: 'Orders',
+          data: rows.map((r) => r.total_orders),
+          format: format.number,
+          color: PALETTE.orange,
+          dash: [6, 4],
+          axis: 'right',
+        },
       ]);
     },
     yoy_growth(container, data) {
       const rows = data.slice().reverse();
       const growth = rows.map((r) => r.yoy_growth_percentage);
-      return bars(container, 'Revenue growth over the previous year (%)', rows.map((r) => String(r.calendar_year)), {
-        label: 'Growth',
-        data: growth,
-        format: format.percent,
-        colors: growth.map((g) => (g !== null && g < 0 ? PALETTE.vermillion : PALETTE.blue)),
-      });
+      return bars(
+        container,
+        'Revenue growth over the previous year (%)',
+        rows.map((r) => String(r.calendar_year)),
+        {
+          label: 'Growth',
+          data: growth,
+          format: format.percent,
+          colors: growth.map((g) => (g !== null && g < 0 ? PALETTE.vermillion : PALETTE.blue)),
+        },
+      );
     },
     category_analysis(container, data) {
       const ratio = data.map((r) => r.freight_to_revenue_ratio);
-      return bars(container, 'Freight as a share of revenue (%)', data.map((r) => r.product_category_name), {
-        label: 'Freight / revenue',
-        data: ratio,
-        format: format.percent,
-        colors: ratio.map((v) => (v !== null && v > FREIGHT_ALERT ? PALETTE.orange : PALETTE.blue)),
-      }, true);
+      return bars(
+        container,
+        'Freight as a share of revenue (%)',
+        data.map((r) => r.product_category_name),
+        {
+          label: 'Freight / revenue',
+          data: ratio,
+          format: format.percent,
+          colors: ratio.map((v) =>
+            v !== null && v > FREIGHT_ALERT ? PALETTE.orange : PALETTE.blue,
+          ),
+        },
+        true,
+      );
     },
   };
 

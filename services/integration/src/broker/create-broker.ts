@@ -13,6 +13,7 @@ export interface CreateBrokerOptions {
 }
 
 export async function createBroker(options: CreateBrokerOptions): Promise<Broker> {
-  if (options.natsUrl) return createJetStreamBroker({ url: options.natsUrl, logger: options.logger });
+  if (options.natsUrl)
+    return createJetStreamBroker({ url: options.natsUrl, logger: options.logger });
   return createSqlLogBroker({ db: options.db, logger: options.logger });
 }

@@ -30,19 +30,31 @@ const WIDENINGS: Partial<Record<FieldType, FieldType[]>> = {
   enum: ['string'],
 };
 
-export function checkCompatibility(previous: ContractDefinition, next: ContractDefinition): Incompatibility[] {
+export function checkCompatibility(
+  previous: ContractDefinition,
+  next: ContractDefinition,
+): Incompatibility[] {
   return [...contractLevel(previous, next), ...envelopeLevel(previous, next)];
 }
 
 function contractLevel(previous: ContractDefinition, next: ContractDefinition): Incompatibility[] {
   const found: Incompatibility[] = [];
-  const add = (path: string, rule: string, message: string) => found.push({ level: 'contract', path, rule, message });
+  const add = (path: string, rule: string, message: string) =>
+    found.push({ level: 'contract', path, rule, message });
 
-  if (previous.contractId !== next.contractId) add('contractId', 'contract-id-changed', 'the contract id cannot change');
+  if (previous.contractId !== next.contractId)
+    add('contractId', 'contract-id-changed', 'the contract id cannot change');
   const oldKey = previous.naturalKey;
   const newKey = next.naturalKey;
-  if (oldKey.strategy !== newKey.strategy || oldKey.fields.join('\u0000') !== newKey.fields.join('\u0000')) {
-    add('naturalKey', 'natural-key-changed', 'the natural-key strategy cannot change; create a new contract instead');
+  if (
+    oldKey.strategy !== newKey.strategy ||
+    oldKey.fields.join('\u0000') !== newKey.fields.join('\u0000')
+  ) {
+    add(
+      'naturalKey',
+      'natural-key-changed',
+      'the natural-key strategy cannot change; create a new contract instead',
+    );
   }
 
   const added = next.fields.filter((f) => !previous.fields.some((o) => o.name === f.name));
@@ -52,29 +64,55 @@ function contractLevel(previous: ContractDefinition, next: ContractDefinition): 
     if (!now) {
       const twin = added.find((f) => f.type === old.type);
       const hint = twin ? ` (a rename to ${twin.name} is a removal plus an addition)` : '';
-      return add(path, 'field-removed', `field ${old.name} was removed; consumers may depend on it${hint}`);
+      return add(
+        path,
+        'field-removed',
+        `field ${old.name} was removed; consumers may depend on it${hint}`,
+      );
     }
     if (now.type !== old.type && !WIDENINGS[old.type]?.includes(now.type)) {
-      add(`${path}.type`, 'type-changed', `field ${old.name} changed type from ${old.type} to ${now.type}, which is not a widening`);
+      add(
+        `${path}.type`,
+        'type-changed',
+        `field ${old.name} changed type from ${old.type} to ${now.type}, which is not a widening`,
+      );
     }
     if (old.type === 'enum' && now.type === 'enum') {
       const removed = (old.values ?? []).filter((v) => !(now.values ?? []).includes(v));
-      if (removed.length > 0) add(`${path}.values`, 'enum-value-removed', `field ${old.name} no longer allows ${removed.join(', ')}`);
+      if (removed.length > 0)
+        add(
+          `${path}.values`,
+          'enum-value-removed',
+          `field ${old.name} no longer allows ${removed.join(', ')}`,
+        );
     }
     if (now.required && !old.required && now.default === undefined) {
-      add(`${path}.required`, 'made-required-without-default', `field ${old.name} became required without a default`);
+      add(
+        `${path}.required`,
+        'made-required-without-default',
+        `field ${old.name} became required without a default`,
+      );
     }
   });
   for (const field of added) {
     if (field.required && field.default === undefined) {
-      add(`fields[${next.fields.indexOf(field)}]`, 'required-field-without-default', `new field ${field.name} is required but has no default`);
+      add(
+        `fields[${next.fields.indexOf(field)}]`,
+        'required-field-without-default',
+        `new field ${field.name} is required but has no default`,
+      );
     }
   }
 
   for (const type of previous.recordTypes) {
-    if (!next.recordTypes.includes(type)) add('recordTypes', 'record-type-removed', `record type ${type} was removed`);
+    if (!next.recordTypes.includes(type))
+      add('recordTypes', 'record-type-removed', `record type ${type} was removed`);
     else if (next.lifecycle[type] !== previous.lifecycle[type]) {
-      add(`lifecycle.${type}`, 'lifecycle-class-changed', `record type ${type} moved from ${previous.lifecycle[type]} to ${next.lifecycle[type]}`);
+      add(
+        `lifecycle.${type}`,
+        'lifecycle-class-changed',
+        `record type ${type} moved from ${previous.lifecycle[type]} to ${next.lifecycle[type]}`,
+      );
     }
   }
   return found;
@@ -82,11 +120,13 @@ function contractLevel(previous: ContractDefinition, next: ContractDefinition): 
 
 function envelopeLevel(previous: ContractDefinition, next: ContractDefinition): Incompatibility[] {
   return declaredClasses(previous).flatMap((cls) =>
-    backwardSchemaIncompatibilities(envelopeSchema(previous, cls), envelopeSchema(next, cls)).map((issue) => ({
-      level: 'envelope' as const,
-      path: `${cls}:${issue.path}`,
-      rule: issue.rule,
-      message: issue.message,
-    })),
+    backwardSchemaIncompatibilities(envelopeSchema(previous, cls), envelopeSchema(next, cls)).map(
+      (issue) => ({
+        level: 'envelope' as const,
+        path: `${cls}:${issue.path}`,
+        rule: issue.rule,
+        message: issue.message,
+      }),
+    ),
   );
 }

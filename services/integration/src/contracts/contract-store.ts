@@ -19,10 +19,15 @@ interface ContractRow {
 }
 
 const iso = (value: Date | string): string => new Date(value).toISOString();
-const parse = <T>(value: T | string): T => (typeof value === 'string' ? (JSON.parse(value) as T) : value);
+const parse = <T>(value: T | string): T =>
+  typeof value === 'string' ? (JSON.parse(value) as T) : value;
 
 function toStored(row: ContractRow): StoredContract {
-  return { contract: parse(row.definition), createdAt: iso(row.created_at), updatedAt: iso(row.updated_at) };
+  return {
+    contract: parse(row.definition),
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+  };
 }
 
 /** NOTIFY channel (payload: the contract id) sent in the transaction that changes a contract. */
@@ -47,7 +52,10 @@ const changed = (contractId: string) => {
 const notifyChange = (tx: SqlExecutor, contractId: string) =>
   tx.query('SELECT pg_notify($1, $2)', [CONTRACT_CHANGED_CHANNEL, contractId]);
 
-export async function findContract(db: SqlExecutor, contractId: string): Promise<StoredContract | undefined> {
+export async function findContract(
+  db: SqlExecutor,
+  contractId: string,
+): Promise<StoredContract | undefined> {
   const { rows } = await db.query<ContractRow>(
     'SELECT definition, created_at, updated_at FROM contracts WHERE contract_id = $1',
     [contractId],
@@ -56,38 +64,57 @@ export async function findContract(db: SqlExecutor, contractId: string): Promise
 }
 
 export async function listContracts(db: SqlExecutor): Promise<StoredContract[]> {
-  const { rows } = await db.query<ContractRow>('SELECT definition, created_at, updated_at FROM contracts ORDER BY contract_id');
+  const { rows } = await db.query<ContractRow>(
+    'SELECT definition, created_at, updated_at FROM contracts ORDER BY contract_id',
+  );
   return rows.map(toStored);
 }
 
 /** Inserts a new contract and its first version row; false when the id already exists. */
-export async function insertContract(db: SqlDatabase, contract: ContractDefinition): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const inserted = await tx.query(
-      `INSERT INTO contracts (contract_id, title, schema_version, definition) VALUES ($1, $2, $3, $4::jsonb)
+export async function insertContract(
+  db: SqlDatabase,
+  contract: ContractDefinition,
+): Promise<boolean> {
+  return db
+    .transaction(async (tx) => {
+      const inserted = await tx.query(
+        `INSERT INTO contracts (contract_id, title, schema_version, definition) VALUES ($1, $2, $3, $4::jsonb)
        ON CONFLICT (contract_id) DO NOTHING`,
-      [contract.contractId, contract.title, contract.schemaVersion, JSON.stringify(contract)],
-    );
-    if (inserted.rowCount === 0) return false;
-    await insertVersion(tx, contract);
-    await notifyChange(tx, contract.contractId);
-    return true;
-  }).then((done) => (done && changed(contract.contractId), done));
+        [contract.contractId, contract.title, contract.schemaVersion, JSON.stringify(contract)],
+      );
+      if (inserted.rowCount === 0) return false;
+      await insertVersion(tx, contract);
+      await notifyChange(tx, contract.contractId);
+      return true;
+    })
+    .then((done) => (done && changed(contract.contractId), done));
 }
 
 /** Replaces the current definition when it is still at `previousVersion`; false when another edit won. */
-export async function updateContract(db: SqlDatabase, contract: ContractDefinition, previousVersion: number): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const updated = await tx.query(
-      `UPDATE contracts SET title = $2, schema_version = $3, definition = $4::jsonb, updated_at = now()
+export async function updateContract(
+  db: SqlDatabase,
+  contract: ContractDefinition,
+  previousVersion: number,
+): Promise<boolean> {
+  return db
+    .transaction(async (tx) => {
+      const updated = await tx.query(
+        `UPDATE contracts SET title = $2, schema_version = $3, definition = $4::jsonb, updated_at = now()
        WHERE contract_id = $1 AND schema_version = $5`,
-      [contract.contractId, contract.title, contract.schemaVersion, JSON.stringify(contract), previousVersion],
-    );
-    if (updated.rowCount === 0) return false;
-    await insertVersion(tx, contract);
-    await notifyChange(tx, contract.contractId);
-    return true;
-  }).then((done) => (done && changed(contract.contractId), done));
+        [
+          contract.contractId,
+          contract.title,
+          contract.schemaVersion,
+          JSON.stringify(contract),
+          previousVersion,
+        ],
+      );
+      if (updated.rowCount === 0) return false;
+      await insertVersion(tx, contract);
+      await notifyChange(tx, contract.contractId);
+      return true;
+    })
+    .then((done) => (done && changed(contract.contractId), done));
 }
 
 /** Removes a contract registered a moment ago whose topics could not be provisioned. */
@@ -111,8 +138,15 @@ export interface ContractVersion {
   contract: ContractDefinition;
 }
 
-export async function listVersions(db: SqlExecutor, contractId: string): Promise<ContractVersion[]> {
-  const { rows } = await db.query<{ schema_version: number; created_at: Date; definition: ContractDefinition }>(
+export async function listVersions(
+  db: SqlExecutor,
+  contractId: string,
+): Promise<ContractVersion[]> {
+  const { rows } = await db.query<{
+    schema_version: number;
+    created_at: Date;
+    definition: ContractDefinition;
+  }>(
     'SELECT schema_version, created_at, definition FROM contract_versions WHERE contract_id = $1 ORDER BY schema_version',
     [contractId],
   );

@@ -46,7 +46,10 @@ export interface ContractDefinition {
 export const NATURAL_KEY_SEPARATOR = '|';
 
 /** The record type of a class, or undefined when the contract declares none. */
-export function recordTypeOf(contract: ContractDefinition, lifecycleClass: LifecycleClass): string | undefined {
+export function recordTypeOf(
+  contract: ContractDefinition,
+  lifecycleClass: LifecycleClass,
+): string | undefined {
   return contract.recordTypes.find((type) => contract.lifecycle[type] === lifecycleClass);
 }
 
@@ -57,5 +60,8 @@ export function declaredClasses(contract: ContractDefinition): LifecycleClass[] 
 
 /** `internId` → `intern_id`: the column name of a payload field in shaped tables and CSV. */
 export function columnName(fieldName: string): string {
-  return fieldName.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  return fieldName
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 }

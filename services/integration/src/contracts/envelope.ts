@@ -43,7 +43,10 @@ export function payloadSchema(contract: ContractDefinition): JsonSchema {
     properties: Object.fromEntries(
       contract.fields.map((f) => [
         f.name,
-        { ...FIELD_SCHEMA[f.type]!(f.values), ...(f.default === undefined ? {} : { default: f.default }) },
+        {
+          ...FIELD_SCHEMA[f.type]!(f.values),
+          ...(f.default === undefined ? {} : { default: f.default }),
+        },
       ]),
     ),
     required: contract.fields.filter((f) => f.required).map((f) => f.name),
@@ -63,11 +66,23 @@ export function tombstoneSchema(contract: ContractDefinition): JsonSchema {
 }
 
 /** JSON schema of an envelope of this contract for one lifecycle class. */
-export function envelopeSchema(contract: ContractDefinition, lifecycleClass: LifecycleClass = 'create'): JsonSchema {
+export function envelopeSchema(
+  contract: ContractDefinition,
+  lifecycleClass: LifecycleClass = 'create',
+): JsonSchema {
   const uuid = { type: 'string', format: 'uuid' };
   return {
     type: 'object',
-    required: ['recordId', 'contractId', 'recordType', 'schemaVersion', 'naturalKey', 'occurredAt', 'traceId', 'payload'],
+    required: [
+      'recordId',
+      'contractId',
+      'recordType',
+      'schemaVersion',
+      'naturalKey',
+      'occurredAt',
+      'traceId',
+      'payload',
+    ],
     properties: {
       recordId: uuid,
       contractId: { type: 'string', const: contract.contractId },
@@ -89,7 +104,10 @@ const validators = new Map<string, ValidateFunction>();
 /** By definition object first: a cached contract is validated without serialising it again. */
 const byObject = new WeakMap<ContractDefinition, Map<LifecycleClass, ValidateFunction>>();
 
-function validatorFor(contract: ContractDefinition, lifecycleClass: LifecycleClass): ValidateFunction {
+function validatorFor(
+  contract: ContractDefinition,
+  lifecycleClass: LifecycleClass,
+): ValidateFunction {
   const known = byObject.get(contract)?.get(lifecycleClass);
   if (known) return known;
   const cacheKey = `${contract.contractId}@${contract.schemaVersion}:${lifecycleClass}:${JSON.stringify(contract)}`;
@@ -105,10 +123,16 @@ function validatorFor(contract: ContractDefinition, lifecycleClass: LifecycleCla
 }
 
 /** Validates an envelope; returns the schema violations (empty when valid). */
-export function envelopeViolations(contract: ContractDefinition, lifecycleClass: LifecycleClass, envelope: unknown): string[] {
+export function envelopeViolations(
+  contract: ContractDefinition,
+  lifecycleClass: LifecycleClass,
+  envelope: unknown,
+): string[] {
   const validate = validatorFor(contract, lifecycleClass);
   if (validate(envelope)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
+  return (validate.errors ?? []).map(
+    (e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`,
+  );
 }
 
 export interface EnvelopeIdentity {

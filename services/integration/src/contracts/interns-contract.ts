@@ -12,7 +12,11 @@ export const INTERNS_CONTRACT: ContractDefinition = {
   schemaVersion: 1,
   naturalKey: { strategy: 'field', fields: ['internId'] },
   recordTypes: ['intern.created', 'intern.updated', 'intern.deleted'],
-  lifecycle: { 'intern.created': 'create', 'intern.updated': 'update', 'intern.deleted': 'tombstone' },
+  lifecycle: {
+    'intern.created': 'create',
+    'intern.updated': 'update',
+    'intern.deleted': 'tombstone',
+  },
   fields: [
     { name: 'internId', type: 'string', required: true, queryable: true },
     { name: 'firstName', type: 'string', required: true },

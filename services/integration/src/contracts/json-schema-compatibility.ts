@@ -12,30 +12,60 @@ export interface SchemaIncompatibility {
 
 type Schema = Record<string, unknown>;
 
-const asSchema = (value: unknown): Schema => (typeof value === 'object' && value !== null ? (value as Schema) : {});
+const asSchema = (value: unknown): Schema =>
+  typeof value === 'object' && value !== null ? (value as Schema) : {};
 
-export function backwardSchemaIncompatibilities(oldSchema: Schema, newSchema: Schema, path = ''): SchemaIncompatibility[] {
+export function backwardSchemaIncompatibilities(
+  oldSchema: Schema,
+  newSchema: Schema,
+  path = '',
+): SchemaIncompatibility[] {
   const found: SchemaIncompatibility[] = [];
   const at = path || '/';
   if (oldSchema.type !== newSchema.type) {
-    found.push({ path: at, rule: 'type-changed', message: `type changed from ${String(oldSchema.type)} to ${String(newSchema.type)}` });
+    found.push({
+      path: at,
+      rule: 'type-changed',
+      message: `type changed from ${String(oldSchema.type)} to ${String(newSchema.type)}`,
+    });
     return found;
   }
   if (newSchema.const !== undefined && newSchema.const !== oldSchema.const) {
-    found.push({ path: at, rule: 'const-changed', message: `value fixed to ${JSON.stringify(newSchema.const)} (was ${JSON.stringify(oldSchema.const)})` });
+    found.push({
+      path: at,
+      rule: 'const-changed',
+      message: `value fixed to ${JSON.stringify(newSchema.const)} (was ${JSON.stringify(oldSchema.const)})`,
+    });
   }
   if (newSchema.format !== undefined && newSchema.format !== oldSchema.format) {
-    found.push({ path: at, rule: 'format-narrowed', message: `format ${String(newSchema.format)} now required (was ${String(oldSchema.format ?? 'none')})` });
+    found.push({
+      path: at,
+      rule: 'format-narrowed',
+      message: `format ${String(newSchema.format)} now required (was ${String(oldSchema.format ?? 'none')})`,
+    });
   }
   if (Array.isArray(newSchema.enum)) {
     const allowed = new Set(newSchema.enum);
-    const lost = Array.isArray(oldSchema.enum) ? oldSchema.enum.filter((v) => !allowed.has(v)) : ['(any value)'];
+    const lost = Array.isArray(oldSchema.enum)
+      ? oldSchema.enum.filter((v) => !allowed.has(v))
+      : ['(any value)'];
     if (lost.length > 0) {
-      found.push({ path: at, rule: 'enum-narrowed', message: `values no longer accepted: ${lost.join(', ')}` });
+      found.push({
+        path: at,
+        rule: 'enum-narrowed',
+        message: `values no longer accepted: ${lost.join(', ')}`,
+      });
     }
   }
-  if (typeof newSchema.minimum === 'number' && (typeof oldSchema.minimum !== 'number' || newSchema.minimum > oldSchema.minimum)) {
-    found.push({ path: at, rule: 'minimum-raised', message: `minimum raised to ${newSchema.minimum}` });
+  if (
+    typeof newSchema.minimum === 'number' &&
+    (typeof oldSchema.minimum !== 'number' || newSchema.minimum > oldSchema.minimum)
+  ) {
+    found.push({
+      path: at,
+      rule: 'minimum-raised',
+      message: `minimum raised to ${newSchema.minimum}`,
+    });
   }
   if (newSchema.type !== 'object') return found;
 
@@ -45,16 +75,36 @@ export function backwardSchemaIncompatibilities(oldSchema: Schema, newSchema: Sc
   const closed = newSchema.additionalProperties === false;
   for (const name of Object.keys(oldProps)) {
     const child = `${path}/${name}`;
-    if (name in newProps) found.push(...backwardSchemaIncompatibilities(asSchema(oldProps[name]), asSchema(newProps[name]), child));
-    else if (closed) found.push({ path: child, rule: 'property-removed', message: `property ${name} removed; documents carrying it no longer validate` });
+    if (name in newProps)
+      found.push(
+        ...backwardSchemaIncompatibilities(
+          asSchema(oldProps[name]),
+          asSchema(newProps[name]),
+          child,
+        ),
+      );
+    else if (closed)
+      found.push({
+        path: child,
+        rule: 'property-removed',
+        message: `property ${name} removed; documents carrying it no longer validate`,
+      });
   }
   for (const name of (newSchema.required as string[] | undefined) ?? []) {
     if (oldRequired.has(name)) continue;
     if (asSchema(newProps[name]).default !== undefined) continue;
-    found.push({ path: `${path}/${name}`, rule: 'required-added', message: `property ${name} is now required without a default; older documents may lack it` });
+    found.push({
+      path: `${path}/${name}`,
+      rule: 'required-added',
+      message: `property ${name} is now required without a default; older documents may lack it`,
+    });
   }
   if (closed && oldSchema.additionalProperties !== false) {
-    found.push({ path: at, rule: 'closed', message: 'additional properties are no longer allowed' });
+    found.push({
+      path: at,
+      rule: 'closed',
+      message: 'additional properties are no longer allowed',
+    });
   }
   return found;
 }

@@ -27,7 +27,8 @@ export function validatePayload(contract: ContractDefinition, input: unknown): P
   const payload: Payload = {};
   const declared = new Set(contract.fields.map((field) => field.name));
   for (const key of Object.keys(given)) {
-    if (!declared.has(key)) errors.push({ field: key, message: 'is not a declared field of this contract' });
+    if (!declared.has(key))
+      errors.push({ field: key, message: 'is not a declared field of this contract' });
   }
   for (const field of contract.fields) {
     let value = given[field.name];
@@ -43,7 +44,10 @@ export function validatePayload(contract: ContractDefinition, input: unknown): P
   if (contract.naturalKey.fields.length > 1) {
     for (const name of contract.naturalKey.fields) {
       if (payload[name]?.includes(NATURAL_KEY_SEPARATOR)) {
-        errors.push({ field: name, message: `must not contain "${NATURAL_KEY_SEPARATOR}" (it joins the parts of the natural key)` });
+        errors.push({
+          field: name,
+          message: `must not contain "${NATURAL_KEY_SEPARATOR}" (it joins the parts of the natural key)`,
+        });
       }
     }
   }

@@ -16,7 +16,11 @@ export const LEGACY_INTERN_TOPIC: TopicSpec = { name: 'intern.created', partitio
 /** First releases' dead-letter topic; provisioned so old tooling finds it. */
 export const LEGACY_DEAD_LETTER_TOPIC: TopicSpec = { name: 'intern.dlq', partitions: 1 };
 
-const SUFFIX: Record<LifecycleClass, string> = { create: 'created', update: 'updated', tombstone: 'deleted' };
+const SUFFIX: Record<LifecycleClass, string> = {
+  create: 'created',
+  update: 'updated',
+  tombstone: 'deleted',
+};
 
 export function topicName(contractId: string, lifecycleClass: LifecycleClass): string {
   return `${contractId}.${SUFFIX[lifecycleClass]}`;
@@ -31,7 +35,12 @@ export function contractTopics(contract: ContractDefinition): TopicSpec[] {
 }
 
 /** The topic an envelope of `recordType` goes to, or undefined for a type the contract does not declare. */
-export function topicForRecordType(contract: ContractDefinition, recordType: string): string | undefined {
+export function topicForRecordType(
+  contract: ContractDefinition,
+  recordType: string,
+): string | undefined {
   const cls = contract.lifecycle[recordType];
-  return cls && contract.recordTypes.includes(recordType) ? topicName(contract.contractId, cls) : undefined;
+  return cls && contract.recordTypes.includes(recordType)
+    ? topicName(contract.contractId, cls)
+    : undefined;
 }

@@ -3,7 +3,14 @@
  * edits, adapter type registry, attachments and their feed for adapters, dead-letter read
  * API and replay, and the operator console (`/console`). Built with injected dependencies so tests drive it with `app.inject()`.
  */
-import { createHttpApp, createOutboundGuard, LOCAL_OUTBOUND, type AccessPolicy, type Logger, type SqlDatabase } from '@platform/core';
+import {
+  createHttpApp,
+  createOutboundGuard,
+  LOCAL_OUTBOUND,
+  type AccessPolicy,
+  type Logger,
+  type SqlDatabase,
+} from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
@@ -25,7 +32,7 @@ export interface ControlPlaneOptions {
   /** Attach the interns contract to the relational and csv types when they first register. @defaultValue true */
   seedInternsAttachments?: boolean;
   /** Submission service the console reads records from. @defaultValue `() => 'http://127.0.0.1:8080'` */
-  submissionUrl?: () => string;  /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
+  submissionUrl?: () => string; /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
   access?: AccessPolicy;
   /** The key the console presents to the submission service and adapters (`platformApiKey`). */
   platformApiKey?: string | undefined;
@@ -40,11 +47,21 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.access ? { access: options.access } : {}),
-    health: { database: async () => { await db.ping(); return db.engine; }, broker: async () => { await broker.ping(); return broker.driver; } },
+    health: {
+      database: async () => {
+        await db.ping();
+        return db.engine;
+      },
+      broker: async () => {
+        await broker.ping();
+        return broker.driver;
+      },
+    },
     openapi: {
       title: 'Integration platform: control plane',
       version: '1.0.0',
-      description: 'Contracts (versioned, BACKWARD-compatible edits), adapter types, attachments, dead letters.',
+      description:
+        'Contracts (versioned, BACKWARD-compatible edits), adapter types, attachments, dead letters.',
     },
   });
   installTextGuard(app);
@@ -52,10 +69,17 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
   registerAdapterTypeRoutes(app, {
     db,
     livenessSeconds: options.livenessSeconds ?? 90,
-    ...(options.seedInternsAttachments === false ? {} : { onRegistered: (type) => seedInternsAttachment(db, logger, type) }),
+    ...(options.seedInternsAttachments === false
+      ? {}
+      : { onRegistered: (type) => seedInternsAttachment(db, logger, type) }),
   });
   registerAttachmentRoutes(app, { db });
   registerDeadLetterRoutes(app, { db, broker });
-  registerConsoleRoutes(app, { db, submissionUrl: options.submissionUrl ?? (() => 'http://127.0.0.1:8080'), apiKey: options.platformApiKey, outbound: createOutboundGuard({ allowed: options.allowedOutbound ?? LOCAL_OUTBOUND }) });
+  registerConsoleRoutes(app, {
+    db,
+    submissionUrl: options.submissionUrl ?? (() => 'http://127.0.0.1:8080'),
+    apiKey: options.platformApiKey,
+    outbound: createOutboundGuard({ allowed: options.allowedOutbound ?? LOCAL_OUTBOUND }),
+  });
   return app;
 }

@@ -42,7 +42,8 @@ function describe(schema: JsonSchema, pointer: string): string | undefined {
   for (const part of pointer.split('/').filter(Boolean)) {
     if (!node) break;
     const props = node.properties as Record<string, JsonSchema> | undefined;
-    node = props?.[part] ?? (/^\d+$/.test(part) ? (node.items as JsonSchema | undefined) : undefined);
+    node =
+      props?.[part] ?? (/^\d+$/.test(part) ? (node.items as JsonSchema | undefined) : undefined);
     if (typeof node?.description === 'string') found = node.description;
   }
   return found;
@@ -53,9 +54,19 @@ export function configErrors(schema: JsonSchema, errorObjects: ErrorObject[]): C
     let pointer = error.instancePath;
     const params = error.params as Record<string, unknown>;
     if (error.keyword === 'required') pointer += `/${String(params.missingProperty)}`;
-    if (error.keyword === 'additionalProperties') pointer += `/${String(params.additionalProperty)}`;
-    const path = `config${pointer.split('/').filter(Boolean).map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('')}`;
-    const message = error.keyword === 'required' ? 'is required' : error.keyword === 'additionalProperties' ? 'is not a config member of this adapter type' : (error.message ?? 'is invalid');
+    if (error.keyword === 'additionalProperties')
+      pointer += `/${String(params.additionalProperty)}`;
+    const path = `config${pointer
+      .split('/')
+      .filter(Boolean)
+      .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+      .join('')}`;
+    const message =
+      error.keyword === 'required'
+        ? 'is required'
+        : error.keyword === 'additionalProperties'
+          ? 'is not a config member of this adapter type'
+          : (error.message ?? 'is invalid');
     const description = describe(schema, pointer);
     return description === undefined ? { path, message } : { path, message, description };
   });

@@ -7,7 +7,12 @@ import type { SqlDatabase } from '@platform/core';
 import type { Broker } from '../broker/broker.js';
 import type { ContractDefinition } from '../contracts/contract.js';
 import { checkCompatibility, type Incompatibility } from '../contracts/compatibility.js';
-import { deleteContract, findContract, insertContract, updateContract } from '../contracts/contract-store.js';
+import {
+  deleteContract,
+  findContract,
+  insertContract,
+  updateContract,
+} from '../contracts/contract-store.js';
 import { contractTopics } from '../contracts/topics.js';
 import { validateDefinition } from '../contracts/validate-definition.js';
 import { errors } from '../errors.js';
@@ -28,14 +33,21 @@ async function provisionTopics(broker: Broker, contract: ContractDefinition): Pr
   for (const topic of contractTopics(contract)) await broker.ensureTopic(topic);
 }
 
-export async function registerContract(db: SqlDatabase, broker: Broker, input: unknown): Promise<ContractDefinition> {
+export async function registerContract(
+  db: SqlDatabase,
+  broker: Broker,
+  input: unknown,
+): Promise<ContractDefinition> {
   const contract = definitionOrThrow(input);
   if (!(await insertContract(db, contract))) throw errors.CONTRACT_EXISTS();
   try {
     await provisionTopics(broker, contract);
   } catch (error) {
     await deleteContract(db, contract.contractId);
-    throw errors.BROKER_UNAVAILABLE({ detail: 'broker unavailable; the contract was not registered', cause: error });
+    throw errors.BROKER_UNAVAILABLE({
+      detail: 'broker unavailable; the contract was not registered',
+      cause: error,
+    });
   }
   return contract;
 }
@@ -50,11 +62,18 @@ export interface EvolutionCheck {
 }
 
 /** Validates the proposed definition and compares it with the current version (no writes). */
-export async function checkEvolution(db: SqlDatabase, contractId: string, input: unknown): Promise<EvolutionCheck> {
+export async function checkEvolution(
+  db: SqlDatabase,
+  contractId: string,
+  input: unknown,
+): Promise<EvolutionCheck> {
   const stored = await findContract(db, contractId);
   if (!stored) throw errors.CONTRACT_NOT_FOUND();
   const current = stored.contract;
-  const body = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
+  const body =
+    typeof input === 'object' && input !== null && !Array.isArray(input)
+      ? (input as Record<string, unknown>)
+      : undefined;
   if (body && body.contractId !== undefined && body.contractId !== contractId) {
     throw errors.CONTRACT_INVALID({
       detail: 'contract definition is invalid: contractId must match the path',
@@ -62,7 +81,9 @@ export async function checkEvolution(db: SqlDatabase, contractId: string, input:
     });
   }
   const proposedVersion = current.schemaVersion + 1;
-  const next = definitionOrThrow(body ? { ...body, contractId, schemaVersion: body.schemaVersion ?? proposedVersion } : input);
+  const next = definitionOrThrow(
+    body ? { ...body, contractId, schemaVersion: body.schemaVersion ?? proposedVersion } : input,
+  );
   if (next.schemaVersion !== proposedVersion) {
     throw errors.CONTRACT_VERSION_CONFLICT({
       detail: `schemaVersion must be ${proposedVersion} (the current version is ${current.schemaVersion})`,
@@ -80,7 +101,12 @@ export async function checkEvolution(db: SqlDatabase, contractId: string, input:
 }
 
 /** Applies a compatible edit as the next version and provisions topics of newly declared classes. */
-export async function evolveContract(db: SqlDatabase, broker: Broker, contractId: string, input: unknown): Promise<ContractDefinition> {
+export async function evolveContract(
+  db: SqlDatabase,
+  broker: Broker,
+  contractId: string,
+  input: unknown,
+): Promise<ContractDefinition> {
   const check = await checkEvolution(db, contractId, input);
   if (!check.compatible) {
     const first = check.incompatibilities[0]!;
@@ -92,10 +118,15 @@ export async function evolveContract(db: SqlDatabase, broker: Broker, contractId
   try {
     await provisionTopics(broker, check.next);
   } catch (error) {
-    throw errors.BROKER_UNAVAILABLE({ detail: 'broker unavailable; the contract was not changed', cause: error });
+    throw errors.BROKER_UNAVAILABLE({
+      detail: 'broker unavailable; the contract was not changed',
+      cause: error,
+    });
   }
   if (!(await updateContract(db, check.next, check.currentVersion))) {
-    throw errors.CONTRACT_VERSION_CONFLICT({ detail: 'the contract was changed meanwhile; check again against the new version' });
+    throw errors.CONTRACT_VERSION_CONFLICT({
+      detail: 'the contract was changed meanwhile; check again against the new version',
+    });
   }
   return check.next;
 }

@@ -2,7 +2,13 @@
 import type { SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../broker/broker.js';
-import { findDeadLetter, GROUP_COLUMNS, groupDeadLetters, listDeadLetters, type GroupDimension } from '../dead-letters/dead-letter-store.js';
+import {
+  findDeadLetter,
+  GROUP_COLUMNS,
+  groupDeadLetters,
+  listDeadLetters,
+  type GroupDimension,
+} from '../dead-letters/dead-letter-store.js';
 import { replayDeadLetter } from '../dead-letters/replay.js';
 import { errors } from '../errors.js';
 
@@ -20,14 +26,19 @@ interface Query {
   offset: number;
 }
 
-export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDatabase; broker: Broker }): void {
+export function registerDeadLetterRoutes(
+  app: FastifyInstance,
+  deps: { db: SqlDatabase; broker: Broker },
+): void {
   const { db, broker } = deps;
 
   app.get<{ Querystring: Query }>(
     '/dead-letters',
     {
-      config: { scope: 'read' }, schema: {
-        summary: 'Dead letters, newest first; filter by contract, error type, adapter, replayed; or group (groupBy=contractId,errorType,failedAdapter)',
+      config: { scope: 'read' },
+      schema: {
+        summary:
+          'Dead letters, newest first; filter by contract, error type, adapter, replayed; or group (groupBy=contractId,errorType,failedAdapter)',
         tags,
         querystring: {
           type: 'object',
@@ -37,7 +48,11 @@ export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDa
             errorType: { type: 'string' },
             failedAdapter: { type: 'string' },
             replayed: { type: 'boolean' },
-            groupBy: { type: 'string', pattern: '^(contractId|errorType|failedAdapter)(,(contractId|errorType|failedAdapter))*$' },
+            groupBy: {
+              type: 'string',
+              pattern:
+                '^(contractId|errorType|failedAdapter)(,(contractId|errorType|failedAdapter))*$',
+            },
             limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
             offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
           },
@@ -47,7 +62,9 @@ export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDa
     async (request) => {
       const { groupBy, limit, offset, ...filter } = request.query;
       if (groupBy) {
-        const dimensions = [...new Set(groupBy.split(','))].filter((d): d is GroupDimension => d in GROUP_COLUMNS);
+        const dimensions = [...new Set(groupBy.split(','))].filter(
+          (d): d is GroupDimension => d in GROUP_COLUMNS,
+        );
         return { groupBy: dimensions, groups: await groupDeadLetters(db, filter, dimensions) };
       }
       const { deadLetters, total } = await listDeadLetters(db, filter, { limit, offset });
@@ -57,9 +74,14 @@ export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDa
 
   app.get<{ Params: { id: string } }>(
     '/dead-letters/:id',
-    { config: { scope: 'read' }, schema: { summary: 'One dead letter with the original message', tags, params: idParams } },
+    {
+      config: { scope: 'read' },
+      schema: { summary: 'One dead letter with the original message', tags, params: idParams },
+    },
     async (request) => {
-      const deadLetter = UUID.test(request.params.id) ? await findDeadLetter(db, request.params.id) : undefined;
+      const deadLetter = UUID.test(request.params.id)
+        ? await findDeadLetter(db, request.params.id)
+        : undefined;
       if (!deadLetter) throw errors.DEAD_LETTER_NOT_FOUND();
       return { deadLetter };
     },
@@ -67,11 +89,27 @@ export function registerDeadLetterRoutes(app: FastifyInstance, deps: { db: SqlDa
 
   app.post<{ Params: { id: string } }>(
     '/dead-letters/:id/replay',
-    { config: { scope: 'operate' }, schema: { summary: "Republish the original envelope to the topic of its own record type and contract; the entry is kept and marked replayed", tags, params: idParams } },
+    {
+      config: { scope: 'operate' },
+      schema: {
+        summary:
+          'Republish the original envelope to the topic of its own record type and contract; the entry is kept and marked replayed',
+        tags,
+        params: idParams,
+      },
+    },
     async (request) => {
       if (!UUID.test(request.params.id)) throw errors.DEAD_LETTER_NOT_FOUND();
       const { deadLetter, published } = await replayDeadLetter(db, broker, request.params.id);
-      request.log.info({ deadLetterId: deadLetter.id, traceId: deadLetter.traceId, contractId: deadLetter.contractId, topic: published.topic }, 'dead letter replayed');
+      request.log.info(
+        {
+          deadLetterId: deadLetter.id,
+          traceId: deadLetter.traceId,
+          contractId: deadLetter.contractId,
+          topic: published.topic,
+        },
+        'dead letter replayed',
+      );
       return { deadLetter, published };
     },
   );

@@ -27,7 +27,10 @@ export const INTERNS_SEED_CONFIGS: Record<string, Record<string, unknown>> = {
 };
 
 async function claimSeed(db: SqlDatabase, name: string): Promise<boolean> {
-  const { rowCount } = await db.query('INSERT INTO platform_seeds (name) VALUES ($1) ON CONFLICT (name) DO NOTHING', [name]);
+  const { rowCount } = await db.query(
+    'INSERT INTO platform_seeds (name) VALUES ($1) ON CONFLICT (name) DO NOTHING',
+    [name],
+  );
   return rowCount > 0;
 }
 
@@ -48,10 +51,14 @@ export async function seedInternsContract(
 ): Promise<void> {
   const existing = await findContract(db, shipped.contractId);
   if (!existing) {
-    if (await insertContract(db, shipped)) logger.info({ contractId: shipped.contractId }, 'shipped contract registered');
+    if (await insertContract(db, shipped))
+      logger.info({ contractId: shipped.contractId }, 'shipped contract registered');
   } else if (existing.contract.schemaVersion < shipped.schemaVersion) {
     await evolveContract(db, broker, shipped.contractId, shipped);
-    logger.info({ contractId: shipped.contractId, schemaVersion: shipped.schemaVersion }, 'contract moved to the shipped version');
+    logger.info(
+      { contractId: shipped.contractId, schemaVersion: shipped.schemaVersion },
+      'contract moved to the shipped version',
+    );
   }
   const stored = await findContract(db, shipped.contractId);
   for (const topic of contractTopics(stored?.contract ?? shipped)) await broker.ensureTopic(topic);
@@ -72,9 +79,20 @@ export async function seedInternsAttachment(
   const validate = configValidator(type.configSchema);
   if (!validate(config)) {
     await releaseSeed(db, name);
-    logger.error({ adapterType: type.type, errors: configErrors(type.configSchema, validate.errors ?? []) }, 'default interns attachment does not fit the adapter type config schema; not attached');
+    logger.error(
+      { adapterType: type.type, errors: configErrors(type.configSchema, validate.errors ?? []) },
+      'default interns attachment does not fit the adapter type config schema; not attached',
+    );
     return;
   }
-  await insertAttachment(db, { attachmentId: randomUUID(), contractId: INTERNS_CONTRACT.contractId, adapterType: type.type, config });
-  logger.info({ contractId: INTERNS_CONTRACT.contractId, adapterType: type.type, config }, 'interns contract attached');
+  await insertAttachment(db, {
+    attachmentId: randomUUID(),
+    contractId: INTERNS_CONTRACT.contractId,
+    adapterType: type.type,
+    config,
+  });
+  logger.info(
+    { contractId: INTERNS_CONTRACT.contractId, adapterType: type.type, config },
+    'interns contract attached',
+  );
 }

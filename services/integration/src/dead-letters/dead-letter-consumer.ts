@@ -11,25 +11,35 @@ import { parseDeadLetter } from './parse-dead-letter.js';
 
 export const DEAD_LETTER_GROUP = 'control-plane.dead-letters';
 
-export async function startDeadLetterConsumer(deps: { db: SqlExecutor; broker: Broker; logger: Logger }): Promise<Consumer> {
+export async function startDeadLetterConsumer(deps: {
+  db: SqlExecutor;
+  broker: Broker;
+  logger: Logger;
+}): Promise<Consumer> {
   const { db, broker, logger } = deps;
   await broker.ensureTopic(DEAD_LETTER_TOPIC);
-  return broker.subscribe({ groupId: DEAD_LETTER_GROUP, topics: [DEAD_LETTER_TOPIC.name], fromBeginning: true }, async (record) => {
-    const deadLetter = parseDeadLetter(record);
-    if (!deadLetter) {
-      logger.error({ topic: record.topic, partition: record.partition, offset: record.offset }, 'not a dead-letter envelope; skipped');
-      return;
-    }
-    const stored = await insertDeadLetter(db, deadLetter);
-    logger.warn(
-      {
-        traceId: deadLetter.traceId,
-        contractId: deadLetter.contractId,
-        errorType: deadLetter.errorType,
-        failedAdapter: deadLetter.failedAdapter,
-        duplicate: !stored,
-      },
-      'dead letter recorded',
-    );
-  });
+  return broker.subscribe(
+    { groupId: DEAD_LETTER_GROUP, topics: [DEAD_LETTER_TOPIC.name], fromBeginning: true },
+    async (record) => {
+      const deadLetter = parseDeadLetter(record);
+      if (!deadLetter) {
+        logger.error(
+          { topic: record.topic, partition: record.partition, offset: record.offset },
+          'not a dead-letter envelope; skipped',
+        );
+        return;
+      }
+      const stored = await insertDeadLetter(db, deadLetter);
+      logger.warn(
+        {
+          traceId: deadLetter.traceId,
+          contractId: deadLetter.contractId,
+          errorType: deadLetter.errorType,
+          failedAdapter: deadLetter.failedAdapter,
+          duplicate: !stored,
+        },
+        'dead letter recorded',
+      );
+    },
+  );
 }

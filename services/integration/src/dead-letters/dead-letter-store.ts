@@ -86,9 +86,22 @@ export async function insertDeadLetter(db: SqlExecutor, d: NewDeadLetter): Promi
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16)
      ON CONFLICT (dlq_topic, dlq_partition, dlq_offset) DO NOTHING`,
     [
-      d.id, d.deadLetterTopic, d.deadLetterPartition, d.deadLetterOffset, d.originalTopic, d.originalPartition,
-      d.originalOffset, d.originalKey, d.contractId, JSON.stringify(d.originalPayload ?? null), d.errorType,
-      d.errorMessage, d.failedAdapter, d.attemptCount, d.quarantinedAt, d.traceId,
+      d.id,
+      d.deadLetterTopic,
+      d.deadLetterPartition,
+      d.deadLetterOffset,
+      d.originalTopic,
+      d.originalPartition,
+      d.originalOffset,
+      d.originalKey,
+      d.contractId,
+      JSON.stringify(d.originalPayload ?? null),
+      d.errorType,
+      d.errorMessage,
+      d.failedAdapter,
+      d.attemptCount,
+      d.quarantinedAt,
+      d.traceId,
     ],
   );
   return rowCount > 0;
@@ -102,14 +115,23 @@ export interface DeadLetterFilter {
 }
 
 /** Grouping dimensions and their columns (never user text in SQL). */
-export const GROUP_COLUMNS = { contractId: 'contract_id', errorType: 'error_type', failedAdapter: 'failed_adapter' } as const;
+export const GROUP_COLUMNS = {
+  contractId: 'contract_id',
+  errorType: 'error_type',
+  failedAdapter: 'failed_adapter',
+} as const;
 export type GroupDimension = keyof typeof GROUP_COLUMNS;
 
 function where(filter: DeadLetterFilter): { clause: string; params: unknown[] } {
   return {
     clause: `WHERE ($1::text IS NULL OR contract_id = $1) AND ($2::text IS NULL OR error_type = $2)
       AND ($3::text IS NULL OR failed_adapter = $3) AND ($4::boolean IS NULL OR replayed = $4)`,
-    params: [filter.contractId ?? null, filter.errorType ?? null, filter.failedAdapter ?? null, filter.replayed ?? null],
+    params: [
+      filter.contractId ?? null,
+      filter.errorType ?? null,
+      filter.failedAdapter ?? null,
+      filter.replayed ?? null,
+    ],
   };
 }
 
@@ -120,12 +142,14 @@ export async function listDeadLetters(
 ): Promise<{ deadLetters: DeadLetter[]; total: number }> {
   const { clause, params } = where(filter);
   const [list, count] = await Promise.all([
-    db.query<Row>(`SELECT ${COLUMNS} FROM dead_letters ${clause} ORDER BY quarantined_at DESC, id LIMIT $5 OFFSET $6`, [
-      ...params,
-      page.limit,
-      page.offset,
-    ]),
-    db.query<{ total: string | number }>(`SELECT count(*) AS total FROM dead_letters ${clause}`, params),
+    db.query<Row>(
+      `SELECT ${COLUMNS} FROM dead_letters ${clause} ORDER BY quarantined_at DESC, id LIMIT $5 OFFSET $6`,
+      [...params, page.limit, page.offset],
+    ),
+    db.query<{ total: string | number }>(
+      `SELECT count(*) AS total FROM dead_letters ${clause}`,
+      params,
+    ),
   ]);
   return { deadLetters: list.rows.map(toDeadLetter), total: Number(count.rows[0]?.total ?? 0) };
 }

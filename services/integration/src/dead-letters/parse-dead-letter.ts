@@ -20,8 +20,10 @@ function contractOfTopic(topic: string): string | null {
   return match ? match[1]! : null;
 }
 
-const text = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
-const int = (value: unknown): number => (Number.isFinite(Number(value)) ? Math.trunc(Number(value)) : 0);
+const text = (value: unknown, fallback = ''): string =>
+  typeof value === 'string' ? value : fallback;
+const int = (value: unknown): number =>
+  Number.isFinite(Number(value)) ? Math.trunc(Number(value)) : 0;
 
 function decodePayload(value: unknown): unknown {
   if (typeof value === 'string') {
@@ -31,8 +33,14 @@ function decodePayload(value: unknown): unknown {
       return value;
     }
   }
-  if (value && typeof value === 'object' && typeof (value as { base64?: unknown }).base64 === 'string') {
-    return decodePayload(Buffer.from((value as { base64: string }).base64, 'base64').toString('utf8'));
+  if (
+    value &&
+    typeof value === 'object' &&
+    typeof (value as { base64?: unknown }).base64 === 'string'
+  ) {
+    return decodePayload(
+      Buffer.from((value as { base64: string }).base64, 'base64').toString('utf8'),
+    );
   }
   if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer') {
     return decodePayload(Buffer.from((value as { data: number[] }).data).toString('utf8'));
@@ -51,7 +59,9 @@ export function parseDeadLetter(record: BrokerRecord): NewDeadLetter | undefined
   }
   if (typeof body.errorType !== 'string') return undefined;
   const originalPayload = decodePayload(body.originalPayload);
-  const envelope = (originalPayload && typeof originalPayload === 'object' ? originalPayload : {}) as Record<string, unknown>;
+  const envelope = (
+    originalPayload && typeof originalPayload === 'object' ? originalPayload : {}
+  ) as Record<string, unknown>;
   const quarantinedAt = new Date(text(body.quarantinedAt, record.timestamp.toISOString()));
   return {
     id: randomUUID(),
@@ -73,7 +83,9 @@ export function parseDeadLetter(record: BrokerRecord): NewDeadLetter | undefined
     errorMessage: text(body.errorMessage),
     failedAdapter: text(body.failedAdapter),
     attemptCount: int(body.attemptCount),
-    quarantinedAt: Number.isNaN(quarantinedAt.getTime()) ? record.timestamp.toISOString() : quarantinedAt.toISOString(),
+    quarantinedAt: Number.isNaN(quarantinedAt.getTime())
+      ? record.timestamp.toISOString()
+      : quarantinedAt.toISOString(),
     traceId: text(envelope.traceId) || record.headers.traceId || record.headers['trace-id'] || null,
   };
 }

@@ -11,7 +11,11 @@ import { LEGACY_INTERN_TOPIC, topicForRecordType } from '../contracts/topics.js'
 import { errors } from '../errors.js';
 import { findDeadLetter, markReplayed, type DeadLetter } from './dead-letter-store.js';
 
-async function targetTopic(db: SqlExecutor, message: Record<string, unknown>, deadLetter: DeadLetter): Promise<string> {
+async function targetTopic(
+  db: SqlExecutor,
+  message: Record<string, unknown>,
+  deadLetter: DeadLetter,
+): Promise<string> {
   const { contractId, recordType } = message;
   if (typeof contractId === 'string' && typeof recordType === 'string') {
     const stored = await findContract(db, contractId);
@@ -21,7 +25,11 @@ async function targetTopic(db: SqlExecutor, message: Record<string, unknown>, de
       detail: `cannot replay: contract ${contractId} declares no record type ${recordType}`,
     });
   }
-  if (contractId === undefined && typeof message.recordId === 'string' && deadLetter.originalTopic === LEGACY_INTERN_TOPIC.name) {
+  if (
+    contractId === undefined &&
+    typeof message.recordId === 'string' &&
+    deadLetter.originalTopic === LEGACY_INTERN_TOPIC.name
+  ) {
     return LEGACY_INTERN_TOPIC.name;
   }
   throw errors.DEAD_LETTER_NOT_REPLAYABLE();
@@ -35,10 +43,12 @@ export async function replayDeadLetter(
   const deadLetter = await findDeadLetter(db, id);
   if (!deadLetter) throw errors.DEAD_LETTER_NOT_FOUND();
   const message = deadLetter.originalPayload;
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) throw errors.DEAD_LETTER_NOT_REPLAYABLE();
+  if (typeof message !== 'object' || message === null || Array.isArray(message))
+    throw errors.DEAD_LETTER_NOT_REPLAYABLE();
   const envelope = message as Record<string, unknown>;
   const topic = await targetTopic(db, envelope, deadLetter);
-  const key = typeof envelope.naturalKey === 'string' ? envelope.naturalKey : deadLetter.originalKey;
+  const key =
+    typeof envelope.naturalKey === 'string' ? envelope.naturalKey : deadLetter.originalKey;
   const headers: Record<string, string> = { replayOf: deadLetter.id };
   if (deadLetter.traceId) headers.traceId = deadLetter.traceId;
   let published: PublishResult;

@@ -28,7 +28,7 @@ export interface SubmissionOptions {
   /** Record id generator. @defaultValue `crypto.randomUUID` */
   newRecordId?: () => string;
   /** Clock for `occurredAt`. @defaultValue `() => new Date()` */
-  now?: () => Date;  /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
+  now?: () => Date; /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
   access?: AccessPolicy;
 }
 
@@ -39,11 +39,21 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.access ? { access: options.access } : {}),
-    health: { database: async () => { await db.ping(); return db.engine; }, broker: async () => { await broker.ping(); return broker.driver; } },
+    health: {
+      database: async () => {
+        await db.ping();
+        return db.engine;
+      },
+      broker: async () => {
+        await broker.ping();
+        return broker.driver;
+      },
+    },
     openapi: {
       title: 'Integration platform: submission service',
       version: '1.0.0',
-      description: 'Submit records of runtime contracts; each is validated, wrapped in an envelope and published.',
+      description:
+        'Submit records of runtime contracts; each is validated, wrapped in an envelope and published.',
     },
   });
   installTraceIds(app);

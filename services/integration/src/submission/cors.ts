@@ -11,7 +11,8 @@ const EXPOSED_HEADERS = 'x-request-id, x-trace-id';
 
 export function installInternsCors(app: FastifyInstance, origins: readonly string[]): void {
   const allowed = new Set(origins.map((o) => o.replace(/\/$/, '')));
-  const isInterns = (url: string) => url === '/interns' || url.startsWith('/interns?') || url.startsWith('/interns/');
+  const isInterns = (url: string) =>
+    url === '/interns' || url.startsWith('/interns?') || url.startsWith('/interns/');
 
   app.addHook('onRequest', async (request, reply) => {
     if (!isInterns(request.url)) return;
@@ -24,7 +25,10 @@ export function installInternsCors(app: FastifyInstance, origins: readonly strin
 
   app.options(
     '/interns',
-    { config: { scope: 'open' }, schema: { summary: 'CORS preflight for /interns', tags: ['interns (legacy)'] } },
+    {
+      config: { scope: 'open' },
+      schema: { summary: 'CORS preflight for /interns', tags: ['interns (legacy)'] },
+    },
     async (request, reply) => {
       if (reply.getHeader('access-control-allow-origin')) {
         reply.header('access-control-allow-methods', ALLOWED_METHODS);

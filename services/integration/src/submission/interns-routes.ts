@@ -14,22 +14,44 @@ const tags = ['interns (legacy)'];
 export function registerInternRoutes(app: FastifyInstance, deps: SubmissionDeps): void {
   app.post(
     '/interns',
-    { config: { scope: 'submit' }, schema: { summary: 'Submit an intern (flat form); 202 with the recordId', tags, body: { type: 'object', description: 'intern payload fields' } } },
+    {
+      config: { scope: 'submit' },
+      schema: {
+        summary: 'Submit an intern (flat form); 202 with the recordId',
+        tags,
+        body: { type: 'object', description: 'intern payload fields' },
+      },
+    },
     async (request, reply) => {
       const accepted = await createRecord(deps, INTERNS_CONTRACT_ID, request.body, request.traceId);
-      return reply.code(202).send({ recordId: accepted.recordId, internId: accepted.naturalKey, traceId: accepted.traceId });
+      return reply.code(202).send({
+        recordId: accepted.recordId,
+        internId: accepted.naturalKey,
+        traceId: accepted.traceId,
+      });
     },
   );
 
   app.get<{ Querystring: { limit: number; offset: number } }>(
     '/interns',
-    { config: { scope: 'read' }, schema: { summary: 'Submitted interns in the flat form (read model)', tags, querystring: pageQuery } },
+    {
+      config: { scope: 'read' },
+      schema: {
+        summary: 'Submitted interns in the flat form (read model)',
+        tags,
+        querystring: pageQuery,
+      },
+    },
     async (request) => {
       await loadContract(deps, INTERNS_CONTRACT_ID);
       const { limit, offset } = request.query;
       const { records, total } = await listActive(deps.db, INTERNS_CONTRACT_ID, { limit, offset });
       return {
-        interns: records.map((record) => ({ recordId: record.recordId, ...record.payload, createdAt: record.createdAt })),
+        interns: records.map((record) => ({
+          recordId: record.recordId,
+          ...record.payload,
+          createdAt: record.createdAt,
+        })),
         total,
         limit,
         offset,

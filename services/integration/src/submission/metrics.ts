@@ -44,6 +44,7 @@ export function createSubmissionMetrics(registry: Registry): SubmissionMetrics {
       published.inc({ contract_id: contractId, operation });
       latency.observe({ contract_id: contractId }, seconds);
     },
-    rejected: (contractId, operation, reason) => rejected.inc({ contract_id: contractId, operation, reason }),
+    rejected: (contractId, operation, reason) =>
+      rejected.inc({ contract_id: contractId, operation, reason }),
   };
 }

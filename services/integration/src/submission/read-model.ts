@@ -36,7 +36,8 @@ interface Row {
   updated_at: Date;
 }
 
-const COLUMNS = 'record_id, contract_id, record_type, natural_key, schema_version, occurred_at, trace_id, payload, revision, created_at, updated_at';
+const COLUMNS =
+  'record_id, contract_id, record_type, natural_key, schema_version, occurred_at, trace_id, payload, revision, created_at, updated_at';
 /** A reservation older than this is considered abandoned (its process died mid-publish). */
 const STALE_PENDING = "interval '60 seconds'";
 
@@ -57,7 +58,14 @@ function toRecord(row: Row): ReadModelRecord {
 }
 
 const envelopeParams = (e: Envelope) => [
-  e.contractId, e.naturalKey, e.recordId, e.recordType, e.schemaVersion, JSON.stringify(e.payload), e.occurredAt, e.traceId,
+  e.contractId,
+  e.naturalKey,
+  e.recordId,
+  e.recordType,
+  e.schemaVersion,
+  JSON.stringify(e.payload),
+  e.occurredAt,
+  e.traceId,
 ];
 
 export type Reservation = { state: 'new' | 'recreate'; revision: number } | { state: 'exists' };
@@ -70,7 +78,10 @@ export type Reservation = { state: 'new' | 'recreate'; revision: number } | { st
  * record after the tombstone) or `exists` (an active or in-flight record holds it, or an
  * earlier envelope of this call took the key).
  */
-export async function reserveCreates(db: SqlExecutor, envelopes: Envelope[]): Promise<Reservation[]> {
+export async function reserveCreates(
+  db: SqlExecutor,
+  envelopes: Envelope[],
+): Promise<Reservation[]> {
   const firstOfKey = new Map<string, number>();
   envelopes.forEach((e, i) => {
     const slot = `${e.contractId}\u0000${e.naturalKey}`;
@@ -87,7 +98,11 @@ export async function reserveCreates(db: SqlExecutor, envelopes: Envelope[]): Pr
     occurred_at: e.occurredAt,
     trace_id: e.traceId,
   }));
-  const { rows: taken } = await db.query<{ record_id: string; inserted: boolean; revision: number }>(
+  const { rows: taken } = await db.query<{
+    record_id: string;
+    inserted: boolean;
+    revision: number;
+  }>(
     `INSERT INTO submitted_records (contract_id, natural_key, record_id, record_type, schema_version, payload, occurred_at, trace_id, state)
      SELECT r.contract_id, r.natural_key, r.record_id, r.record_type, r.schema_version, r.payload, r.occurred_at, r.trace_id, 'pending'
      FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid, record_type text,
@@ -103,7 +118,9 @@ export async function reserveCreates(db: SqlExecutor, envelopes: Envelope[]): Pr
   const byId = new Map(taken.map((row) => [row.record_id.toLowerCase(), row]));
   return envelopes.map((e) => {
     const row = byId.get(e.recordId.toLowerCase());
-    return row ? { state: row.inserted ? 'new' : 'recreate', revision: Number(row.revision) } : { state: 'exists' };
+    return row
+      ? { state: row.inserted ? 'new' : 'recreate', revision: Number(row.revision) }
+      : { state: 'exists' };
   });
 }
 
@@ -117,7 +134,15 @@ export async function releaseCreates(db: SqlExecutor, envelopes: Envelope[]): Pr
      UPDATE submitted_records s SET state = 'deleted' FROM r
      WHERE s.contract_id = r.contract_id AND s.natural_key = r.natural_key AND s.record_id = r.record_id
        AND s.state = 'pending' AND s.revision > 1`,
-    [JSON.stringify(envelopes.map((e) => ({ contract_id: e.contractId, natural_key: e.naturalKey, record_id: e.recordId })))],
+    [
+      JSON.stringify(
+        envelopes.map((e) => ({
+          contract_id: e.contractId,
+          natural_key: e.naturalKey,
+          record_id: e.recordId,
+        })),
+      ),
+    ],
   );
 }
 
@@ -127,11 +152,23 @@ export async function activateAll(db: SqlExecutor, envelopes: Envelope[]): Promi
     `UPDATE submitted_records s SET state = 'active', updated_at = now()
      FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid)
      WHERE s.contract_id = r.contract_id AND s.natural_key = r.natural_key AND s.record_id = r.record_id`,
-    [JSON.stringify(envelopes.map((e) => ({ contract_id: e.contractId, natural_key: e.naturalKey, record_id: e.recordId })))],
+    [
+      JSON.stringify(
+        envelopes.map((e) => ({
+          contract_id: e.contractId,
+          natural_key: e.naturalKey,
+          record_id: e.recordId,
+        })),
+      ),
+    ],
   );
 }
 
-export async function findActive(db: SqlExecutor, contractId: string, naturalKey: string): Promise<ReadModelRecord | undefined> {
+export async function findActive(
+  db: SqlExecutor,
+  contractId: string,
+  naturalKey: string,
+): Promise<ReadModelRecord | undefined> {
   const { rows } = await db.query<Row>(
     `SELECT ${COLUMNS} FROM submitted_records WHERE contract_id = $1 AND natural_key = $2 AND state = 'active'`,
     [contractId, naturalKey],
@@ -155,7 +192,15 @@ export async function markDeleted(db: SqlExecutor, envelope: Envelope): Promise<
     `UPDATE submitted_records SET record_id = $3, record_type = $4, schema_version = $5, occurred_at = $6,
        trace_id = $7, state = 'deleted', revision = revision + 1, updated_at = now()
      WHERE contract_id = $1 AND natural_key = $2 AND state = 'active'`,
-    [envelope.contractId, envelope.naturalKey, envelope.recordId, envelope.recordType, envelope.schemaVersion, envelope.occurredAt, envelope.traceId],
+    [
+      envelope.contractId,
+      envelope.naturalKey,
+      envelope.recordId,
+      envelope.recordType,
+      envelope.schemaVersion,
+      envelope.occurredAt,
+      envelope.traceId,
+    ],
   );
 }
 
@@ -170,7 +215,10 @@ export async function listActive(
        ORDER BY created_at, natural_key LIMIT $2 OFFSET $3`,
       [contractId, page.limit, page.offset],
     ),
-    db.query<{ total: string | number }>("SELECT count(*) AS total FROM submitted_records WHERE contract_id = $1 AND state = 'active'", [contractId]),
+    db.query<{ total: string | number }>(
+      "SELECT count(*) AS total FROM submitted_records WHERE contract_id = $1 AND state = 'active'",
+      [contractId],
+    ),
   ]);
   return { records: list.rows.map(toRecord), total: Number(count.rows[0]?.total ?? 0) };
 }

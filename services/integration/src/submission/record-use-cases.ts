@@ -7,16 +7,33 @@
  */
 import { isAppError, type AppError, type Logger, type SqlDatabase } from '@platform/core';
 import { BrokerUnavailableError, type Broker } from '../broker/broker.js';
-import { recordTypeOf, type ContractDefinition, type LifecycleClass } from '../contracts/contract.js';
+import {
+  recordTypeOf,
+  type ContractDefinition,
+  type LifecycleClass,
+} from '../contracts/contract.js';
 import { buildEnvelope, envelopeViolations, type Envelope } from '../contracts/envelope.js';
-import { naturalKeyOf, tombstonePayload, validatePayload, type Payload } from '../contracts/payload.js';
+import {
+  naturalKeyOf,
+  tombstonePayload,
+  validatePayload,
+  type Payload,
+} from '../contracts/payload.js';
 import { contractTopics, topicName } from '../contracts/topics.js';
 import { errors } from '../errors.js';
 import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
 import { MicroBatcher } from './micro-batcher.js';
-import { activateAll, applyUpdate, findActive, markDeleted, releaseCreates, reserveCreates, type Reservation } from './read-model.js';
+import {
+  activateAll,
+  applyUpdate,
+  findActive,
+  markDeleted,
+  releaseCreates,
+  reserveCreates,
+  type Reservation,
+} from './read-model.js';
 
 export interface SubmissionDeps {
   db: SqlDatabase;
@@ -58,13 +75,21 @@ export interface Accepted {
   topic: string;
 }
 
-export async function loadContract(deps: Pick<SubmissionDeps, 'contracts'>, contractId: string): Promise<ContractDefinition> {
+export async function loadContract(
+  deps: Pick<SubmissionDeps, 'contracts'>,
+  contractId: string,
+): Promise<ContractDefinition> {
   const contract = await deps.contracts.get(contractId);
   if (!contract) throw errors.CONTRACT_NOT_FOUND({ detail: `unknown contractId: ${contractId}` });
   return contract;
 }
 
-function payloadOrThrow(deps: SubmissionDeps, contract: ContractDefinition, operation: Operation, input: unknown): Payload {
+function payloadOrThrow(
+  deps: SubmissionDeps,
+  contract: ContractDefinition,
+  operation: Operation,
+  input: unknown,
+): Payload {
   const check = validatePayload(contract, input);
   if (check.ok) return check.payload;
   deps.metrics.rejected(contract.contractId, operation, 'invalid');
@@ -75,24 +100,55 @@ function payloadOrThrow(deps: SubmissionDeps, contract: ContractDefinition, oper
   });
 }
 
-function envelopeFor(deps: SubmissionDeps, contract: ContractDefinition, cls: LifecycleClass, operation: Operation, payload: Payload, traceId: string, naturalKey?: string): Envelope {
+function envelopeFor(
+  deps: SubmissionDeps,
+  contract: ContractDefinition,
+  cls: LifecycleClass,
+  operation: Operation,
+  payload: Payload,
+  traceId: string,
+  naturalKey?: string,
+): Envelope {
   const recordType = recordTypeOf(contract, cls)!;
-  const envelope = buildEnvelope(contract, recordType, payload, { recordId: deps.newRecordId(), traceId, occurredAt: deps.now() }, naturalKey);
+  const envelope = buildEnvelope(
+    contract,
+    recordType,
+    payload,
+    { recordId: deps.newRecordId(), traceId, occurredAt: deps.now() },
+    naturalKey,
+  );
   const violations = envelopeViolations(contract, cls, envelope);
   if (violations.length > 0) {
     deps.metrics.rejected(contract.contractId, operation, 'envelope_invalid');
-    deps.logger.error({ critical: true, traceId, contractId: contract.contractId, violations }, 'CRITICAL: built envelope fails its schema; nothing published');
+    deps.logger.error(
+      { critical: true, traceId, contractId: contract.contractId, violations },
+      'CRITICAL: built envelope fails its schema; nothing published',
+    );
     throw errors.ENVELOPE_INVALID();
   }
   return envelope;
 }
 
-async function publish(deps: SubmissionDeps, contract: ContractDefinition, cls: LifecycleClass, operation: Operation, envelope: Envelope): Promise<string> {
+async function publish(
+  deps: SubmissionDeps,
+  contract: ContractDefinition,
+  cls: LifecycleClass,
+  operation: Operation,
+  envelope: Envelope,
+): Promise<string> {
   const topic = topicName(contract.contractId, cls);
-  const headers: Record<string, string> = { traceId: envelope.traceId, contractId: envelope.contractId, recordType: envelope.recordType, schemaVersion: String(envelope.schemaVersion) };
+  const headers: Record<string, string> = {
+    traceId: envelope.traceId,
+    contractId: envelope.contractId,
+    recordType: envelope.recordType,
+    schemaVersion: String(envelope.schemaVersion),
+  };
   if (envelope.revision !== undefined) headers.revision = String(envelope.revision);
   const started = performance.now();
-  const send = () => deps.broker.publish(topic, envelope.naturalKey, JSON.stringify(envelope), headers, { dedupeId: envelope.recordId });
+  const send = () =>
+    deps.broker.publish(topic, envelope.naturalKey, JSON.stringify(envelope), headers, {
+      dedupeId: envelope.recordId,
+    });
   try {
     try {
       await send();
@@ -104,12 +160,24 @@ async function publish(deps: SubmissionDeps, contract: ContractDefinition, cls: 
     }
   } catch (error) {
     deps.metrics.rejected(contract.contractId, operation, 'broker_unavailable');
-    deps.logger.warn({ err: error, traceId: envelope.traceId, contractId: contract.contractId, topic }, 'publish failed; nothing published');
+    deps.logger.warn(
+      { err: error, traceId: envelope.traceId, contractId: contract.contractId, topic },
+      'publish failed; nothing published',
+    );
     if (error instanceof BrokerUnavailableError) throw errors.BROKER_UNAVAILABLE({ cause: error });
     throw error;
   }
   deps.metrics.published(contract.contractId, operation, (performance.now() - started) / 1000);
-  deps.logger.info({ traceId: envelope.traceId, contractId: contract.contractId, recordId: envelope.recordId, topic, recordType: envelope.recordType }, 'record published');
+  deps.logger.info(
+    {
+      traceId: envelope.traceId,
+      contractId: contract.contractId,
+      recordId: envelope.recordId,
+      topic,
+      recordType: envelope.recordType,
+    },
+    'record published',
+  );
   return topic;
 }
 
@@ -132,7 +200,12 @@ export type IntakeResult = { ok: true; accepted: Accepted } | { ok: false; error
  * published ones activated in one statement and the failed ones released. One result per
  * input, in order. Throws only for the whole call (unknown contract, unexpected failure).
  */
-export async function createRecords(deps: SubmissionDeps, contractId: string, inputs: unknown[], traceId: string): Promise<IntakeResult[]> {
+export async function createRecords(
+  deps: SubmissionDeps,
+  contractId: string,
+  inputs: unknown[],
+  traceId: string,
+): Promise<IntakeResult[]> {
   const contract = await loadContract(deps, contractId);
   const results: IntakeResult[] = new Array(inputs.length);
   const built: Array<{ index: number; envelope: Envelope }> = [];
@@ -140,7 +213,10 @@ export async function createRecords(deps: SubmissionDeps, contractId: string, in
     deps.metrics.submitted(contractId, 'create');
     try {
       const payload = payloadOrThrow(deps, contract, 'create', input);
-      built.push({ index, envelope: envelopeFor(deps, contract, 'create', 'create', payload, traceId) });
+      built.push({
+        index,
+        envelope: envelopeFor(deps, contract, 'create', 'create', payload, traceId),
+      });
     } catch (error) {
       if (!isAppError(error)) throw error;
       results[index] = { ok: false, error };
@@ -154,38 +230,73 @@ export async function createRecords(deps: SubmissionDeps, contractId: string, in
       return true;
     }
     deps.metrics.rejected(contractId, 'create', 'conflict');
-    results[index] = { ok: false, error: errors.RECORD_EXISTS({ detail: `a record with natural key ${envelope.naturalKey} already exists; use PUT to change it` }) };
+    results[index] = {
+      ok: false,
+      error: errors.RECORD_EXISTS({
+        detail: `a record with natural key ${envelope.naturalKey} already exists; use PUT to change it`,
+      }),
+    };
     return false;
   });
   const sent = await Promise.all(
-    reserved.map(({ envelope }) => publish(deps, contract, 'create', 'create', envelope).then((topic) => ({ topic }), (error: unknown) => ({ error }))),
+    reserved.map(({ envelope }) =>
+      publish(deps, contract, 'create', 'create', envelope).then(
+        (topic) => ({ topic }),
+        (error: unknown) => ({ error }),
+      ),
+    ),
   );
   const failed = reserved.filter((_, i) => 'error' in sent[i]!);
-  if (failed.length > 0) await releaseCreates(deps.db, failed.map((f) => f.envelope));
-  const unexpected = sent.find((s): s is { error: unknown } => 'error' in s && !isAppError(s.error));
+  if (failed.length > 0)
+    await releaseCreates(
+      deps.db,
+      failed.map((f) => f.envelope),
+    );
+  const unexpected = sent.find(
+    (s): s is { error: unknown } => 'error' in s && !isAppError(s.error),
+  );
   if (unexpected) throw unexpected.error;
   const published = reserved.filter((_, i) => 'topic' in sent[i]!);
   await deps.intake.activate.run(published.map((p) => p.envelope));
   reserved.forEach(({ index, envelope }, i) => {
     const outcome = sent[i]!;
-    results[index] = 'topic' in outcome ? { ok: true, accepted: accepted(envelope, outcome.topic) } : { ok: false, error: outcome.error as AppError };
+    results[index] =
+      'topic' in outcome
+        ? { ok: true, accepted: accepted(envelope, outcome.topic) }
+        : { ok: false, error: outcome.error as AppError };
   });
   return results;
 }
 
-export async function createRecord(deps: SubmissionDeps, contractId: string, input: unknown, traceId: string): Promise<Accepted> {
+export async function createRecord(
+  deps: SubmissionDeps,
+  contractId: string,
+  input: unknown,
+  traceId: string,
+): Promise<Accepted> {
   const [result] = await createRecords(deps, contractId, [input], traceId);
   if (!result!.ok) throw result!.error;
   return result!.accepted;
 }
 
-function requireClass(deps: SubmissionDeps, contract: ContractDefinition, cls: 'update' | 'tombstone', operation: Operation): void {
+function requireClass(
+  deps: SubmissionDeps,
+  contract: ContractDefinition,
+  cls: 'update' | 'tombstone',
+  operation: Operation,
+): void {
   if (recordTypeOf(contract, cls)) return;
   deps.metrics.rejected(contract.contractId, operation, 'no_record_type');
   throw cls === 'update' ? errors.NO_UPDATE_TYPE() : errors.NO_TOMBSTONE_TYPE();
 }
 
-export async function updateRecord(deps: SubmissionDeps, contractId: string, naturalKey: string, input: unknown, traceId: string): Promise<Accepted> {
+export async function updateRecord(
+  deps: SubmissionDeps,
+  contractId: string,
+  naturalKey: string,
+  input: unknown,
+  traceId: string,
+): Promise<Accepted> {
   const contract = await loadContract(deps, contractId);
   deps.metrics.submitted(contractId, 'update');
   requireClass(deps, contract, 'update', 'update');
@@ -198,8 +309,14 @@ export async function updateRecord(deps: SubmissionDeps, contractId: string, nat
     const payload = payloadOrThrow(deps, contract, 'update', input);
     if (naturalKeyOf(contract, payload) !== naturalKey) {
       deps.metrics.rejected(contractId, 'update', 'invalid');
-      const fieldErrors = contract.naturalKey.fields.map((field) => ({ field, message: `must match the natural key in the path (${naturalKey})` }));
-      throw errors.PAYLOAD_INVALID({ detail: `payload fails contract validation: ${fieldErrors[0]!.field} ${fieldErrors[0]!.message}`, body: { errors: fieldErrors } });
+      const fieldErrors = contract.naturalKey.fields.map((field) => ({
+        field,
+        message: `must match the natural key in the path (${naturalKey})`,
+      }));
+      throw errors.PAYLOAD_INVALID({
+        detail: `payload fails contract validation: ${fieldErrors[0]!.field} ${fieldErrors[0]!.message}`,
+        body: { errors: fieldErrors },
+      });
     }
     const envelope = envelopeFor(deps, contract, 'update', 'update', payload, traceId, naturalKey);
     envelope.revision = current.revision + 1;
@@ -209,7 +326,12 @@ export async function updateRecord(deps: SubmissionDeps, contractId: string, nat
   });
 }
 
-export async function deleteRecord(deps: SubmissionDeps, contractId: string, naturalKey: string, traceId: string): Promise<Accepted> {
+export async function deleteRecord(
+  deps: SubmissionDeps,
+  contractId: string,
+  naturalKey: string,
+  traceId: string,
+): Promise<Accepted> {
   const contract = await loadContract(deps, contractId);
   deps.metrics.submitted(contractId, 'delete');
   requireClass(deps, contract, 'tombstone', 'delete');
@@ -219,7 +341,15 @@ export async function deleteRecord(deps: SubmissionDeps, contractId: string, nat
       deps.metrics.rejected(contractId, 'delete', 'not_found');
       throw errors.RECORD_NOT_FOUND({ detail: `record ${naturalKey} does not exist` });
     }
-    const envelope = envelopeFor(deps, contract, 'tombstone', 'delete', tombstonePayload(contract, current.payload), traceId, naturalKey);
+    const envelope = envelopeFor(
+      deps,
+      contract,
+      'tombstone',
+      'delete',
+      tombstonePayload(contract, current.payload),
+      traceId,
+      naturalKey,
+    );
     envelope.revision = current.revision + 1;
     const topic = await publish(deps, contract, 'tombstone', 'delete', envelope);
     await markDeleted(deps.db, envelope);

@@ -2,10 +2,21 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
 import { listActive, findActive } from './read-model.js';
-import { createRecord, createRecords, deleteRecord, loadContract, updateRecord, type SubmissionDeps } from './record-use-cases.js';
+import {
+  createRecord,
+  createRecords,
+  deleteRecord,
+  loadContract,
+  updateRecord,
+  type SubmissionDeps,
+} from './record-use-cases.js';
 
 const tags = ['records'];
-const idParams = { type: 'object', properties: { contractId: { type: 'string' } }, required: ['contractId'] };
+const idParams = {
+  type: 'object',
+  properties: { contractId: { type: 'string' } },
+  required: ['contractId'],
+};
 const keyParams = {
   type: 'object',
   properties: { contractId: { type: 'string' }, naturalKey: { type: 'string', minLength: 1 } },
@@ -44,15 +55,32 @@ const batchBody = {
   required: ['records'],
   additionalProperties: false,
   properties: {
-    records: { type: 'array', minItems: 1, maxItems: MAX_BATCH_RECORDS, description: `payload objects of the contract (at most ${MAX_BATCH_RECORDS})` },
+    records: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH_RECORDS,
+      description: `payload objects of the contract (at most ${MAX_BATCH_RECORDS})`,
+    },
   },
 };
 
 export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps): void {
   app.post<{ Params: { contractId: string } }>(
     '/contracts/:contractId/records',
-    { config: { scope: 'submit' }, schema: { summary: 'Submit a record (create); 202 once published', tags, params: idParams, body: { type: 'object', description: 'payload object of the contract' }, response: acceptedResponse } },
-    async (request, reply) => reply.code(202).send(await createRecord(deps, request.params.contractId, request.body, request.traceId)),
+    {
+      config: { scope: 'submit' },
+      schema: {
+        summary: 'Submit a record (create); 202 once published',
+        tags,
+        params: idParams,
+        body: { type: 'object', description: 'payload object of the contract' },
+        response: acceptedResponse,
+      },
+    },
+    async (request, reply) =>
+      reply
+        .code(202)
+        .send(await createRecord(deps, request.params.contractId, request.body, request.traceId)),
   );
 
   // `::` is a literal colon in a Fastify path.
@@ -71,10 +99,21 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
       },
     },
     async (request) => {
-      const results = await createRecords(deps, request.params.contractId, request.body.records, request.traceId);
+      const results = await createRecords(
+        deps,
+        request.params.contractId,
+        request.body.records,
+        request.traceId,
+      );
       return {
         results: results.map((result) =>
-          result.ok ? { status: 202, ...result.accepted } : { status: result.error.statusCode, detail: result.error.detail, ...result.error.body },
+          result.ok
+            ? { status: 202, ...result.accepted }
+            : {
+                status: result.error.statusCode,
+                detail: result.error.detail,
+                ...result.error.body,
+              },
         ),
       };
     },
@@ -82,20 +121,43 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
 
   app.get<{ Params: { contractId: string }; Querystring: { limit: number; offset: number } }>(
     '/contracts/:contractId/records',
-    { config: { scope: 'read' }, schema: { summary: "Submitted records, from the submission service's own read model", tags, params: idParams, querystring: pageQuery } },
+    {
+      config: { scope: 'read' },
+      schema: {
+        summary: "Submitted records, from the submission service's own read model",
+        tags,
+        params: idParams,
+        querystring: pageQuery,
+      },
+    },
     async (request) => {
       await loadContract(deps, request.params.contractId);
       const { limit, offset } = request.query;
-      return { ...(await listActive(deps.db, request.params.contractId, { limit, offset })), limit, offset };
+      return {
+        ...(await listActive(deps.db, request.params.contractId, { limit, offset })),
+        limit,
+        offset,
+      };
     },
   );
 
   app.get<KeyRoute>(
     '/contracts/:contractId/records/:naturalKey',
-    { config: { scope: 'read' }, schema: { summary: 'One submitted record by natural key (read model)', tags, params: keyParams } },
+    {
+      config: { scope: 'read' },
+      schema: {
+        summary: 'One submitted record by natural key (read model)',
+        tags,
+        params: keyParams,
+      },
+    },
     async (request) => {
       await loadContract(deps, request.params.contractId);
-      const record = await findActive(deps.db, request.params.contractId, request.params.naturalKey);
+      const record = await findActive(
+        deps.db,
+        request.params.contractId,
+        request.params.naturalKey,
+      );
       if (!record) throw errors.RECORD_NOT_FOUND();
       return { record };
     },
@@ -103,15 +165,51 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
 
   app.put<KeyRoute>(
     '/contracts/:contractId/records/:naturalKey',
-    { config: { scope: 'submit' }, schema: { summary: 'Replace a record (update-style envelope, full payload)', tags, params: keyParams, body: { type: 'object', description: 'full payload' }, response: acceptedResponse } },
+    {
+      config: { scope: 'submit' },
+      schema: {
+        summary: 'Replace a record (update-style envelope, full payload)',
+        tags,
+        params: keyParams,
+        body: { type: 'object', description: 'full payload' },
+        response: acceptedResponse,
+      },
+    },
     async (request, reply) =>
-      reply.code(202).send(await updateRecord(deps, request.params.contractId, request.params.naturalKey, request.body, request.traceId)),
+      reply
+        .code(202)
+        .send(
+          await updateRecord(
+            deps,
+            request.params.contractId,
+            request.params.naturalKey,
+            request.body,
+            request.traceId,
+          ),
+        ),
   );
 
   app.delete<KeyRoute>(
     '/contracts/:contractId/records/:naturalKey',
-    { config: { scope: 'submit' }, schema: { summary: 'Delete a record (tombstone envelope)', tags, params: keyParams, response: acceptedResponse } },
+    {
+      config: { scope: 'submit' },
+      schema: {
+        summary: 'Delete a record (tombstone envelope)',
+        tags,
+        params: keyParams,
+        response: acceptedResponse,
+      },
+    },
     async (request, reply) =>
-      reply.code(202).send(await deleteRecord(deps, request.params.contractId, request.params.naturalKey, request.traceId)),
+      reply
+        .code(202)
+        .send(
+          await deleteRecord(
+            deps,
+            request.params.contractId,
+            request.params.naturalKey,
+            request.traceId,
+          ),
+        ),
   );
 }

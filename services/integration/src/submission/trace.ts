@@ -20,7 +20,12 @@ export function installTraceIds(app: FastifyInstance): void {
   app.decorateRequest('traceId', '');
   app.addHook('onRequest', async (request, reply) => {
     const given = request.headers[TRACE_HEADER];
-    const traceId = typeof given === 'string' && UUID.test(given) ? given.toLowerCase() : UUID.test(request.id) ? request.id : randomUUID();
+    const traceId =
+      typeof given === 'string' && UUID.test(given)
+        ? given.toLowerCase()
+        : UUID.test(request.id)
+          ? request.id
+          : randomUUID();
     request.traceId = traceId;
     request.log = request.log.child({ traceId });
     reply.log = request.log;

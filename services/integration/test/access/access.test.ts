@@ -181,12 +181,24 @@ describe('integration access', () => {
       method: 'PUT',
       url: '/adapter-types/probe',
       headers: bearer('operate'),
-      payload: { type: 'probe', description: 'probe', configSchema: CSV_CONFIG_SCHEMA, consumerGroup: 'adapter.probe', adminUrl: 'http://169.254.169.254/latest' },
+      payload: {
+        type: 'probe',
+        description: 'probe',
+        configSchema: CSV_CONFIG_SCHEMA,
+        consumerGroup: 'adapter.probe',
+        adminUrl: 'http://169.254.169.254/latest',
+      },
     });
     assert.ok(registered.statusCode < 300, registered.body);
-    const relayed = await controlPlane.inject({ url: '/console/api/adapter-types/probe/status', headers: bearer('operate') });
+    const relayed = await controlPlane.inject({
+      url: '/console/api/adapter-types/probe/status',
+      headers: bearer('operate'),
+    });
     assert.equal(relayed.statusCode, 502);
-    assert.match(relayed.json().detail, /may not be requested: 169\.254\.169\.254 is in a link-local/);
+    assert.match(
+      relayed.json().detail,
+      /may not be requested: 169\.254\.169\.254 is in a link-local/,
+    );
   });
 
   test('PLATFORM_API_KEY: given, else the first key with every scope, else a config error', () => {

@@ -20,12 +20,21 @@ describe('csv file', () => {
   let dir: string;
   let counter = 0;
   const openFile = async (name: string) => {
-    const file = new CsvFile(join(dir, name, 'out', 'out.csv'), COLUMNS, join(dir, name, 'state', 'journal.jsonl'), 1, 0, true);
+    const file = new CsvFile(
+      join(dir, name, 'out', 'out.csv'),
+      COLUMNS,
+      join(dir, name, 'state', 'journal.jsonl'),
+      1,
+      0,
+      true,
+    );
     await file.open();
     return file;
   };
-  const rowsOf = async (name: string) => parseCsv(await readFile(join(dir, name, 'out', 'out.csv'), 'utf8'));
-  const journalOf = async (name: string) => (await readFile(join(dir, name, 'state', 'journal.jsonl'), 'utf8')).split('\n').filter(Boolean);
+  const rowsOf = async (name: string) =>
+    parseCsv(await readFile(join(dir, name, 'out', 'out.csv'), 'utf8'));
+  const journalOf = async (name: string) =>
+    (await readFile(join(dir, name, 'state', 'journal.jsonl'), 'utf8')).split('\n').filter(Boolean);
   const at = () => new Date(Date.UTC(2026, 0, 1) + (counter += 1)).toISOString();
 
   before(async () => {
@@ -37,15 +46,25 @@ describe('csv file', () => {
 
   it('takes many events at once, each acknowledged with its line in the file and its entry in the journal', async () => {
     const file = await openFile('many');
-    const outcomes = await Promise.all(Array.from({ length: 300 }, (_, i) => file.create(`r${i}`, `k${i}`, [`r${i}`, `k${i}`, `v${i}`], at())));
+    const outcomes = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        file.create(`r${i}`, `k${i}`, [`r${i}`, `k${i}`, `v${i}`], at()),
+      ),
+    );
     assert.ok(outcomes.every((outcome) => outcome === 'written'));
     const rows = await rowsOf('many');
     assert.deepEqual(rows[0], COLUMNS);
     assert.equal(rows.length, 301);
-    assert.deepEqual(new Set(rows.slice(1).map((row) => row[0])), new Set(Array.from({ length: 300 }, (_, i) => `r${i}`)));
+    assert.deepEqual(
+      new Set(rows.slice(1).map((row) => row[0])),
+      new Set(Array.from({ length: 300 }, (_, i) => `r${i}`)),
+    );
     assert.equal((await journalOf('many')).length, 300);
     // a redelivery decided while the original is in flight is still a duplicate
-    const [first, again] = await Promise.all([file.create('twice', 'kt', ['twice', 'kt', 'x'], at()), file.create('twice', 'kt', ['twice', 'kt', 'x'], at())]);
+    const [first, again] = await Promise.all([
+      file.create('twice', 'kt', ['twice', 'kt', 'x'], at()),
+      file.create('twice', 'kt', ['twice', 'kt', 'x'], at()),
+    ]);
     assert.deepEqual([first, again], ['written', 'duplicate']);
     await file.close();
   });
@@ -53,8 +72,12 @@ describe('csv file', () => {
   it('acknowledges updates before the file catches up, and flush brings the file to the last state', async () => {
     const file = await openFile('updates');
     await file.create('c1', 'k1', ['c1', 'k1', 'v0'], at());
-    for (let i = 1; i <= 50; i += 1) assert.equal(await file.change(`u${i}`, 'k1', ['c1', 'k1', `v${i}`], at()), 'written');
-    assert.equal(await file.change('old', 'k1', ['c1', 'k1', 'older'], new Date(0).toISOString()), 'stale');
+    for (let i = 1; i <= 50; i += 1)
+      assert.equal(await file.change(`u${i}`, 'k1', ['c1', 'k1', `v${i}`], at()), 'written');
+    assert.equal(
+      await file.change('old', 'k1', ['c1', 'k1', 'older'], new Date(0).toISOString()),
+      'stale',
+    );
     await file.flush();
     assert.deepEqual((await rowsOf('updates')).slice(1), [['c1', 'k1', 'v50']]);
     await file.close();
@@ -75,15 +98,26 @@ describe('csv file', () => {
     // the file's folder becomes a file: the journal (a folder of its own) still works, the csv cannot
     await rm(join(dir, 'blocked', 'out'), { recursive: true });
     await writeFile(join(dir, 'blocked', 'out'), 'in the way');
-    assert.equal(await file.change('b2', 'k1', ['b1', 'k1', 'changed'], at()), 'written', 'an update is acknowledged once journaled');
+    assert.equal(
+      await file.change('b2', 'k1', ['b1', 'k1', 'changed'], at()),
+      'written',
+      'an update is acknowledged once journaled',
+    );
     await assert.rejects(file.flush(), /ENOTDIR|ENOENT/);
-    await assert.rejects(file.create('b3', 'k3', ['b3', 'k3', 'v'], at()), /ENOTDIR|ENOENT/, 'the next event is refused while the file fails');
+    await assert.rejects(
+      file.create('b3', 'k3', ['b3', 'k3', 'v'], at()),
+      /ENOTDIR|ENOENT/,
+      'the next event is refused while the file fails',
+    );
     assert.equal(file.has('b2'), false, 'nothing counts as done while the file is behind');
 
     await rm(join(dir, 'blocked', 'out'));
     await mkdir(join(dir, 'blocked', 'out'));
     assert.equal(await file.create('b3', 'k3', ['b3', 'k3', 'v'], at()), 'written');
-    assert.deepEqual((await rowsOf('blocked')).slice(1).sort(), [['b1', 'k1', 'changed'], ['b3', 'k3', 'v']]);
+    assert.deepEqual((await rowsOf('blocked')).slice(1).sort(), [
+      ['b1', 'k1', 'changed'],
+      ['b3', 'k3', 'v'],
+    ]);
     assert.equal(file.has('b2'), true);
     await file.close();
   });
@@ -99,7 +133,10 @@ describe('csv file', () => {
     assert.equal(reopened.has('old'), true);
     assert.equal(await reopened.change('u0', 'k0', ['old', 'k0', 'v0 changed'], at()), 'written');
     await reopened.flush();
-    assert.deepEqual((await rowsOf('adopted')).slice(1).sort(), [['new', 'k1', 'v1'], ['old', 'k0', 'v0 changed']]);
+    assert.deepEqual((await rowsOf('adopted')).slice(1).sort(), [
+      ['new', 'k1', 'v1'],
+      ['old', 'k0', 'v0 changed'],
+    ]);
     await reopened.close();
   });
 
@@ -113,7 +150,11 @@ describe('csv file', () => {
     assert.equal(await file.change('b2', 'b', ['b2', 'b', 'late'], at(), 2), 'stale');
     await file.close();
     const reopened = await openFile('revisions');
-    assert.equal(await reopened.change('b2x', 'b', ['b2x', 'b', 'late'], at(), 2), 'stale', 'the revision outlives a restart');
+    assert.equal(
+      await reopened.change('b2x', 'b', ['b2x', 'b', 'late'], at(), 2),
+      'stale',
+      'the revision outlives a restart',
+    );
     await reopened.flush();
     assert.deepEqual((await rowsOf('revisions')).slice(1), [['a3', 'a', 'again']]);
     await reopened.close();
@@ -132,9 +173,19 @@ describe('csv file', () => {
 
   it('opens one file when the first events of several partitions resolve their mapping at once', async () => {
     const target = createCsvTarget({ baseDir: join(dir, 'target') });
-    const attachment = { attachmentId: 'a-1', contractId: 'interns', adapterType: 'csv', config: { path: 'interns.csv' }, enabled: true, contract: INTERNS };
+    const attachment = {
+      attachmentId: 'a-1',
+      contractId: 'interns',
+      adapterType: 'csv',
+      config: { path: 'interns.csv' },
+      enabled: true,
+      contract: INTERNS,
+    };
     const mappings = await Promise.all([1, 2, 3].map(() => target.resolveMapping(attachment)));
-    assert.ok(mappings.every((mapping) => mapping.file === mappings[0]!.file), 'one file shared, none refused by the lock');
+    assert.ok(
+      mappings.every((mapping) => mapping.file === mappings[0]!.file),
+      'one file shared, none refused by the lock',
+    );
     await target.close?.();
   });
 });

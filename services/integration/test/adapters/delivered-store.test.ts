@@ -25,7 +25,11 @@ describe('webhook delivered store', () => {
       assert.equal(await first, false);
       await store.add('a-1', 'r1');
       assert.equal(await second, false);
-      assert.equal(await store.has('a-1', 'r1'), true, `round ${round}: the delivery is remembered`);
+      assert.equal(
+        await store.has('a-1', 'r1'),
+        true,
+        `round ${round}: the delivery is remembered`,
+      );
     }
   });
 });

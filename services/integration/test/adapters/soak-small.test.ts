@@ -10,7 +10,12 @@ import { runSoak } from '../../bench/soak-core.js';
 
 describe('soak (small)', () => {
   it('delivers 300 events exactly once and in per-key order to all three adapters', async () => {
-    const result = await runSoak({ driver: 'sql-log-pglite', records: 300, csvDurable: true, timeoutMs: 90_000 });
+    const result = await runSoak({
+      driver: 'sql-log-pglite',
+      records: 300,
+      csvDurable: true,
+      timeoutMs: 90_000,
+    });
     assert.equal(result.records, 300);
     assert.deepEqual(result.problems, []);
   });

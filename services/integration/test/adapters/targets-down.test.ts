@@ -12,7 +12,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
-import { createTestDatabase, postgresUrlForTests, skipReason, type TestDatabase } from '@platform/testing';
+import {
+  createTestDatabase,
+  postgresUrlForTests,
+  skipReason,
+  type TestDatabase,
+} from '@platform/testing';
 import { buildCsvAdapter } from '../../src/adapters/csv/build-csv-adapter.js';
 import { buildRelationalAdapter } from '../../src/adapters/relational/build-relational-adapter.js';
 import type { Adapter } from '../../src/adapters/runtime/build-adapter.js';
@@ -40,62 +45,105 @@ describe('targets down', () => {
     await rm(dir.path, { recursive: true, force: true });
   });
 
-  describe('relational on PostgreSQL', { skip: skipReason('PostgreSQL (database-down tests)', Boolean(postgresUrl)) }, () => {
-    let testDb: TestDatabase;
-    let db: SqlDatabase;
-    let adapter: Adapter;
-    before(async () => {
-      testDb = await createTestDatabase('down');
-      db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused', poolSize: 2 });
-      harness.controlPlane.attach(INTERNS, 'relational', { mode: 'shaped', table: 'interns' });
-      adapter = await buildRelationalAdapter({ ...harness.adapterDeps({ retry: { maxAttempts: 3, initialBackoffMs: 200, maxBackoffMs: 400 } }), db });
-      adapters.push(adapter);
-      await adapter.start();
-    });
-    after(async () => {
-      await adapter.stop();
-      await db.close().catch(() => undefined);
-      await testDb.drop().catch(() => undefined);
-    });
+  describe(
+    'relational on PostgreSQL',
+    { skip: skipReason('PostgreSQL (database-down tests)', Boolean(postgresUrl)) },
+    () => {
+      let testDb: TestDatabase;
+      let db: SqlDatabase;
+      let adapter: Adapter;
+      before(async () => {
+        testDb = await createTestDatabase('down');
+        db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused', poolSize: 2 });
+        harness.controlPlane.attach(INTERNS, 'relational', { mode: 'shaped', table: 'interns' });
+        adapter = await buildRelationalAdapter({
+          ...harness.adapterDeps({
+            retry: { maxAttempts: 3, initialBackoffMs: 200, maxBackoffMs: 400 },
+          }),
+          db,
+        });
+        adapters.push(adapter);
+        await adapter.start();
+      });
+      after(async () => {
+        await adapter.stop();
+        await db.close().catch(() => undefined);
+        await testDb.drop().catch(() => undefined);
+      });
 
-    it('retries after its connections are killed and writes the record', async () => {
-      const warm = internCreated(uniqueName('warm'));
-      await harness.publish(warm);
-      await waitFor('warm row', async () => (await db.query('SELECT 1 FROM interns WHERE record_id = $1', [warm.recordId])).rowCount === 1);
-      const admin = new pg.Client({ connectionString: postgresUrl });
-      await admin.connect();
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [testDb.name]);
-      await admin.end();
-      const created = internCreated(uniqueName('after-kill'));
-      await harness.publish(created);
-      await waitFor('row after reconnect', async () => (await db.query('SELECT 1 FROM interns WHERE record_id = $1', [created.recordId]).catch(() => ({ rowCount: 0 }))).rowCount === 1);
-      assert.equal(harness.deadLetters.filter((d) => d.traceId === created.traceId).length, 0);
-    });
+      it('retries after its connections are killed and writes the record', async () => {
+        const warm = internCreated(uniqueName('warm'));
+        await harness.publish(warm);
+        await waitFor(
+          'warm row',
+          async () =>
+            (await db.query('SELECT 1 FROM interns WHERE record_id = $1', [warm.recordId]))
+              .rowCount === 1,
+        );
+        const admin = new pg.Client({ connectionString: postgresUrl });
+        await admin.connect();
+        await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [testDb.name],
+        );
+        await admin.end();
+        const created = internCreated(uniqueName('after-kill'));
+        await harness.publish(created);
+        await waitFor(
+          'row after reconnect',
+          async () =>
+            (
+              await db
+                .query('SELECT 1 FROM interns WHERE record_id = $1', [created.recordId])
+                .catch(() => ({ rowCount: 0 }))
+            ).rowCount === 1,
+        );
+        assert.equal(harness.deadLetters.filter((d) => d.traceId === created.traceId).length, 0);
+      });
 
-    it('dead-letters RETRY_EXHAUSTED once the database is gone', async () => {
-      await testDb.drop();
-      const created = internCreated(uniqueName('db-gone'));
-      await harness.publish(created);
-      await waitFor('dead letter', () => harness.deadLetters.some((d) => d.traceId === created.traceId), 15_000);
-      const letter = harness.deadLetters.find((d) => d.traceId === created.traceId)!;
-      assert.equal(letter.errorType, 'RETRY_EXHAUSTED');
-      assert.equal(letter.attemptCount, 3);
-      assert.equal(letter.failedAdapter, 'adapter.relational');
-      assert.deepEqual(letter.originalPayload, created);
-    });
-  });
+      it('dead-letters RETRY_EXHAUSTED once the database is gone', async () => {
+        await testDb.drop();
+        const created = internCreated(uniqueName('db-gone'));
+        await harness.publish(created);
+        await waitFor(
+          'dead letter',
+          () => harness.deadLetters.some((d) => d.traceId === created.traceId),
+          15_000,
+        );
+        const letter = harness.deadLetters.find((d) => d.traceId === created.traceId)!;
+        assert.equal(letter.errorType, 'RETRY_EXHAUSTED');
+        assert.equal(letter.attemptCount, 3);
+        assert.equal(letter.failedAdapter, 'adapter.relational');
+        assert.deepEqual(letter.originalPayload, created);
+      });
+    },
+  );
 
   it('csv: an unwritable path is retried, then written once it is fixed; a lasting one is RETRY_EXHAUSTED', async () => {
     const blocker = join(dir.path, 'blocked');
     await writeFile(blocker, 'a file where a folder should be');
     const attachment = harness.controlPlane.attach(INTERNS, 'csv', { path: 'blocked/interns.csv' });
-    const adapter = await buildCsvAdapter({ ...harness.adapterDeps({ retry: { maxAttempts: 3, initialBackoffMs: 300, maxBackoffMs: 300 } }), baseDir: dir.path });
+    const adapter = await buildCsvAdapter({
+      ...harness.adapterDeps({
+        retry: { maxAttempts: 3, initialBackoffMs: 300, maxBackoffMs: 300 },
+      }),
+      baseDir: dir.path,
+    });
     adapters.push(adapter);
     await adapter.start();
     const lost = internCreated(uniqueName('lost'));
     await harness.publish(lost);
-    await waitFor('dead letter', () => harness.deadLetters.some((d) => d.traceId === lost.traceId && d.failedAdapter === 'adapter.csv'), 15_000);
-    const letter = harness.deadLetters.find((d) => d.traceId === lost.traceId && d.failedAdapter === 'adapter.csv')!;
+    await waitFor(
+      'dead letter',
+      () =>
+        harness.deadLetters.some(
+          (d) => d.traceId === lost.traceId && d.failedAdapter === 'adapter.csv',
+        ),
+      15_000,
+    );
+    const letter = harness.deadLetters.find(
+      (d) => d.traceId === lost.traceId && d.failedAdapter === 'adapter.csv',
+    )!;
     assert.equal(letter.errorType, 'RETRY_EXHAUSTED');
     assert.equal(letter.attemptCount, 3);
     assert.match(letter.errorMessage, /ENOTDIR|EEXIST/);
@@ -104,26 +152,63 @@ describe('targets down', () => {
     await harness.publish(saved);
     await new Promise((resolve) => setTimeout(resolve, 150));
     await rm(blocker);
-    await waitFor('line', async () => (await readFile(join(dir.path, 'blocked', 'interns.csv'), 'utf8').catch(() => '')).includes(saved.recordId), 15_000);
-    assert.equal(harness.deadLetters.filter((d) => d.traceId === saved.traceId && d.failedAdapter === 'adapter.csv').length, 0);
+    await waitFor(
+      'line',
+      async () =>
+        (await readFile(join(dir.path, 'blocked', 'interns.csv'), 'utf8').catch(() => '')).includes(
+          saved.recordId,
+        ),
+      15_000,
+    );
+    assert.equal(
+      harness.deadLetters.filter(
+        (d) => d.traceId === saved.traceId && d.failedAdapter === 'adapter.csv',
+      ).length,
+      0,
+    );
     attachment.enabled = false;
   });
 
   it('webhook: 503 until the attempts run out is RETRY_EXHAUSTED; a refused connection too', async () => {
     const receiver = await startWebhookReceiver();
     receiver.respond = () => 503;
-    harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/hook`, authType: 'bearer', token: 't' });
-    harness.controlPlane.attach(INTERNS, 'webhook', { url: 'http://127.0.0.1:1/nobody', authType: 'bearer', token: 't', connectTimeoutMs: 500 });
-    const adapter = await buildWebhookAdapter({ ...harness.adapterDeps(), stateDir: join(dir.path, 'webhook'), allowedOutbound: ['127.0.0.1'] });
+    harness.controlPlane.attach(INTERNS, 'webhook', {
+      url: `${receiver.url}/hook`,
+      authType: 'bearer',
+      token: 't',
+    });
+    harness.controlPlane.attach(INTERNS, 'webhook', {
+      url: 'http://127.0.0.1:1/nobody',
+      authType: 'bearer',
+      token: 't',
+      connectTimeoutMs: 500,
+    });
+    const adapter = await buildWebhookAdapter({
+      ...harness.adapterDeps(),
+      stateDir: join(dir.path, 'webhook'),
+      allowedOutbound: ['127.0.0.1'],
+    });
     adapters.push(adapter);
     await adapter.start();
     const created = internCreated(uniqueName('hook'));
     await harness.publish(created);
-    await waitFor('two dead letters', () => harness.deadLetters.filter((d) => d.traceId === created.traceId && d.failedAdapter === 'adapter.webhook').length === 2, 15_000);
-    const letters = harness.deadLetters.filter((d) => d.traceId === created.traceId && d.failedAdapter === 'adapter.webhook');
+    await waitFor(
+      'two dead letters',
+      () =>
+        harness.deadLetters.filter(
+          (d) => d.traceId === created.traceId && d.failedAdapter === 'adapter.webhook',
+        ).length === 2,
+      15_000,
+    );
+    const letters = harness.deadLetters.filter(
+      (d) => d.traceId === created.traceId && d.failedAdapter === 'adapter.webhook',
+    );
     assert.ok(letters.every((d) => d.errorType === 'RETRY_EXHAUSTED' && d.attemptCount === 3));
     assert.ok(letters.some((d) => /ECONNREFUSED/.test(d.errorMessage)));
-    assert.equal(receiver.deliveries.filter((d) => d.headers['idempotency-key'] === created.recordId).length, 3);
+    assert.equal(
+      receiver.deliveries.filter((d) => d.headers['idempotency-key'] === created.recordId).length,
+      3,
+    );
     await receiver.close();
   });
 
@@ -133,23 +218,56 @@ describe('targets down', () => {
     receiver.respond = () => (down ? 503 : 204);
     for (const adapter of adapters.splice(0)) await adapter.stop(); // one member of the group: this test's
     for (const attachment of harness.controlPlane.attachments) attachment.enabled = false;
-    harness.controlPlane.attach(INTERNS, 'webhook', { url: `${receiver.url}/outage`, authType: 'bearer', token: 't' });
-    const retry = { maxAttempts: 2, initialBackoffMs: 20, maxBackoffMs: 50, outageBudgetMs: 30_000 };
-    const adapter = await buildWebhookAdapter({ ...harness.adapterDeps({ retry }), stateDir: join(dir.path, 'webhook-outage'), allowedOutbound: ['127.0.0.1'] });
+    harness.controlPlane.attach(INTERNS, 'webhook', {
+      url: `${receiver.url}/outage`,
+      authType: 'bearer',
+      token: 't',
+    });
+    const retry = {
+      maxAttempts: 2,
+      initialBackoffMs: 20,
+      maxBackoffMs: 50,
+      outageBudgetMs: 30_000,
+    };
+    const adapter = await buildWebhookAdapter({
+      ...harness.adapterDeps({ retry }),
+      stateDir: join(dir.path, 'webhook-outage'),
+      allowedOutbound: ['127.0.0.1'],
+    });
     adapters.push(adapter);
     await adapter.start();
-    const events = [internCreated(uniqueName('o1')), internCreated(uniqueName('o2')), internCreated(uniqueName('o3'))];
+    const events = [
+      internCreated(uniqueName('o1')),
+      internCreated(uniqueName('o2')),
+      internCreated(uniqueName('o3')),
+    ];
     for (const event of events) await harness.publish(event);
-    const posts = (id: string) => receiver.deliveries.filter((d) => d.headers['idempotency-key'] === id).length;
+    const posts = (id: string) =>
+      receiver.deliveries.filter((d) => d.headers['idempotency-key'] === id).length;
     // Held well past maxAttempts (2) without a dead letter.
-    await waitFor('attempts past maxAttempts', () => events.some((e) => posts(e.recordId) >= 2 * retry.maxAttempts), 15_000);
-    assert.equal(harness.deadLetters.filter((d) => events.some((e) => e.traceId === d.traceId)).length, 0, 'nothing dead-lettered during the outage');
+    await waitFor(
+      'attempts past maxAttempts',
+      () => events.some((e) => posts(e.recordId) >= 2 * retry.maxAttempts),
+      15_000,
+    );
+    assert.equal(
+      harness.deadLetters.filter((d) => events.some((e) => e.traceId === d.traceId)).length,
+      0,
+      'nothing dead-lettered during the outage',
+    );
     down = false;
-    await waitFor('every event delivered', () => {
-      const delivered = new Set(receiver.deliveries.map((d) => d.headers['idempotency-key']));
-      return events.every((e) => delivered.has(e.recordId)) && adapter.runtime.status().lag === 0;
-    }, 15_000);
-    assert.equal(harness.deadLetters.filter((d) => events.some((e) => e.traceId === d.traceId)).length, 0);
+    await waitFor(
+      'every event delivered',
+      () => {
+        const delivered = new Set(receiver.deliveries.map((d) => d.headers['idempotency-key']));
+        return events.every((e) => delivered.has(e.recordId)) && adapter.runtime.status().lag === 0;
+      },
+      15_000,
+    );
+    assert.equal(
+      harness.deadLetters.filter((d) => events.some((e) => e.traceId === d.traceId)).length,
+      0,
+    );
     await receiver.close();
   });
 });

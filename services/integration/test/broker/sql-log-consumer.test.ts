@@ -19,7 +19,11 @@ describe('sql log consumer', () => {
       get(target, property, receiver) {
         if (property !== 'query') return Reflect.get(target, property, receiver);
         return (sql: string, params?: unknown[]) => {
-          if (sql.includes('FROM broker_messages') && params?.[1] === 1 && failPartitionOneReads > 0) {
+          if (
+            sql.includes('FROM broker_messages') &&
+            params?.[1] === 1 &&
+            failPartitionOneReads > 0
+          ) {
             failPartitionOneReads -= 1;
             return Promise.reject(new Error('partition 1 read failed'));
           }
@@ -27,26 +31,42 @@ describe('sql log consumer', () => {
         };
       },
     }) as SqlDatabase;
-    const broker = await createSqlLogBroker({ db, logger: silentLogger(), pollIntervalMs: 10, lingerMs: 1, redeliveryDelayMs: 10 });
+    const broker = await createSqlLogBroker({
+      db,
+      logger: silentLogger(),
+      pollIntervalMs: 10,
+      lingerMs: 1,
+      redeliveryDelayMs: 10,
+    });
     try {
       await broker.ensureTopic({ name: 'orders', partitions: 2 });
-      const keyOn = (partition: number) => Array.from({ length: 100 }, (_, i) => `k${i}`).find((key) => partitionFor(key, 2) === partition)!;
+      const keyOn = (partition: number) =>
+        Array.from({ length: 100 }, (_, i) => `k${i}`).find(
+          (key) => partitionFor(key, 2) === partition,
+        )!;
       await broker.publish('orders', keyOn(0), 'slow');
       await broker.publish('orders', keyOn(1), 'other');
       const running = [0, 0];
       let most = 0;
       const handled: string[] = [];
-      const consumer = await broker.subscribe({ groupId: 'g', topics: ['orders'], fromBeginning: true }, async (record) => {
-        running[record.partition]! += 1;
-        most = Math.max(most, running[record.partition]!);
-        if (record.partition === 0) await new Promise((resolve) => setTimeout(resolve, 300));
-        running[record.partition]! -= 1;
-        handled.push(record.value.toString());
-      });
+      const consumer = await broker.subscribe(
+        { groupId: 'g', topics: ['orders'], fromBeginning: true },
+        async (record) => {
+          running[record.partition]! += 1;
+          most = Math.max(most, running[record.partition]!);
+          if (record.partition === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+          running[record.partition]! -= 1;
+          handled.push(record.value.toString());
+        },
+      );
       await waitFor('both records', () => handled.includes('slow') && handled.includes('other'));
       await consumer.stop();
       assert.equal(most, 1, 'one handler at a time per partition');
-      assert.deepEqual(handled.filter((value) => value === 'slow'), ['slow'], 'the slow record handled once');
+      assert.deepEqual(
+        handled.filter((value) => value === 'slow'),
+        ['slow'],
+        'the slow record handled once',
+      );
     } finally {
       await broker.close();
       await real.close();

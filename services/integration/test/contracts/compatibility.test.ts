@@ -11,21 +11,47 @@ function next(change: (c: ContractDefinition) => void): ContractDefinition {
   change(c);
   return c;
 }
-const rules = (c: ContractDefinition) => checkCompatibility(v1, c).map((i) => `${i.level}:${i.rule}`);
+const rules = (c: ContractDefinition) =>
+  checkCompatibility(v1, c).map((i) => `${i.level}:${i.rule}`);
 
 describe('BACKWARD compatibility (spec 9.3), contract and envelope levels', () => {
   it('allows an unchanged contract with a new version number', () => {
-    assert.deepEqual(checkCompatibility(v1, next(() => undefined)), []);
+    assert.deepEqual(
+      checkCompatibility(
+        v1,
+        next(() => undefined),
+      ),
+      [],
+    );
   });
 
   it('allows adding an optional field, with or without a default', () => {
-    assert.deepEqual(rules(next((c) => c.fields.push({ name: 'phone', type: 'string', required: false }))), []);
-    assert.deepEqual(rules(next((c) => c.fields.push({ name: 'team', type: 'string', required: false, default: 'core' }))), []);
+    assert.deepEqual(
+      rules(next((c) => c.fields.push({ name: 'phone', type: 'string', required: false }))),
+      [],
+    );
+    assert.deepEqual(
+      rules(
+        next((c) =>
+          c.fields.push({ name: 'team', type: 'string', required: false, default: 'core' }),
+        ),
+      ),
+      [],
+    );
   });
 
   it('allows adding a required field only with a default', () => {
-    assert.deepEqual(rules(next((c) => c.fields.push({ name: 'cohort', type: 'string', required: true, default: '2024' }))), []);
-    const refused = rules(next((c) => c.fields.push({ name: 'cohort', type: 'string', required: true })));
+    assert.deepEqual(
+      rules(
+        next((c) =>
+          c.fields.push({ name: 'cohort', type: 'string', required: true, default: '2024' }),
+        ),
+      ),
+      [],
+    );
+    const refused = rules(
+      next((c) => c.fields.push({ name: 'cohort', type: 'string', required: true })),
+    );
     assert.ok(refused.includes('contract:required-field-without-default'));
     assert.ok(refused.includes('envelope:required-added'));
   });
@@ -37,41 +63,65 @@ describe('BACKWARD compatibility (spec 9.3), contract and envelope levels', () =
   });
 
   it('refuses a rename (a removal plus an addition) and says so', () => {
-    const issues = checkCompatibility(v1, next((c) => (c.fields.find((f) => f.name === 'mentor')!.name = 'supervisor')));
+    const issues = checkCompatibility(
+      v1,
+      next((c) => (c.fields.find((f) => f.name === 'mentor')!.name = 'supervisor')),
+    );
     const removal = issues.find((i) => i.rule === 'field-removed');
     assert.ok(removal);
     assert.match(removal.message, /rename to supervisor/);
   });
 
   it('allows widening a type (email, date or enum to string) and refuses narrowing', () => {
-    assert.deepEqual(rules(next((c) => (c.fields.find((f) => f.name === 'email')!.type = 'string'))), []);
-    assert.deepEqual(rules(next((c) => (c.fields.find((f) => f.name === 'startDate')!.type = 'string'))), []);
     assert.deepEqual(
-      rules(next((c) => {
-        const status = c.fields.find((f) => f.name === 'status')!;
-        status.type = 'string';
-        delete status.values;
-      })),
+      rules(next((c) => (c.fields.find((f) => f.name === 'email')!.type = 'string'))),
       [],
     );
-    const narrowed = rules(next((c) => (c.fields.find((f) => f.name === 'college')!.type = 'email')));
+    assert.deepEqual(
+      rules(next((c) => (c.fields.find((f) => f.name === 'startDate')!.type = 'string'))),
+      [],
+    );
+    assert.deepEqual(
+      rules(
+        next((c) => {
+          const status = c.fields.find((f) => f.name === 'status')!;
+          status.type = 'string';
+          delete status.values;
+        }),
+      ),
+      [],
+    );
+    const narrowed = rules(
+      next((c) => (c.fields.find((f) => f.name === 'college')!.type = 'email')),
+    );
     assert.ok(narrowed.includes('contract:type-changed'));
     assert.ok(narrowed.includes('envelope:format-narrowed'));
   });
 
   it('allows adding an enum value and refuses removing one', () => {
-    assert.deepEqual(rules(next((c) => c.fields.find((f) => f.name === 'status')!.values!.push('ON_LEAVE'))), []);
-    const refused = rules(next((c) => (c.fields.find((f) => f.name === 'status')!.values = ['ACTIVE', 'COMPLETED'])));
+    assert.deepEqual(
+      rules(next((c) => c.fields.find((f) => f.name === 'status')!.values!.push('ON_LEAVE'))),
+      [],
+    );
+    const refused = rules(
+      next((c) => (c.fields.find((f) => f.name === 'status')!.values = ['ACTIVE', 'COMPLETED'])),
+    );
     assert.ok(refused.includes('contract:enum-value-removed'));
     assert.ok(refused.includes('envelope:enum-narrowed'));
   });
 
   it('refuses changing the natural key', () => {
-    assert.ok(rules(next((c) => (c.naturalKey.fields = ['email']))).includes('contract:natural-key-changed'));
+    assert.ok(
+      rules(next((c) => (c.naturalKey.fields = ['email']))).includes(
+        'contract:natural-key-changed',
+      ),
+    );
   });
 
   it('refuses making an optional field required without a default', () => {
-    const refused = rules(next((c) => (c.fields.find((f) => f.name === 'mentor')!.required = true)));
+    const refused = rules(
+      next((c) => (c.fields.find((f) => f.name === 'mentor')!.required = true)),
+    );
     assert.ok(refused.includes('contract:made-required-without-default'));
   });
 
@@ -80,10 +130,12 @@ describe('BACKWARD compatibility (spec 9.3), contract and envelope levels', () =
     base.recordTypes = ['intern.created'];
     base.lifecycle = { 'intern.created': 'create' };
     assert.deepEqual(checkCompatibility(base, { ...v1, schemaVersion: 2 }), []);
-    const removed = rules(next((c) => {
-      c.recordTypes = c.recordTypes.filter((t) => t !== 'intern.deleted');
-      delete c.lifecycle['intern.deleted'];
-    }));
+    const removed = rules(
+      next((c) => {
+        c.recordTypes = c.recordTypes.filter((t) => t !== 'intern.deleted');
+        delete c.lifecycle['intern.deleted'];
+      }),
+    );
     assert.ok(removed.includes('contract:record-type-removed'));
     assert.ok(removed.includes('envelope:enum-narrowed'));
     const reclassed = rules(next((c) => (c.lifecycle['intern.updated'] = 'create')));

@@ -9,7 +9,10 @@ import { createOnly, internPayload } from '../support/contracts.js';
 describe('payload validation (producer strict)', () => {
   it('applies the default before the required check (absent or blank)', () => {
     for (const status of [undefined, '', '  ', null]) {
-      const check = validatePayload(INTERNS_CONTRACT, internPayload(status === undefined ? {} : { status }));
+      const check = validatePayload(
+        INTERNS_CONTRACT,
+        internPayload(status === undefined ? {} : { status }),
+      );
       assert.ok(check.ok, JSON.stringify(check));
       assert.equal(check.payload.status, 'ACTIVE');
     }
@@ -17,7 +20,13 @@ describe('payload validation (producer strict)', () => {
 
   it('reports every field-level error: required, email, date, enum, type, undeclared keys', () => {
     const check = validatePayload(INTERNS_CONTRACT, {
-      ...internPayload({ email: 'nope', startDate: '2024-13-01', status: 'PAUSED', lastName: 42, colour: 'red' }),
+      ...internPayload({
+        email: 'nope',
+        startDate: '2024-13-01',
+        status: 'PAUSED',
+        lastName: 42,
+        colour: 'red',
+      }),
       firstName: undefined,
     });
     assert.equal(check.ok, false);
@@ -55,12 +64,17 @@ describe('payload validation (producer strict)', () => {
   });
 
   it('refuses a payload that is not an object', () => {
-    for (const input of [null, [], 'x', 3]) assert.equal(validatePayload(INTERNS_CONTRACT, input).ok, false);
+    for (const input of [null, [], 'x', 3])
+      assert.equal(validatePayload(INTERNS_CONTRACT, input).ok, false);
   });
 });
 
 describe('envelope', () => {
-  const identity = () => ({ recordId: randomUUID(), traceId: randomUUID(), occurredAt: new Date('2025-01-02T03:04:05.678Z') });
+  const identity = () => ({
+    recordId: randomUUID(),
+    traceId: randomUUID(),
+    occurredAt: new Date('2025-01-02T03:04:05.678Z'),
+  });
 
   it('carries the fixed fields, the schemaVersion and an ISO-8601 occurredAt, and validates', () => {
     const check = validatePayload(INTERNS_CONTRACT, internPayload());
@@ -78,10 +92,31 @@ describe('envelope', () => {
     const check = validatePayload(INTERNS_CONTRACT, internPayload());
     assert.ok(check.ok);
     const envelope = buildEnvelope(INTERNS_CONTRACT, 'intern.created', check.payload, identity());
-    assert.match(envelopeViolations(INTERNS_CONTRACT, 'create', { ...envelope, recordId: 'r-1' }).join(), /recordId/);
-    assert.match(envelopeViolations(INTERNS_CONTRACT, 'create', { ...envelope, recordType: 'intern.moved' }).join(), /recordType/);
-    assert.match(envelopeViolations(INTERNS_CONTRACT, 'create', { ...envelope, occurredAt: 1735787045678 }).join(), /occurredAt/);
-    assert.match(envelopeViolations(INTERNS_CONTRACT, 'create', { ...envelope, payload: { ...envelope.payload, x: 'y' } }).join(), /payload/);
+    assert.match(
+      envelopeViolations(INTERNS_CONTRACT, 'create', { ...envelope, recordId: 'r-1' }).join(),
+      /recordId/,
+    );
+    assert.match(
+      envelopeViolations(INTERNS_CONTRACT, 'create', {
+        ...envelope,
+        recordType: 'intern.moved',
+      }).join(),
+      /recordType/,
+    );
+    assert.match(
+      envelopeViolations(INTERNS_CONTRACT, 'create', {
+        ...envelope,
+        occurredAt: 1735787045678,
+      }).join(),
+      /occurredAt/,
+    );
+    assert.match(
+      envelopeViolations(INTERNS_CONTRACT, 'create', {
+        ...envelope,
+        payload: { ...envelope.payload, x: 'y' },
+      }).join(),
+      /payload/,
+    );
   });
 
   it('has a minimal tombstone payload: the natural-key fields only', () => {
@@ -91,6 +126,9 @@ describe('envelope', () => {
     assert.deepEqual(Object.keys(payload), ['internId']);
     const envelope = buildEnvelope(INTERNS_CONTRACT, 'intern.deleted', payload, identity());
     assert.deepEqual(envelopeViolations(INTERNS_CONTRACT, 'tombstone', envelope), []);
-    assert.notDeepEqual(envelopeViolations(INTERNS_CONTRACT, 'tombstone', { ...envelope, payload: check.payload }), []);
+    assert.notDeepEqual(
+      envelopeViolations(INTERNS_CONTRACT, 'tombstone', { ...envelope, payload: check.payload }),
+      [],
+    );
   });
 });

@@ -23,7 +23,11 @@ const RELEASED: ContractDefinition[] = [
     schemaVersion: 1,
     naturalKey: { strategy: 'field', fields: ['internId'] },
     recordTypes: ['intern.created', 'intern.updated', 'intern.deleted'],
-    lifecycle: { 'intern.created': 'create', 'intern.updated': 'update', 'intern.deleted': 'tombstone' },
+    lifecycle: {
+      'intern.created': 'create',
+      'intern.updated': 'update',
+      'intern.deleted': 'tombstone',
+    },
     fields: [
       { name: 'internId', type: 'string', required: true, queryable: true },
       { name: 'firstName', type: 'string', required: true },
@@ -33,7 +37,14 @@ const RELEASED: ContractDefinition[] = [
       { name: 'department', type: 'string', required: true },
       { name: 'mentor', type: 'string', required: false },
       { name: 'startDate', type: 'date', required: true },
-      { name: 'status', type: 'enum', required: true, values: ['ACTIVE', 'COMPLETED', 'WITHDRAWN'], default: 'ACTIVE', queryable: true },
+      {
+        name: 'status',
+        type: 'enum',
+        required: true,
+        values: ['ACTIVE', 'COMPLETED', 'WITHDRAWN'],
+        default: 'ACTIVE',
+        queryable: true,
+      },
     ],
   },
 ];
@@ -43,7 +54,11 @@ describe('shipped contracts', () => {
     assert.equal(validateDefinition(INTERNS_CONTRACT).ok, true);
     for (const released of RELEASED) {
       assert.ok(INTERNS_CONTRACT.schemaVersion >= released.schemaVersion);
-      assert.deepEqual(checkCompatibility(released, INTERNS_CONTRACT), [], `incompatible with released v${released.schemaVersion}`);
+      assert.deepEqual(
+        checkCompatibility(released, INTERNS_CONTRACT),
+        [],
+        `incompatible with released v${released.schemaVersion}`,
+      );
     }
   });
 
@@ -57,18 +72,33 @@ describe('shipped contracts', () => {
     it('registers the shipped version once and provisions its topics', async () => {
       await seedInternsContract(h.db, h.broker, silentLogger());
       await seedInternsContract(h.db, h.broker, silentLogger());
-      assert.equal((await findContract(h.db, 'interns'))?.contract.schemaVersion, INTERNS_CONTRACT.schemaVersion);
+      assert.equal(
+        (await findContract(h.db, 'interns'))?.contract.schemaVersion,
+        INTERNS_CONTRACT.schemaVersion,
+      );
       const topics = (await h.broker.listTopics()).map((t) => t.name);
-      for (const name of ['interns.created', 'interns.updated', 'interns.deleted']) assert.ok(topics.includes(name));
+      for (const name of ['interns.created', 'interns.updated', 'interns.deleted'])
+        assert.ok(topics.includes(name));
     });
 
     it('moves a stored older version to a compatible shipped one, and refuses an incompatible one', async () => {
       const v1 = internsLike();
       await seedInternsContract(h.db, h.broker, silentLogger(), v1);
-      const incompatible = { ...structuredClone(v1), schemaVersion: 2, fields: v1.fields.filter((f) => f.name !== 'mentor') };
-      await assert.rejects(seedInternsContract(h.db, h.broker, silentLogger(), incompatible), /incompatible contract change/);
+      const incompatible = {
+        ...structuredClone(v1),
+        schemaVersion: 2,
+        fields: v1.fields.filter((f) => f.name !== 'mentor'),
+      };
+      await assert.rejects(
+        seedInternsContract(h.db, h.broker, silentLogger(), incompatible),
+        /incompatible contract change/,
+      );
       assert.equal((await findContract(h.db, v1.contractId))?.contract.schemaVersion, 1);
-      const compatible = { ...structuredClone(v1), schemaVersion: 2, fields: [...v1.fields, { name: 'badge', type: 'string' as const, required: false }] };
+      const compatible = {
+        ...structuredClone(v1),
+        schemaVersion: 2,
+        fields: [...v1.fields, { name: 'badge', type: 'string' as const, required: false }],
+      };
       await seedInternsContract(h.db, h.broker, silentLogger(), compatible);
       assert.equal((await findContract(h.db, v1.contractId))?.contract.schemaVersion, 2);
     });

@@ -26,7 +26,10 @@ describe('contract registration checks (spec 2.2)', () => {
   });
 
   it('refuses a schemaVersion its integer column cannot hold', () => {
-    assert.equal(validateDefinition({ ...internsLike('big'), schemaVersion: 2 ** 31 - 1 }).ok, true);
+    assert.equal(
+      validateDefinition({ ...internsLike('big'), schemaVersion: 2 ** 31 - 1 }).ok,
+      true,
+    );
     assert.deepEqual(pathsOf({ ...internsLike('big'), schemaVersion: 2 ** 31 }), ['schemaVersion']);
   });
 
@@ -59,7 +62,11 @@ describe('contract registration checks (spec 2.2)', () => {
   it('refuses natural-key fields that are undeclared, repeated or optional without default', () => {
     const c = internsLike('keys');
     c.naturalKey.fields = ['internId', 'nope', 'internId', 'mentor'];
-    assert.deepEqual(pathsOf(c), ['naturalKey.fields[1]', 'naturalKey.fields[2]', 'naturalKey.fields[3]']);
+    assert.deepEqual(pathsOf(c), [
+      'naturalKey.fields[1]',
+      'naturalKey.fields[2]',
+      'naturalKey.fields[3]',
+    ]);
     const s = internsLike('strategy');
     (s.naturalKey as { strategy: string }).strategy = 'uuid';
     assert.deepEqual(pathsOf(s), ['naturalKey.strategy']);
@@ -70,7 +77,11 @@ describe('contract registration checks (spec 2.2)', () => {
     delete c.lifecycle['intern.deleted'];
     (c.lifecycle as Record<string, string>)['intern.updated'] = 'upsert';
     (c.lifecycle as Record<string, string>)['intern.moved'] = 'update';
-    assert.deepEqual(pathsOf(c).sort(), ['lifecycle.intern.deleted', 'lifecycle.intern.moved', 'lifecycle.intern.updated']);
+    assert.deepEqual(pathsOf(c).sort(), [
+      'lifecycle.intern.deleted',
+      'lifecycle.intern.moved',
+      'lifecycle.intern.updated',
+    ]);
     const noCreate = internsLike('nocreate');
     noCreate.lifecycle['intern.created'] = 'update';
     assert.ok(pathsOf(noCreate).includes('lifecycle'));
@@ -78,10 +89,13 @@ describe('contract registration checks (spec 2.2)', () => {
 
   it('refuses undeclared members, bad ids and non-objects with their paths', () => {
     assert.deepEqual(pathsOf({ ...internsLike('x'), colour: 'red' }), ['colour']);
-    assert.deepEqual(pathsOf({ ...internsLike('x'), fields: [{ name: 'a', type: 'string', required: true, requird: true }] }).sort(), [
-      'fields[0].requird',
-      'naturalKey.fields[0]',
-    ]);
+    assert.deepEqual(
+      pathsOf({
+        ...internsLike('x'),
+        fields: [{ name: 'a', type: 'string', required: true, requird: true }],
+      }).sort(),
+      ['fields[0].requird', 'naturalKey.fields[0]'],
+    );
     assert.deepEqual(pathsOf(internsLike('Bad Id!')), ['contractId']);
     assert.deepEqual(pathsOf([]), ['']);
   });

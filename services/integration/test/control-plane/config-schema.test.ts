@@ -5,7 +5,11 @@ import { configValidator } from '../../src/control-plane/config-schema.js';
 
 describe('config schema validators', () => {
   it('compiles schemas sharing an $id (two types, or one type changing its schema), each validating by its own rules', () => {
-    const property = (type: string) => ({ type: 'object', $id: 'https://adapters.example/config.json', properties: { a: { type, description: 'a' } } });
+    const property = (type: string) => ({
+      type: 'object',
+      $id: 'https://adapters.example/config.json',
+      properties: { a: { type, description: 'a' } },
+    });
     const strings = configValidator(property('string'));
     const integers = configValidator(property('integer'));
     assert.equal(strings({ a: 'x' }), true);

@@ -19,7 +19,6 @@ import { silentLogger, waitFor } from '../helpers/broker-drivers.js';
 import { uniqueContractId } from '../support/contracts.js';
 import { platformEnv } from '../support/platform-env.js';
 
-
 describe('operator console (headless Chromium)', { skip: chromiumSkipReason() }, () => {
   let platform: RunningPlatform;
   let db: SqlDatabase;
@@ -36,22 +35,39 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     fields: [
       { name: 'badgeId', type: 'string', required: true },
       { name: 'holder', type: 'string', required: true },
-      { name: 'level', type: 'enum', required: true, values: ['BRONZE', 'SILVER', 'GOLD'], default: 'BRONZE' },
+      {
+        name: 'level',
+        type: 'enum',
+        required: true,
+        values: ['BRONZE', 'SILVER', 'GOLD'],
+        default: 'BRONZE',
+      },
     ],
   };
   const csvDir = () => join(dataDir, 'integration', 'csv');
-  const csvHolds = async (file: string, text: string) => (await readFile(join(csvDir(), file), 'utf8').catch(() => '')).includes(text);
+  const csvHolds = async (file: string, text: string) =>
+    (await readFile(join(csvDir(), file), 'utf8').catch(() => '')).includes(text);
   const csvAttached = async (path: string) => {
-    const status = (await (await fetch(`${platform.urls.csv}/admin/status`)).json()) as { attachments: Array<{ contractId: string; attachmentId: string }> };
-    const attachments = (await (await fetch(`${platform.urls['control-plane']}/contracts/${contractId}/adapters`)).json()) as { attachments: Array<{ attachmentId: string; config: { path: string } }> };
+    const status = (await (await fetch(`${platform.urls.csv}/admin/status`)).json()) as {
+      attachments: Array<{ contractId: string; attachmentId: string }>;
+    };
+    const attachments = (await (
+      await fetch(`${platform.urls['control-plane']}/contracts/${contractId}/adapters`)
+    ).json()) as { attachments: Array<{ attachmentId: string; config: { path: string } }> };
     const wanted = attachments.attachments.find((a) => a.config.path === path);
-    return Boolean(wanted && status.attachments.some((a) => a.attachmentId === wanted.attachmentId));
+    return Boolean(
+      wanted && status.attachments.some((a) => a.attachmentId === wanted.attachmentId),
+    );
   };
 
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'integration-console-'));
     db = await createSqlDatabase({ dataDir: 'memory://' });
-    platform = await startPlatform({ env: platformEnv({ DATA_DIR: dataDir, CSV_RETRY_BACKOFF_MS: '20' }), logger: silentLogger(), db });
+    platform = await startPlatform({
+      env: platformEnv({ DATA_DIR: dataDir, CSV_RETRY_BACKOFF_MS: '20' }),
+      logger: silentLogger(),
+      db,
+    });
     browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${platform.urls['control-plane']}/console`);
@@ -68,7 +84,11 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
   const waitText = (id: string, pattern: RegExp) =>
     page.waitForFunction(
       ({ selector, source }) => {
-        const doc = (globalThis as unknown as { document: { querySelector(s: string): { textContent: string | null } | null } }).document;
+        const doc = (
+          globalThis as unknown as {
+            document: { querySelector(s: string): { textContent: string | null } | null };
+          }
+        ).document;
         return new RegExp(source).test(doc.querySelector(selector)?.textContent ?? '');
       },
       { selector: `[data-testid="${id}"]`, source: pattern.source },
@@ -81,10 +101,12 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await page.waitForSelector(`[data-contract="${contractId}"]`);
     assert.equal(await byTestId('register-result').textContent(), `registered ${contractId}`);
     await page.click(`[data-contract="${contractId}"]`);
-    await page.waitForSelector('[data-testid="attach-type"] option[value="csv"]', { state: 'attached' });
+    await page.waitForSelector('[data-testid="attach-type"] option[value="csv"]', {
+      state: 'attached',
+    });
     await byTestId('attach-type').selectOption('csv');
     // The form is generated from the csv type's schema, with its field descriptions.
-    assert.match(await byTestId('attach-form').textContent() ?? '', /File path ending in \.csv/);
+    assert.match((await byTestId('attach-form').textContent()) ?? '', /File path ending in \.csv/);
     await page.fill('[data-testid="attach-form"] input[name="path"]', '../escape.csv');
     await byTestId('attach-submit').click();
     await waitText('attach-result', /^400/);
@@ -94,15 +116,25 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await page.waitForSelector('[data-testid="attachment-list"] tr');
     assert.equal(await page.locator('[data-testid="attachment-list"] tr').count(), 1);
     await keepScreenshot(page, 'integration-console');
-    await waitFor('the csv adapter to pick up the attachment', () => csvAttached('badges.csv'), 20_000);
+    await waitFor(
+      'the csv adapter to pick up the attachment',
+      () => csvAttached('badges.csv'),
+      20_000,
+    );
   });
 
   it('registers a contract through the form: JSON shown as typed, errors inline, then registered', async () => {
     const id = `levels_${Date.now().toString(36)}`;
     await byTestId('cf-submit').click(); // empty: nothing sent, what is missing is said
     const missing = await page.locator('[data-testid="cf-errors"] li').allTextContents();
-    assert.ok(missing.some((m) => /Contract id/.test(m)), missing.join(' | '));
-    assert.ok(missing.some((m) => /create record type is required/.test(m)), missing.join(' | '));
+    assert.ok(
+      missing.some((m) => /Contract id/.test(m)),
+      missing.join(' | '),
+    );
+    assert.ok(
+      missing.some((m) => /create record type is required/.test(m)),
+      missing.join(' | '),
+    );
     assert.equal(await byTestId('cf-id').getAttribute('aria-invalid'), 'true');
 
     await byTestId('cf-id').fill(id);
@@ -115,7 +147,8 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await rows.nth(1).locator('[name="type"]').selectOption('enum');
     // an enum without values, and a key field that is optional: both said inline
     await rows.nth(1).locator('[name="key"]').check();
-    const errors = async () => (await page.locator('[data-testid="cf-errors"] li').allTextContents()).join(' | ');
+    const errors = async () =>
+      (await page.locator('[data-testid="cf-errors"] li').allTextContents()).join(' | ');
     assert.match(await errors(), /an enum needs its values/);
     assert.match(await errors(), /"tier" is in the natural key, so it must be required/);
     await rows.nth(1).locator('[name="key"]').uncheck();
@@ -137,7 +170,9 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     });
     await byTestId('cf-submit').click();
     await waitText('cf-result', new RegExp(`^registered ${id}$`));
-    const stored = (await (await fetch(`${platform.urls['control-plane']}/contracts/${id}`)).json()) as {
+    const stored = (await (
+      await fetch(`${platform.urls['control-plane']}/contracts/${id}`)
+    ).json()) as {
       contract: Record<string, unknown>;
     };
     assert.deepEqual(stored.contract.fields, shown.fields);
@@ -147,28 +182,42 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     // the control plane's own checks come back the same way: the id is taken now
     await byTestId('cf-submit').click();
     await waitText('cf-errors', /\S/);
-    assert.doesNotMatch(await byTestId('cf-result').textContent() ?? '', /^registered/);
+    assert.doesNotMatch((await byTestId('cf-result').textContent()) ?? '', /^registered/);
   });
 
   it('submits a record from the console and sees it in the file and in the records view', async () => {
     await page.click('nav button[data-tab="records"]');
     await byTestId('records-contract').selectOption(contractId);
-    await byTestId('submit-input').fill(JSON.stringify({ badgeId: 'B-1', holder: 'Ada Lovelace, Countess' }));
+    await byTestId('submit-input').fill(
+      JSON.stringify({ badgeId: 'B-1', holder: 'Ada Lovelace, Countess' }),
+    );
     await byTestId('submit-record').click();
     await waitText('submit-result', /^accepted/);
     await page.waitForSelector('[data-record="B-1"]');
-    assert.match(await page.locator('[data-record="B-1"]').textContent() ?? '', /BRONZE/);
-    await waitFor('the record in badges.csv', () => csvHolds('badges.csv', '"Ada Lovelace, Countess"'), 20_000);
+    assert.match((await page.locator('[data-record="B-1"]').textContent()) ?? '', /BRONZE/);
+    await waitFor(
+      'the record in badges.csv',
+      () => csvHolds('badges.csv', '"Ada Lovelace, Countess"'),
+      20_000,
+    );
   });
 
   it('shows a poison message in the dead letters with its original text', async () => {
     await platform.broker.publish(`${contractId}.created`, 'B-poison', 'not json at all');
     await page.click('nav button[data-tab="dead-letters"]');
     await byTestId('dl-contract').fill(contractId);
-    await waitFor('the poison dead letter', async () => {
-      await byTestId('dl-refresh').click();
-      return (await page.locator('[data-testid="dl-list"] tr', { hasText: 'SCHEMA_VIOLATION' }).count()) === 1;
-    }, 20_000);
+    await waitFor(
+      'the poison dead letter',
+      async () => {
+        await byTestId('dl-refresh').click();
+        return (
+          (await page
+            .locator('[data-testid="dl-list"] tr', { hasText: 'SCHEMA_VIOLATION' })
+            .count()) === 1
+        );
+      },
+      20_000,
+    );
     await page.locator('[data-testid="dl-list"] tr', { hasText: 'SCHEMA_VIOLATION' }).click();
     assert.equal(await byTestId('dl-original').textContent(), 'not json at all');
     await byTestId('dl-group').selectOption('errorType');
@@ -187,28 +236,46 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await page.fill('[data-testid="attach-form"] input[name="path"]', 'blocked/badges.csv');
     await byTestId('attach-submit').click();
     await waitText('attach-result', /^attached$/);
-    await waitFor('the csv adapter to pick up the second attachment', () => csvAttached('blocked/badges.csv'), 20_000);
+    await waitFor(
+      'the csv adapter to pick up the second attachment',
+      () => csvAttached('blocked/badges.csv'),
+      20_000,
+    );
 
     await page.click('nav button[data-tab="records"]');
-    await byTestId('submit-input').fill(JSON.stringify({ badgeId: 'B-2', holder: 'Grace Hopper', level: 'GOLD' }));
+    await byTestId('submit-input').fill(
+      JSON.stringify({ badgeId: 'B-2', holder: 'Grace Hopper', level: 'GOLD' }),
+    );
     await byTestId('submit-record').click();
     await waitFor('B-2 in the working file', () => csvHolds('badges.csv', 'B-2'), 20_000);
 
     await page.click('nav button[data-tab="dead-letters"]');
-    const row = page.locator('[data-testid="dl-list"] tr', { hasText: 'adapter.csv' }).filter({ hasNotText: 'SCHEMA_VIOLATION' });
-    await waitFor('the failed write in the dead letters', async () => {
-      await byTestId('dl-refresh').click();
-      return (await row.count()) === 1;
-    }, 30_000);
+    const row = page
+      .locator('[data-testid="dl-list"] tr', { hasText: 'adapter.csv' })
+      .filter({ hasNotText: 'SCHEMA_VIOLATION' });
+    await waitFor(
+      'the failed write in the dead letters',
+      async () => {
+        await byTestId('dl-refresh').click();
+        return (await row.count()) === 1;
+      },
+      30_000,
+    );
     await row.click();
-    assert.match(await byTestId('dl-original').textContent() ?? '', /"badgeId": "B-2"/);
+    assert.match((await byTestId('dl-original').textContent()) ?? '', /"badgeId": "B-2"/);
 
     await rm(join(csvDir(), 'blocked'));
     await byTestId('dl-replay').click();
     await waitText('dl-replay-result', /^replayed to/);
     await waitFor('B-2 in the fixed file', () => csvHolds('blocked/badges.csv', 'B-2'), 20_000);
-    const lines = (await readFile(join(csvDir(), 'badges.csv'), 'utf8')).split('\r\n').filter((l) => l.includes('B-2'));
-    assert.equal(lines.length, 1, 'the working file holds B-2 once (the replay is a duplicate there)');
+    const lines = (await readFile(join(csvDir(), 'badges.csv'), 'utf8'))
+      .split('\r\n')
+      .filter((l) => l.includes('B-2'));
+    assert.equal(
+      lines.length,
+      1,
+      'the working file holds B-2 once (the replay is a duplicate there)',
+    );
     await waitFor('the entry marked replayed', async () => {
       await byTestId('dl-refresh').click();
       return (await page.locator('[data-testid="dl-list"] tr', { hasText: 'yes (' }).count()) === 1;
@@ -218,16 +285,26 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
   it('shows adapter types with liveness and state, and pauses and resumes one through the control plane', async () => {
     await page.click('nav button[data-tab="adapters"]');
     await waitText('state-csv', /^running$/);
-    assert.match(await page.locator('[data-adapter="csv"]').textContent() ?? '', /live.*adapter\.csv/);
+    assert.match(
+      (await page.locator('[data-adapter="csv"]').textContent()) ?? '',
+      /live.*adapter\.csv/,
+    );
     await byTestId('pause-csv').click();
     await waitText('state-csv', /^paused$/);
-    const status = (await (await fetch(`${platform.urls.csv}/admin/status`)).json()) as { paused: boolean };
+    const status = (await (await fetch(`${platform.urls.csv}/admin/status`)).json()) as {
+      paused: boolean;
+    };
     assert.equal(status.paused, true);
     await byTestId('resume-csv').click();
     await waitText('state-csv', /^running$/);
-    const unknown = await fetch(`${platform.urls['control-plane']}/console/api/adapter-types/ftp/status`);
+    const unknown = await fetch(
+      `${platform.urls['control-plane']}/console/api/adapter-types/ftp/status`,
+    );
     assert.equal(unknown.status, 404);
-    const notAnAction = await fetch(`${platform.urls['control-plane']}/console/api/adapter-types/csv/restart`, { method: 'POST' });
+    const notAnAction = await fetch(
+      `${platform.urls['control-plane']}/console/api/adapter-types/csv/restart`,
+      { method: 'POST' },
+    );
     assert.equal(notAnAction.status, 400);
   });
 });

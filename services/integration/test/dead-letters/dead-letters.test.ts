@@ -14,7 +14,16 @@ import { silentLogger, waitFor } from '../helpers/broker-drivers.js';
 import { createOnly, internPayload, internsLike } from '../support/contracts.js';
 import { json, openHarness, type Harness } from '../support/harness.js';
 
-type Entry = { id: string; contractId: string; errorType: string; failedAdapter: string; replayed: boolean; replayedAt: string | null; traceId: string | null; originalPayload: unknown };
+type Entry = {
+  id: string;
+  contractId: string;
+  errorType: string;
+  failedAdapter: string;
+  replayed: boolean;
+  replayedAt: string | null;
+  traceId: string | null;
+  originalPayload: unknown;
+};
 
 describe('dead letters: read API and replay', () => {
   let h: Harness;
@@ -54,24 +63,53 @@ describe('dead letters: read API and replay', () => {
     h = await openHarness();
     await h.register(interns);
     await h.register(orders);
-    consumer = await startDeadLetterConsumer({ db: h.db, broker: h.broker, logger: silentLogger() });
-    const publish = (body: unknown, key = 'I-dead-1') => h.broker.publish(DEAD_LETTER_TOPIC.name, key, JSON.stringify(body));
+    consumer = await startDeadLetterConsumer({
+      db: h.db,
+      broker: h.broker,
+      logger: silentLogger(),
+    });
+    const publish = (body: unknown, key = 'I-dead-1') =>
+      h.broker.publish(DEAD_LETTER_TOPIC.name, key, JSON.stringify(body));
     await publish(deadLetter(originals[0]));
-    await publish(deadLetter(originals[1], { errorType: 'SCHEMA_VIOLATION', failedAdapter: 'adapter.csv', attemptCount: 1, originalKey: 'I-dead-2' }));
-    await publish(deadLetter('{not json', { errorType: 'SCHEMA_VIOLATION', failedAdapter: 'adapter.csv', attemptCount: 1, originalTopic: `${orders.contractId}.created`, contractId: orders.contractId }));
+    await publish(
+      deadLetter(originals[1], {
+        errorType: 'SCHEMA_VIOLATION',
+        failedAdapter: 'adapter.csv',
+        attemptCount: 1,
+        originalKey: 'I-dead-2',
+      }),
+    );
+    await publish(
+      deadLetter('{not json', {
+        errorType: 'SCHEMA_VIOLATION',
+        failedAdapter: 'adapter.csv',
+        attemptCount: 1,
+        originalTopic: `${orders.contractId}.created`,
+        contractId: orders.contractId,
+      }),
+    );
     await publish('this is not a dead letter');
-    await waitFor('three dead letters', async () => json<{ total: number }>(await h.controlPlane.inject({ url: '/dead-letters' })).total === 3);
+    await waitFor(
+      'three dead letters',
+      async () =>
+        json<{ total: number }>(await h.controlPlane.inject({ url: '/dead-letters' })).total === 3,
+    );
   });
   after(async () => {
     await consumer?.stop();
     await h?.close();
   });
 
-  const list = async (query = '') => json<{ deadLetters: Entry[]; total: number }>(await h.controlPlane.inject({ url: `/dead-letters${query}` }));
+  const list = async (query = '') =>
+    json<{ deadLetters: Entry[]; total: number }>(
+      await h.controlPlane.inject({ url: `/dead-letters${query}` }),
+    );
 
   it('lists dead letters with the fields of the dead-letter envelope and the trace id', async () => {
     const { deadLetters } = await list();
-    const first = deadLetters.find((d) => (d.originalPayload as { naturalKey?: string }).naturalKey === 'I-dead-1')!;
+    const first = deadLetters.find(
+      (d) => (d.originalPayload as { naturalKey?: string }).naturalKey === 'I-dead-1',
+    )!;
     assert.equal(first.errorType, 'RETRY_EXHAUSTED');
     assert.equal(first.traceId, originals[0]!.traceId);
     assert.deepEqual(first.originalPayload, originals[0]);
@@ -84,19 +122,47 @@ describe('dead letters: read API and replay', () => {
     assert.equal((await list(`?contractId=${interns.contractId}`)).total, 2);
     assert.equal((await list('?errorType=SCHEMA_VIOLATION')).total, 2);
     assert.equal((await list('?failedAdapter=adapter.relational')).total, 1);
-    assert.equal((await list(`?contractId=${orders.contractId}&errorType=RETRY_EXHAUSTED`)).total, 0);
-    assert.equal((await h.controlPlane.inject({ url: '/dead-letters?colour=red' })).statusCode, 400);
-    assert.equal((await h.controlPlane.inject({ url: '/dead-letters?offset=99999999999999999999' })).statusCode, 400);
+    assert.equal(
+      (await list(`?contractId=${orders.contractId}&errorType=RETRY_EXHAUSTED`)).total,
+      0,
+    );
+    assert.equal(
+      (await h.controlPlane.inject({ url: '/dead-letters?colour=red' })).statusCode,
+      400,
+    );
+    assert.equal(
+      (await h.controlPlane.inject({ url: '/dead-letters?offset=99999999999999999999' }))
+        .statusCode,
+      400,
+    );
   });
 
   it('groups by contract, error type and adapter', async () => {
-    const byType = json<{ groups: Array<{ errorType: string; count: number }> }>(await h.controlPlane.inject({ url: '/dead-letters?groupBy=errorType' }));
-    assert.deepEqual(byType.groups.map((g) => [g.errorType, g.count]), [['SCHEMA_VIOLATION', 2], ['RETRY_EXHAUSTED', 1]]);
-    const both = json<{ groups: Array<{ contractId: string; failedAdapter: string; count: number }> }>(
-      await h.controlPlane.inject({ url: `/dead-letters?groupBy=contractId,failedAdapter&contractId=${interns.contractId}` }),
+    const byType = json<{ groups: Array<{ errorType: string; count: number }> }>(
+      await h.controlPlane.inject({ url: '/dead-letters?groupBy=errorType' }),
     );
-    assert.deepEqual(both.groups.map((g) => `${g.failedAdapter}:${g.count}`).sort(), ['adapter.csv:1', 'adapter.relational:1']);
-    assert.equal((await h.controlPlane.inject({ url: '/dead-letters?groupBy=recordId' })).statusCode, 400);
+    assert.deepEqual(
+      byType.groups.map((g) => [g.errorType, g.count]),
+      [
+        ['SCHEMA_VIOLATION', 2],
+        ['RETRY_EXHAUSTED', 1],
+      ],
+    );
+    const both = json<{
+      groups: Array<{ contractId: string; failedAdapter: string; count: number }>;
+    }>(
+      await h.controlPlane.inject({
+        url: `/dead-letters?groupBy=contractId,failedAdapter&contractId=${interns.contractId}`,
+      }),
+    );
+    assert.deepEqual(both.groups.map((g) => `${g.failedAdapter}:${g.count}`).sort(), [
+      'adapter.csv:1',
+      'adapter.relational:1',
+    ]);
+    assert.equal(
+      (await h.controlPlane.inject({ url: '/dead-letters?groupBy=recordId' })).statusCode,
+      400,
+    );
   });
 
   it('shows one entry, non-destructively; 404 for unknown ids', async () => {
@@ -105,14 +171,26 @@ describe('dead letters: read API and replay', () => {
     assert.equal(one.statusCode, 200);
     assert.equal(json<{ deadLetter: Entry }>(one).deadLetter.id, deadLetters[0]!.id);
     assert.equal((await list()).total, 3);
-    assert.equal((await h.controlPlane.inject({ url: `/dead-letters/${randomUUID()}` })).statusCode, 404);
-    assert.equal((await h.controlPlane.inject({ url: '/dead-letters/not-a-uuid' })).statusCode, 404);
+    assert.equal(
+      (await h.controlPlane.inject({ url: `/dead-letters/${randomUUID()}` })).statusCode,
+      404,
+    );
+    assert.equal(
+      (await h.controlPlane.inject({ url: '/dead-letters/not-a-uuid' })).statusCode,
+      404,
+    );
   });
 
   it('replays to the topic of the envelope’s own record type and contract, keeps the entry, marks it replayed', async () => {
-    const { records } = await h.collect([`${interns.contractId}.updated`, `${interns.contractId}.created`]);
+    const { records } = await h.collect([
+      `${interns.contractId}.updated`,
+      `${interns.contractId}.created`,
+    ]);
     const entry = (await list('?failedAdapter=adapter.relational')).deadLetters[0]!;
-    const response = await h.controlPlane.inject({ method: 'POST', url: `/dead-letters/${entry.id}/replay` });
+    const response = await h.controlPlane.inject({
+      method: 'POST',
+      url: `/dead-letters/${entry.id}/replay`,
+    });
     assert.equal(response.statusCode, 200, response.body);
     const body = json<{ deadLetter: Entry; published: { topic: string } }>(response);
     assert.equal(body.published.topic, `${interns.contractId}.updated`);
@@ -127,9 +205,20 @@ describe('dead letters: read API and replay', () => {
 
   it('refuses to replay a message that is not an envelope (422) and unknown ids (404)', async () => {
     const broken = (await list(`?contractId=${orders.contractId}`)).deadLetters[0]!;
-    const response = await h.controlPlane.inject({ method: 'POST', url: `/dead-letters/${broken.id}/replay` });
+    const response = await h.controlPlane.inject({
+      method: 'POST',
+      url: `/dead-letters/${broken.id}/replay`,
+    });
     assert.equal(response.statusCode, 422);
-    assert.equal((await h.controlPlane.inject({ method: 'GET', url: `/dead-letters/${broken.id}` })).json().deadLetter.replayed, false);
-    assert.equal((await h.controlPlane.inject({ method: 'POST', url: `/dead-letters/${randomUUID()}/replay` })).statusCode, 404);
+    assert.equal(
+      (await h.controlPlane.inject({ method: 'GET', url: `/dead-letters/${broken.id}` })).json()
+        .deadLetter.replayed,
+      false,
+    );
+    assert.equal(
+      (await h.controlPlane.inject({ method: 'POST', url: `/dead-letters/${randomUUID()}/replay` }))
+        .statusCode,
+      404,
+    );
   });
 });

@@ -21,18 +21,30 @@ export interface Harness extends OpenBroker {
   cleanup(): Promise<void>;
 }
 
-export const HARNESS_TOPICS = ['interns.created', 'interns.updated', 'interns.deleted', 'intern.created'];
+export const HARNESS_TOPICS = [
+  'interns.created',
+  'interns.updated',
+  'interns.deleted',
+  'intern.created',
+];
 
-export async function startHarness(driver: BrokerDriverCase, extraTopics: string[] = []): Promise<Harness> {
+export async function startHarness(
+  driver: BrokerDriverCase,
+  extraTopics: string[] = [],
+): Promise<Harness> {
   const open = await driver.open();
   const broker: Broker = open.broker;
-  for (const name of [...HARNESS_TOPICS, ...extraTopics]) await broker.ensureTopic({ name, partitions: 3 });
+  for (const name of [...HARNESS_TOPICS, ...extraTopics])
+    await broker.ensureTopic({ name, partitions: 3 });
   await broker.ensureTopic({ name: 'platform.dlq', partitions: 1 });
   const controlPlane = await startControlPlaneStandIn();
   const deadLetters: DeadLetter[] = [];
-  const dlqConsumer: Consumer = await broker.subscribe({ groupId: 'test.dlq-collector', topics: ['platform.dlq'] }, async (record) => {
-    deadLetters.push(JSON.parse(record.value.toString()) as DeadLetter);
-  });
+  const dlqConsumer: Consumer = await broker.subscribe(
+    { groupId: 'test.dlq-collector', topics: ['platform.dlq'] },
+    async (record) => {
+      deadLetters.push(JSON.parse(record.value.toString()) as DeadLetter);
+    },
+  );
   return {
     ...open,
     controlPlane,
@@ -46,7 +58,9 @@ export async function startHarness(driver: BrokerDriverCase, extraTopics: string
       ...overrides,
     }),
     async publish(envelope) {
-      await broker.publish(topicOf(envelope), envelope.naturalKey, JSON.stringify(envelope), { traceId: envelope.traceId });
+      await broker.publish(topicOf(envelope), envelope.naturalKey, JSON.stringify(envelope), {
+        traceId: envelope.traceId,
+      });
     },
     async publishRaw(topic, key, value) {
       await broker.publish(topic, key, value);

@@ -26,7 +26,8 @@ export interface BrokerDriverCase {
   open(logger?: Logger): Promise<OpenBroker>;
 }
 
-export const silentLogger = (): Logger => createLogger({ service: 'integration-test', level: 'silent' });
+export const silentLogger = (): Logger =>
+  createLogger({ service: 'integration-test', level: 'silent' });
 
 export const BROKER_DRIVERS: BrokerDriverCase[] = [
   {
@@ -34,17 +35,28 @@ export const BROKER_DRIVERS: BrokerDriverCase[] = [
     missing: async () => undefined,
     async open(logger = silentLogger()) {
       const db = await createSqlDatabase({ dataDir: 'memory://' });
-      const broker = await createSqlLogBroker({ db, logger, pollIntervalMs: 100, redeliveryDelayMs: 50 });
+      const broker = await createSqlLogBroker({
+        db,
+        logger,
+        pollIntervalMs: 100,
+        redeliveryDelayMs: 50,
+      });
       return { broker, db, cleanup: async () => (await broker.close(), await db.close()) };
     },
   },
   {
     name: 'sql-log-postgres',
-    missing: async () => ((await postgresUrlForTests()) ? undefined : 'PostgreSQL on 127.0.0.1:5432'),
+    missing: async () =>
+      (await postgresUrlForTests()) ? undefined : 'PostgreSQL on 127.0.0.1:5432',
     async open(logger = silentLogger()) {
       const testDb = await createTestDatabase('broker');
       const db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused', poolSize: 6 });
-      const broker = await createSqlLogBroker({ db, logger, pollIntervalMs: 100, redeliveryDelayMs: 50 });
+      const broker = await createSqlLogBroker({
+        db,
+        logger,
+        pollIntervalMs: 100,
+        redeliveryDelayMs: 50,
+      });
       return {
         broker,
         db,
@@ -58,7 +70,8 @@ export const BROKER_DRIVERS: BrokerDriverCase[] = [
   },
   {
     name: 'jetstream',
-    missing: async () => ((await natsUrlForTests()) ? undefined : 'NATS JetStream on 127.0.0.1:4222'),
+    missing: async () =>
+      (await natsUrlForTests()) ? undefined : 'NATS JetStream on 127.0.0.1:4222',
     async open(logger = silentLogger()) {
       const url = (await natsUrlForTests())!;
       const prefix = `T${randomBytes(5).toString('hex').toUpperCase()}`;
@@ -82,7 +95,8 @@ async function deleteStreams(url: string, prefix: string): Promise<void> {
   try {
     const jsm = await nc.jetstreamManager();
     const names: string[] = [];
-    for await (const info of jsm.streams.list()) if (info.config.name.startsWith(`${prefix}_`)) names.push(info.config.name);
+    for await (const info of jsm.streams.list())
+      if (info.config.name.startsWith(`${prefix}_`)) names.push(info.config.name);
     for (const name of names) await jsm.streams.delete(name);
   } finally {
     await nc.close();
@@ -96,7 +110,12 @@ export function selectedDrivers(): BrokerDriverCase[] {
 
 /** Polls `check` until it returns true or the time runs out (then throws with `what`). */
 /** Polls `check` every `intervalMs` (raise it when the check itself is costly, e.g. counting a large table). */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000, intervalMs = 25): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

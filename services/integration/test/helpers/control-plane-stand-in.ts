@@ -20,7 +20,12 @@ export interface ControlPlaneStandIn {
   dropNextChange: boolean;
   /** Feed answers lost on purpose so far. */
   dropped: number;
-  attach(contract: ContractView, adapterType: string, config: Record<string, unknown>, enabled?: boolean): AttachmentView;
+  attach(
+    contract: ContractView,
+    adapterType: string,
+    config: Record<string, unknown>,
+    enabled?: boolean,
+  ): AttachmentView;
   close(): Promise<void>;
 }
 
@@ -34,7 +39,9 @@ export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
     request.on('data', (chunk) => (body += chunk));
     request.on('end', () => {
       if (standIn.unavailable) {
-        response.writeHead(503, { 'content-type': 'application/json' }).end('{"detail":"unavailable"}');
+        response
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end('{"detail":"unavailable"}');
         return;
       }
       if (request.method === 'PUT' && url.pathname.startsWith('/adapter-types/')) {
@@ -48,7 +55,10 @@ export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
         const deadline = Date.now() + Number(url.searchParams.get('waitSeconds') ?? 0) * 1000;
         const feed = () => {
           const list = attachments.filter((a) => a.adapterType === type);
-          return { attachments: list, version: createHash('sha256').update(JSON.stringify(list)).digest('hex') };
+          return {
+            attachments: list,
+            version: createHash('sha256').update(JSON.stringify(list)).digest('hex'),
+          };
         };
         const answer = () => {
           if (response.destroyed) return;
@@ -63,7 +73,9 @@ export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
             response.destroy();
             return;
           }
-          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(current));
+          response
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify(current));
         };
         answer();
         return;
@@ -79,7 +91,16 @@ export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
     attachments,
     attach(contract, adapterType, config, enabled = true) {
       const now = new Date().toISOString();
-      const attachment = { attachmentId: randomUUID(), contractId: contract.contractId, adapterType, config, enabled, contract, createdAt: now, updatedAt: now };
+      const attachment = {
+        attachmentId: randomUUID(),
+        contractId: contract.contractId,
+        adapterType,
+        config,
+        enabled,
+        contract,
+        createdAt: now,
+        updatedAt: now,
+      };
       attachments.push(attachment);
       return attachment;
     },

@@ -22,7 +22,10 @@ export function createOnlyContract(contractId: string): ContractView {
   };
 }
 
-export function internPayload(internId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function internPayload(
+  internId: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     internId,
     firstName: 'Ada',
@@ -43,7 +46,12 @@ let clock = Date.parse('2026-03-01T00:00:00.000Z');
 /** Strictly increasing occurredAt values, so later events are newer. */
 export const nextTimestamp = () => new Date((clock += 1000)).toISOString();
 
-export function envelope(contractId: string, recordType: string, naturalKey: string, payload: Record<string, unknown>): TestEnvelope {
+export function envelope(
+  contractId: string,
+  recordType: string,
+  naturalKey: string,
+  payload: Record<string, unknown>,
+): TestEnvelope {
   return {
     recordId: randomUUID(),
     contractId,
@@ -60,7 +68,8 @@ export const internCreated = (id: string, overrides: Record<string, unknown> = {
   envelope('interns', 'intern.created', id, internPayload(id, overrides));
 export const internUpdated = (id: string, overrides: Record<string, unknown> = {}) =>
   envelope('interns', 'intern.updated', id, internPayload(id, overrides));
-export const internDeleted = (id: string) => envelope('interns', 'intern.deleted', id, { internId: id });
+export const internDeleted = (id: string) =>
+  envelope('interns', 'intern.deleted', id, { internId: id });
 
 /** A message of the first releases: flat fields, recordId, createdAt, no contractId. */
 export function flatIntern(id: string): Record<string, unknown> {

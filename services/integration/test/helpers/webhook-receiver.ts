@@ -38,7 +38,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       deliveries.push({ path, headers: request.headers, body, receivedAt: Date.now() });
       const status = receiver.respond(path, count);
       if (status === 'hang') return;
-      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status }));
+      response
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -28,7 +28,13 @@ function ledgerTarget(dir: string): AdapterTarget<{ file: string }, string> {
       type: 'object',
       required: ['file'],
       additionalProperties: false,
-      properties: { file: { type: 'string', pattern: '^[a-z0-9-]+\\.jsonl$', description: 'Ledger file name (lower-case, .jsonl).' } },
+      properties: {
+        file: {
+          type: 'string',
+          pattern: '^[a-z0-9-]+\\.jsonl$',
+          description: 'Ledger file name (lower-case, .jsonl).',
+        },
+      },
     },
     async resolveMapping(attachment) {
       return { file: join(dir, String(attachment.config.file)) };
@@ -55,7 +61,11 @@ describe('a fourth adapter type joins at runtime', () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ledger-'));
     db = await createSqlDatabase({ dataDir: 'memory://' });
-    platform = await startPlatform({ env: platformEnv({ INTEGRATION_ROLES: 'control-plane,submission', DATA_DIR: dir }), logger: silentLogger(), db });
+    platform = await startPlatform({
+      env: platformEnv({ INTEGRATION_ROLES: 'control-plane,submission', DATA_DIR: dir }),
+      logger: silentLogger(),
+      db,
+    });
   });
   after(async () => {
     await ledger?.stop();
@@ -68,7 +78,11 @@ describe('a fourth adapter type joins at runtime', () => {
     const controlPlane = platform.urls['control-plane']!;
     const submission = platform.urls.submission!;
     const contract = internsLike();
-    const registered = await fetch(`${controlPlane}/contracts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(contract) });
+    const registered = await fetch(`${controlPlane}/contracts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(contract),
+    });
     assert.equal(registered.status, 201);
 
     ledger = await buildAdapter({
@@ -79,8 +93,13 @@ describe('a fourth adapter type joins at runtime', () => {
       refreshIntervalMs: 200,
     });
     await ledger.start();
-    const types = (await (await fetch(`${controlPlane}/adapter-types`)).json()) as { adapterTypes: Array<{ type: string; live: boolean; consumerGroup: string }> };
-    assert.deepEqual(types.adapterTypes.map((t) => [t.type, t.live, t.consumerGroup]), [['ledger', true, 'adapter.ledger']]);
+    const types = (await (await fetch(`${controlPlane}/adapter-types`)).json()) as {
+      adapterTypes: Array<{ type: string; live: boolean; consumerGroup: string }>;
+    };
+    assert.deepEqual(
+      types.adapterTypes.map((t) => [t.type, t.live, t.consumerGroup]),
+      [['ledger', true, 'adapter.ledger']],
+    );
 
     const refused = await fetch(`${controlPlane}/contracts/${contract.contractId}/adapters`, {
       method: 'POST',
@@ -88,7 +107,10 @@ describe('a fourth adapter type joins at runtime', () => {
       body: JSON.stringify({ adapterType: 'ledger', config: { file: 'Bad Name.txt' } }),
     });
     assert.equal(refused.status, 400);
-    assert.match(((await refused.json()) as { detail: string }).detail, /Ledger file name \(lower-case, \.jsonl\)/);
+    assert.match(
+      ((await refused.json()) as { detail: string }).detail,
+      /Ledger file name \(lower-case, \.jsonl\)/,
+    );
     const attached = await fetch(`${controlPlane}/contracts/${contract.contractId}/adapters`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -98,12 +120,23 @@ describe('a fourth adapter type joins at runtime', () => {
     await ledger.runtime.refresh();
 
     const payload = internPayload();
-    const submitted = await fetch(`${submission}/contracts/${contract.contractId}/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+    const submitted = await fetch(`${submission}/contracts/${contract.contractId}/records`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
     assert.equal(submitted.status, 202);
     const { recordId } = (await submitted.json()) as { recordId: string };
     const file = join(dir, 'interns.jsonl');
-    await waitFor('the ledger line', async () => (await readFile(file, 'utf8').catch(() => '')).includes(recordId), 20_000);
-    const lines = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { recordId: string; payload: Record<string, string> });
+    await waitFor(
+      'the ledger line',
+      async () => (await readFile(file, 'utf8').catch(() => '')).includes(recordId),
+      20_000,
+    );
+    const lines = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { recordId: string; payload: Record<string, string> });
     assert.equal(lines.length, 1);
     assert.equal(lines[0]!.payload.internId, payload.internId);
   });

@@ -11,97 +11,219 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
-import { createTestDatabase, postgresUrlForTests, skipReason, type TestDatabase } from '@platform/testing';
+import {
+  createTestDatabase,
+  postgresUrlForTests,
+  skipReason,
+  type TestDatabase,
+} from '@platform/testing';
 import { startPlatform, type RunningPlatform } from '../../src/platform.js';
-import { BROKER_DRIVERS, silentLogger, waitFor, type OpenBroker } from '../helpers/broker-drivers.js';
+import {
+  BROKER_DRIVERS,
+  silentLogger,
+  waitFor,
+  type OpenBroker,
+} from '../helpers/broker-drivers.js';
 import { internPayload } from '../support/contracts.js';
 import { platformEnv } from '../support/platform-env.js';
 
-const VARIANTS = BROKER_DRIVERS.filter((d) => d.name === 'sql-log-pglite' || d.name === 'jetstream');
+const VARIANTS = BROKER_DRIVERS.filter(
+  (d) => d.name === 'sql-log-pglite' || d.name === 'jetstream',
+);
 const wanted = process.env.BROKER_DRIVERS?.split(',').map((s) => s.trim());
 
 for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name))) {
   const needsPostgres = driver.name === 'jetstream';
-  const missing = (await driver.missing()) ?? (needsPostgres && !(await postgresUrlForTests()) ? 'PostgreSQL on 127.0.0.1:5432' : undefined);
-  describe(`whole platform in one process: ${driver.name}${needsPostgres ? ' + PostgreSQL' : ''}`, { skip: skipReason(`${missing} (platform on ${driver.name})`, !missing) }, () => {
-    let open: OpenBroker;
-    let testDb: TestDatabase | undefined;
-    let db: SqlDatabase;
-    let platform: RunningPlatform;
-    let dataDir: string;
-    const url = (role: keyof RunningPlatform['urls'], path: string) => `${platform.urls[role]}${path}`;
-    const getJson = async <T>(target: string) => (await (await fetch(target)).json()) as T;
-    const send = (method: string, target: string, body?: unknown) =>
-      fetch(target, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
-    const relationalRows = async () => (await getJson<{ interns: Array<Record<string, string | null>> }>(url('relational', '/interns'))).interns;
-    const csvText = async () => readFile(join(dataDir, 'integration', 'csv', 'interns.csv'), 'utf8').catch(() => '');
+  const missing =
+    (await driver.missing()) ??
+    (needsPostgres && !(await postgresUrlForTests()) ? 'PostgreSQL on 127.0.0.1:5432' : undefined);
+  describe(
+    `whole platform in one process: ${driver.name}${needsPostgres ? ' + PostgreSQL' : ''}`,
+    { skip: skipReason(`${missing} (platform on ${driver.name})`, !missing) },
+    () => {
+      let open: OpenBroker;
+      let testDb: TestDatabase | undefined;
+      let db: SqlDatabase;
+      let platform: RunningPlatform;
+      let dataDir: string;
+      const url = (role: keyof RunningPlatform['urls'], path: string) =>
+        `${platform.urls[role]}${path}`;
+      const getJson = async <T>(target: string) => (await (await fetch(target)).json()) as T;
+      const send = (method: string, target: string, body?: unknown) =>
+        fetch(target, {
+          method,
+          ...(body === undefined
+            ? {}
+            : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        });
+      const relationalRows = async () =>
+        (
+          await getJson<{ interns: Array<Record<string, string | null>> }>(
+            url('relational', '/interns'),
+          )
+        ).interns;
+      const csvText = async () =>
+        readFile(join(dataDir, 'integration', 'csv', 'interns.csv'), 'utf8').catch(() => '');
 
-    before(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'integration-platform-'));
-      open = await driver.open();
-      if (needsPostgres) {
-        testDb = await createTestDatabase('integration_platform');
-        db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused' });
-      } else {
-        db = open.db;
-      }
-      platform = await startPlatform({ env: platformEnv({ DATA_DIR: dataDir, RELATIONAL_RETRY_BACKOFF_MS: '20', CSV_RETRY_BACKOFF_MS: '20' }), logger: silentLogger(), db, broker: open.broker });
-      await waitFor('both adapters to hold the seeded interns attachments', async () => {
-        for (const role of ['relational', 'csv'] as const) {
-          const status = await getJson<{ attachments: Array<{ contractId: string }> }>(url(role, '/admin/status'));
-          if (!status.attachments.some((a) => a.contractId === 'interns')) return false;
+      before(async () => {
+        dataDir = await mkdtemp(join(tmpdir(), 'integration-platform-'));
+        open = await driver.open();
+        if (needsPostgres) {
+          testDb = await createTestDatabase('integration_platform');
+          db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused' });
+        } else {
+          db = open.db;
         }
-        return true;
-      }, 30_000);
-    });
-    after(async () => {
-      await platform?.close();
-      await open?.cleanup();
-      if (needsPostgres) await db?.close();
-      await testDb?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    });
+        platform = await startPlatform({
+          env: platformEnv({
+            DATA_DIR: dataDir,
+            RELATIONAL_RETRY_BACKOFF_MS: '20',
+            CSV_RETRY_BACKOFF_MS: '20',
+          }),
+          logger: silentLogger(),
+          db,
+          broker: open.broker,
+        });
+        await waitFor(
+          'both adapters to hold the seeded interns attachments',
+          async () => {
+            for (const role of ['relational', 'csv'] as const) {
+              const status = await getJson<{ attachments: Array<{ contractId: string }> }>(
+                url(role, '/admin/status'),
+              );
+              if (!status.attachments.some((a) => a.contractId === 'interns')) return false;
+            }
+            return true;
+          },
+          30_000,
+        );
+      });
+      after(async () => {
+        await platform?.close();
+        await open?.cleanup();
+        if (needsPostgres) await db?.close();
+        await testDb?.drop();
+        await rm(dataDir, { recursive: true, force: true });
+      });
 
-    it('create, update and delete reach the relational table and the csv file', async () => {
-      const payload = internPayload({ mentor: 'Grace Hopper' });
-      const created = await send('POST', url('submission', '/contracts/interns/records'), payload);
-      assert.equal(created.status, 202);
-      const { recordId } = (await created.json()) as { recordId: string };
-      await waitFor('the create in both targets', async () => (await relationalRows()).some((r) => r.record_id === recordId) && (await csvText()).includes(recordId), 30_000);
+      it('create, update and delete reach the relational table and the csv file', async () => {
+        const payload = internPayload({ mentor: 'Grace Hopper' });
+        const created = await send(
+          'POST',
+          url('submission', '/contracts/interns/records'),
+          payload,
+        );
+        assert.equal(created.status, 202);
+        const { recordId } = (await created.json()) as { recordId: string };
+        await waitFor(
+          'the create in both targets',
+          async () =>
+            (await relationalRows()).some((r) => r.record_id === recordId) &&
+            (await csvText()).includes(recordId),
+          30_000,
+        );
 
-      assert.equal((await send('PUT', url('submission', `/contracts/interns/records/${payload.internId}`), { ...payload, status: 'COMPLETED' })).status, 202);
-      await waitFor('the update in both targets', async () => {
-        const row = (await relationalRows()).find((r) => r.intern_id === payload.internId);
-        const line = (await csvText()).split('\n').find((l) => l.includes(`,${payload.internId},`));
-        return row?.status === 'COMPLETED' && Boolean(line?.includes(',COMPLETED,'));
-      }, 30_000);
+        assert.equal(
+          (
+            await send('PUT', url('submission', `/contracts/interns/records/${payload.internId}`), {
+              ...payload,
+              status: 'COMPLETED',
+            })
+          ).status,
+          202,
+        );
+        await waitFor(
+          'the update in both targets',
+          async () => {
+            const row = (await relationalRows()).find((r) => r.intern_id === payload.internId);
+            const line = (await csvText())
+              .split('\n')
+              .find((l) => l.includes(`,${payload.internId},`));
+            return row?.status === 'COMPLETED' && Boolean(line?.includes(',COMPLETED,'));
+          },
+          30_000,
+        );
 
-      assert.equal((await send('DELETE', url('submission', `/contracts/interns/records/${payload.internId}`))).status, 202);
-      await waitFor('the delete in both targets', async () => {
-        const gone = !(await relationalRows()).some((r) => r.intern_id === payload.internId);
-        return gone && !(await csvText()).includes(`,${payload.internId},`);
-      }, 30_000);
-      assert.equal((await csvText()).split('\r\n')[0], 'record_id,intern_id,first_name,last_name,email,college,department,mentor,start_date,status,created_at');
-    });
+        assert.equal(
+          (
+            await send(
+              'DELETE',
+              url('submission', `/contracts/interns/records/${payload.internId}`),
+            )
+          ).status,
+          202,
+        );
+        await waitFor(
+          'the delete in both targets',
+          async () => {
+            const gone = !(await relationalRows()).some((r) => r.intern_id === payload.internId);
+            return gone && !(await csvText()).includes(`,${payload.internId},`);
+          },
+          30_000,
+        );
+        assert.equal(
+          (await csvText()).split('\r\n')[0],
+          'record_id,intern_id,first_name,last_name,email,college,department,mentor,start_date,status,created_at',
+        );
+      });
 
-    it('dead-letters a poison message in each adapter while the next good record is written', async () => {
-      await platform.broker.publish('interns.created', 'poison-1', '{"recordId": "broken');
-      const good = internPayload();
-      const created = await send('POST', url('submission', '/interns'), good);
-      assert.equal(created.status, 202);
-      const { recordId } = (await created.json()) as { recordId: string };
-      await waitFor('the good record in both targets', async () => (await relationalRows()).some((r) => r.record_id === recordId) && (await csvText()).includes(recordId), 30_000);
+      it('dead-letters a poison message in each adapter while the next good record is written', async () => {
+        await platform.broker.publish('interns.created', 'poison-1', '{"recordId": "broken');
+        const good = internPayload();
+        const created = await send('POST', url('submission', '/interns'), good);
+        assert.equal(created.status, 202);
+        const { recordId } = (await created.json()) as { recordId: string };
+        await waitFor(
+          'the good record in both targets',
+          async () =>
+            (await relationalRows()).some((r) => r.record_id === recordId) &&
+            (await csvText()).includes(recordId),
+          30_000,
+        );
 
-      type Group = { failedAdapter: string; errorType: string; count: number };
-      let groups: Group[] = [];
-      await waitFor('two dead letters', async () => {
-        groups = (await getJson<{ groups: Group[] }>(url('control-plane', '/dead-letters?groupBy=failedAdapter,errorType&contractId=interns'))).groups;
-        return groups.reduce((sum, g) => sum + g.count, 0) >= 2;
-      }, 30_000);
-      assert.deepEqual(groups.map((g) => `${g.failedAdapter}:${g.errorType}:${g.count}`).sort(), ['adapter.csv:SCHEMA_VIOLATION:1', 'adapter.relational:SCHEMA_VIOLATION:1']);
-      const { deadLetters } = await getJson<{ deadLetters: Array<{ id: string; originalKey: string; originalPayload: unknown; originalTopic: string }> }>(url('control-plane', '/dead-letters?contractId=interns'));
-      assert.ok(deadLetters.every((d) => d.originalKey === 'poison-1' && d.originalTopic === 'interns.created' && d.originalPayload === '{"recordId": "broken'));
-      assert.equal((await send('POST', url('control-plane', `/dead-letters/${deadLetters[0]!.id}/replay`))).status, 422);
-    });
-  });
+        type Group = { failedAdapter: string; errorType: string; count: number };
+        let groups: Group[] = [];
+        await waitFor(
+          'two dead letters',
+          async () => {
+            groups = (
+              await getJson<{ groups: Group[] }>(
+                url(
+                  'control-plane',
+                  '/dead-letters?groupBy=failedAdapter,errorType&contractId=interns',
+                ),
+              )
+            ).groups;
+            return groups.reduce((sum, g) => sum + g.count, 0) >= 2;
+          },
+          30_000,
+        );
+        assert.deepEqual(groups.map((g) => `${g.failedAdapter}:${g.errorType}:${g.count}`).sort(), [
+          'adapter.csv:SCHEMA_VIOLATION:1',
+          'adapter.relational:SCHEMA_VIOLATION:1',
+        ]);
+        const { deadLetters } = await getJson<{
+          deadLetters: Array<{
+            id: string;
+            originalKey: string;
+            originalPayload: unknown;
+            originalTopic: string;
+          }>;
+        }>(url('control-plane', '/dead-letters?contractId=interns'));
+        assert.ok(
+          deadLetters.every(
+            (d) =>
+              d.originalKey === 'poison-1' &&
+              d.originalTopic === 'interns.created' &&
+              d.originalPayload === '{"recordId": "broken',
+          ),
+        );
+        assert.equal(
+          (await send('POST', url('control-plane', `/dead-letters/${deadLetters[0]!.id}/replay`)))
+            .status,
+          422,
+        );
+      });
+    },
+  );
 }

@@ -15,7 +15,8 @@ import { internPayload } from '../support/contracts.js';
 import { platformPorts } from '../support/platform-env.js';
 
 const repoRoot = resolve(fileURLToPath(new URL('../../../..', import.meta.url)));
-const CSV_HEADER = 'record_id,intern_id,first_name,last_name,email,college,department,mentor,start_date,status,created_at';
+const CSV_HEADER =
+  'record_id,intern_id,first_name,last_name,email,college,department,mentor,start_date,status,created_at';
 
 describe('npm start wiring: one process, embedded defaults', () => {
   let child: ChildProcess;
@@ -27,20 +28,35 @@ describe('npm start wiring: one process, embedded defaults', () => {
   before(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'integration-e2e-'));
     ports = await platformPorts();
-    const env: NodeJS.ProcessEnv = { ...process.env, ...ports, DATA_DIR: dataDir, HOST: '127.0.0.1', ATTACHMENT_REFRESH_MS: '300', LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...ports,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      ATTACHMENT_REFRESH_MS: '300',
+      LOG_LEVEL: 'warn',
+    };
     delete env.DATABASE_URL;
     delete env.NATS_URL;
     delete env.CONTROL_PLANE_URL;
     delete env.INTEGRATION_ROLES;
-    child = spawn(process.execPath, ['--import', 'tsx', 'services/integration/src/main.ts'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, ['--import', 'tsx', 'services/integration/src/main.ts'], {
+      cwd: repoRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (chunk) => (output += String(chunk)));
     child.stderr!.on('data', (chunk) => (output += String(chunk)));
     await waitFor(
       'every part to answer /health',
       async () => {
-        if (child.exitCode !== null) throw new Error(`main.ts exited ${child.exitCode}: ${output.slice(-2000)}`);
+        if (child.exitCode !== null)
+          throw new Error(`main.ts exited ${child.exitCode}: ${output.slice(-2000)}`);
         for (const name of Object.keys(ports)) {
-          const ok = await fetch(url(name, '/health')).then((r) => r.ok, () => false);
+          const ok = await fetch(url(name, '/health')).then(
+            (r) => r.ok,
+            () => false,
+          );
           if (!ok) return false;
         }
         return true;
@@ -59,26 +75,48 @@ describe('npm start wiring: one process, embedded defaults', () => {
   });
 
   it('carries a submitted intern to the relational table and the csv file with no set-up', async () => {
-    await waitFor('the seeded attachments', async () => {
-      const body = (await (await fetch(url('CONTROL_PLANE_PORT', '/contracts/interns/adapters'))).json()) as { attachments: unknown[] };
-      return body.attachments.length === 2;
-    }, 30_000);
+    await waitFor(
+      'the seeded attachments',
+      async () => {
+        const body = (await (
+          await fetch(url('CONTROL_PLANE_PORT', '/contracts/interns/adapters'))
+        ).json()) as { attachments: unknown[] };
+        return body.attachments.length === 2;
+      },
+      30_000,
+    );
     const payload = internPayload({ college: 'Trinity College, Cambridge' });
-    const response = await fetch(url('PORT', '/interns'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+    const response = await fetch(url('PORT', '/interns'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(payload),
+    });
     assert.equal(response.status, 202);
     const { recordId } = (await response.json()) as { recordId: string };
 
     let rows: Array<Record<string, unknown>> = [];
-    await waitFor('the relational row', async () => {
-      rows = ((await (await fetch(url('RELATIONAL_ADAPTER_PORT', '/interns'))).json()) as { interns: Array<Record<string, unknown>> }).interns;
-      return rows.some((row) => row.record_id === recordId);
-    }, 30_000);
+    await waitFor(
+      'the relational row',
+      async () => {
+        rows = (
+          (await (await fetch(url('RELATIONAL_ADAPTER_PORT', '/interns'))).json()) as {
+            interns: Array<Record<string, unknown>>;
+          }
+        ).interns;
+        return rows.some((row) => row.record_id === recordId);
+      },
+      30_000,
+    );
     const row = rows.find((r) => r.record_id === recordId)!;
     assert.equal(row.intern_id, payload.internId);
     assert.equal(row.status, 'ACTIVE');
 
     const file = join(dataDir, 'integration', 'csv', 'interns.csv');
-    await waitFor('the csv line', async () => (await readFile(file, 'utf8').catch(() => '')).includes(recordId), 30_000);
+    await waitFor(
+      'the csv line',
+      async () => (await readFile(file, 'utf8').catch(() => '')).includes(recordId),
+      30_000,
+    );
     const lines = (await readFile(file, 'utf8')).trim().split(/\r?\n/);
     assert.equal(lines[0], CSV_HEADER);
     const line = lines.find((l) => l.startsWith(recordId))!;
@@ -86,7 +124,9 @@ describe('npm start wiring: one process, embedded defaults', () => {
     assert.ok(line.includes(',"Trinity College, Cambridge",'), line);
     assert.ok(line.includes(',ACTIVE,'));
 
-    const listed = (await (await fetch(url('PORT', '/interns'))).json()) as { interns: Array<{ recordId: string }> };
+    const listed = (await (await fetch(url('PORT', '/interns'))).json()) as {
+      interns: Array<{ recordId: string }>;
+    };
     assert.ok(listed.interns.some((i) => i.recordId === recordId));
   });
 

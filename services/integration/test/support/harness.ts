@@ -14,7 +14,12 @@ import type { ContractDefinition } from '../../src/contracts/contract.js';
 import { buildControlPlaneApp } from '../../src/control-plane/app.js';
 import { migrateIntegration } from '../../src/migrations.js';
 import { buildSubmissionApp, type SubmissionOptions } from '../../src/submission/app.js';
-import { BROKER_DRIVERS, silentLogger, uniqueName, type BrokerDriverCase } from '../helpers/broker-drivers.js';
+import {
+  BROKER_DRIVERS,
+  silentLogger,
+  uniqueName,
+  type BrokerDriverCase,
+} from '../helpers/broker-drivers.js';
 
 export interface Harness {
   db: SqlDatabase;
@@ -37,11 +42,25 @@ export async function openHarness(
   const open = await driver.open();
   const pglite = driver.name === 'sql-log-pglite';
   const testDb = pglite ? undefined : await createTestDatabase('integration');
-  const db = pglite && !options.separateAppDb ? open.db : await createSqlDatabase({ url: testDb?.url, dataDir: 'memory://', poolSize: 4 });
+  const db =
+    pglite && !options.separateAppDb
+      ? open.db
+      : await createSqlDatabase({ url: testDb?.url, dataDir: 'memory://', poolSize: 4 });
   await migrateIntegration(db);
   const logger = silentLogger();
-  const controlPlane = await buildControlPlaneApp({ db, broker: open.broker, logger, seedInternsAttachments: false });
-  const submission = await buildSubmissionApp({ db, broker: open.broker, logger, corsOrigins: ['http://allowed.example'], ...options.submission });
+  const controlPlane = await buildControlPlaneApp({
+    db,
+    broker: open.broker,
+    logger,
+    seedInternsAttachments: false,
+  });
+  const submission = await buildSubmissionApp({
+    db,
+    broker: open.broker,
+    logger,
+    corsOrigins: ['http://allowed.example'],
+    ...options.submission,
+  });
   const consumers: Consumer[] = [];
   let closed = false;
   return {
@@ -50,14 +69,22 @@ export async function openHarness(
     controlPlane,
     submission,
     async register(contract) {
-      const response = await controlPlane.inject({ method: 'POST', url: '/contracts', payload: contract });
-      if (response.statusCode !== 201) throw new Error(`register failed: ${response.statusCode} ${response.body}`);
+      const response = await controlPlane.inject({
+        method: 'POST',
+        url: '/contracts',
+        payload: contract,
+      });
+      if (response.statusCode !== 201)
+        throw new Error(`register failed: ${response.statusCode} ${response.body}`);
     },
     async collect(topics) {
       const records: BrokerRecord[] = [];
-      const consumer = await open.broker.subscribe({ groupId: uniqueName('test-collector'), topics, fromBeginning: true }, async (record) => {
-        records.push(record);
-      });
+      const consumer = await open.broker.subscribe(
+        { groupId: uniqueName('test-collector'), topics, fromBeginning: true },
+        async (record) => {
+          records.push(record);
+        },
+      );
       consumers.push(consumer);
       return { records, consumer };
     },
@@ -79,4 +106,5 @@ export async function openHarness(
   };
 }
 
-export const json = <T = Record<string, unknown>>(response: { body: string }): T => JSON.parse(response.body) as T;
+export const json = <T = Record<string, unknown>>(response: { body: string }): T =>
+  JSON.parse(response.body) as T;

@@ -15,7 +15,6 @@ import { hasReplayExtension, type RenderForm } from './render-form.js';
 import type { ReplayDecoder } from './replay-decoder.js';
 import type { ReplaySummary } from './replay-summary.js';
 
-
 /**
  * The spec's defaults of the render parameters (section 2), which are the renderer's own
  * (the admission test pins every value).

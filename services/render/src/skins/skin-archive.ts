@@ -144,7 +144,12 @@ export async function inspectSkinArchive(
         if (target) await mkdir(safeJoin(target, name.slice(strip.length)), { recursive: true });
         continue;
       }
-      uncompressed += await testEntry(zip, entry, name, target && safeJoin(target, name.slice(strip.length)));
+      uncompressed += await testEntry(
+        zip,
+        entry,
+        name,
+        target && safeJoin(target, name.slice(strip.length)),
+      );
       files += 1;
     }
     return { entries: entries.length, files, uncompressedBytes: uncompressed };

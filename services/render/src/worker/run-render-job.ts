@@ -12,13 +12,7 @@ import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
 import { parseBeatmap } from '@platform/osu';
 import { BeatmapNotFoundError, type BeatmapResolver } from '../beatmaps/beatmap-resolver.js';
 import { DEFAULT_SKIN } from '../skins/skin-name.js';
-import {
-  claimJob,
-  getJob,
-  requeueJob,
-  updateRunningJob,
-  type JobRow,
-} from '../jobs/job-store.js';
+import { claimJob, getJob, requeueJob, updateRunningJob, type JobRow } from '../jobs/job-store.js';
 import { purgeArtifacts } from '../retention/job-removal.js';
 import { reuseFinishedRender } from '../reuse/reuse-render.js';
 import { artifactKeys } from '../jobs/job-view.js';

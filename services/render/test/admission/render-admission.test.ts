@@ -356,7 +356,10 @@ for (const { kind, skip } of await engineSets()) {
     test('replay upload failure → 500, and neither job nor event is left behind', async () => {
       failPuts = true;
       try {
-        const res = await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') });
+        const res = await submit(app, {
+          address: freshAddress(),
+          replay: readFixture('perfect.osr'),
+        });
         assert.equal(res.statusCode, 500);
         assert.ok(!res.body.includes('storage is down'), 'no internals leaked');
         assert.deepEqual(await countRows(engines), { jobs: 0, events: 0 });

@@ -16,7 +16,6 @@ import { multipart } from '../helpers/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
-
 test('main.ts renders a replay end to end and shuts down cleanly', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'render-main-'));
   const port = await freePort();

@@ -69,8 +69,8 @@ describe(
           RENDER_WIDTH: '640',
           RENDER_HEIGHT: '360',
           STUCK_JOB_SECONDS: String(STUCK_JOB_SECONDS),
-        // every submission is the same replay: each must be rendered, not reused
-        REUSE_RENDERS: 'false',
+          // every submission is the same replay: each must be rendered, not reused
+          REUSE_RENDERS: 'false',
           ...role,
         },
         stdio: ['ignore', 'ignore', 'pipe'],

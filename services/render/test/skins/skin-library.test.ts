@@ -20,7 +20,10 @@ for (const { kind, skip } of await engineSets()) {
       const wrapped = goodSkinEntries()
         .filter((entry) => !entry.name.startsWith('a/')) // the wrapper folder counts towards the depth limit
         .map((entry) => ({ ...entry, name: `My Skin/${entry.name}` }));
-      await engines.ctx.store.put(skinKey('Wrapped'), await makeZip([{ name: 'My Skin/', data: Buffer.alloc(0) }, ...wrapped]));
+      await engines.ctx.store.put(
+        skinKey('Wrapped'),
+        await makeZip([{ name: 'My Skin/', data: Buffer.alloc(0) }, ...wrapped]),
+      );
     });
     after(async () => {
       await engines?.close();
@@ -41,8 +44,14 @@ for (const { kind, skip } of await engineSets()) {
 
     test('a skin zipped inside its folder is extracted without that folder, skin.ini at the top', async () => {
       const target = join(dir, 'wrapped');
-      assert.equal(await extractStoredSkin(engines.ctx.store, 'Wrapped', target, DEFAULT_SKIN_LIMITS), true);
-      assert.equal(await readFile(join(target, 'skin.ini'), 'utf8'), '[General]\nName: Test Skin\nAuthor: tests\n');
+      assert.equal(
+        await extractStoredSkin(engines.ctx.store, 'Wrapped', target, DEFAULT_SKIN_LIMITS),
+        true,
+      );
+      assert.equal(
+        await readFile(join(target, 'skin.ini'), 'utf8'),
+        '[General]\nName: Test Skin\nAuthor: tests\n',
+      );
       assert.deepEqual((await readdir(target)).sort(), ['hitcircle.png', 'skin.ini', 'sounds']);
     });
 

@@ -25,7 +25,10 @@ export async function createPgliteDatabase({ dataDir }: PgliteOptions): Promise<
 
   const run = async <R>(target: PgliteQueryable, text: string, params?: readonly unknown[]) => {
     const result = await target.query<R>(text, params as unknown[] | undefined);
-    return { rows: result.rows, rowCount: result.affectedRows || result.rows.length } satisfies QueryResult<R>;
+    return {
+      rows: result.rows,
+      rowCount: result.affectedRows || result.rows.length,
+    } satisfies QueryResult<R>;
   };
   const transaction = <T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> =>
     db.transaction((tx) => fn({ query: (text, params) => run(tx, text, params) }));

@@ -31,9 +31,16 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
   // An idle client losing its connection must not crash the process.
   pool.on('error', (error) => options.logger?.warn({ err: error }, 'idle PostgreSQL client error'));
 
-  const run = async <R>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) => {
+  const run = async <R>(
+    client: pg.Pool | pg.PoolClient,
+    text: string,
+    params?: readonly unknown[],
+  ) => {
     const result = await client.query(text, params as unknown[] | undefined);
-    return { rows: result.rows as R[], rowCount: result.rowCount ?? result.rows.length } satisfies QueryResult<R>;
+    return {
+      rows: result.rows as R[],
+      rowCount: result.rowCount ?? result.rows.length,
+    } satisfies QueryResult<R>;
   };
 
   // One dedicated session holds every LISTEN. Concurrent first calls share it, and when

@@ -10,5 +10,8 @@ export interface CsvAdapterDeps extends AdapterDeps {
 }
 
 export async function buildCsvAdapter(deps: CsvAdapterDeps): Promise<Adapter> {
-  return buildAdapter({ ...deps, target: createCsvTarget({ baseDir: deps.baseDir, durable: deps.durable ?? true }) });
+  return buildAdapter({
+    ...deps,
+    target: createCsvTarget({ baseDir: deps.baseDir, durable: deps.durable ?? true }),
+  });
 }

@@ -19,7 +19,8 @@ export const CSV_CONFIG_SCHEMA = {
       type: 'string',
       pattern: PATH_PATTERN,
       maxLength: 200,
-      description: "File path ending in .csv, relative to the CSV adapter's data folder (no absolute paths, no '..'). One file per attachment.",
+      description:
+        "File path ending in .csv, relative to the CSV adapter's data folder (no absolute paths, no '..'). One file per attachment.",
     },
     columns: {
       type: 'array',

@@ -128,35 +128,67 @@ export class CsvFile {
    * a revision: unless the key saw this revision or a newer one (then a re-create
    * replaces whatever the key holds).
    */
-  async create(recordId: string, key: string, values: string[], at: string, revision?: number): Promise<ApplyOutcome> {
+  async create(
+    recordId: string,
+    key: string,
+    values: string[],
+    at: string,
+    revision?: number,
+  ): Promise<ApplyOutcome> {
     const { outcome, durable } = await this.decide((): Decision => {
       if (this.seen.has(recordId)) return { outcome: 'duplicate' };
       if (revision === undefined) {
         const tombstone = this.tombstones.get(key);
-        if (this.rows.has(key) || (tombstone !== undefined && tombstone > at)) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
-      } else if ((this.revisions.get(key) ?? 0) >= revision) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
+        if (this.rows.has(key) || (tombstone !== undefined && tombstone > at))
+          return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
+      } else if ((this.revisions.get(key) ?? 0) >= revision)
+        return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
       const replaces = this.rows.has(key);
-      const journaled = this.apply({ r: recordId, k: key, v: values, t: at, ...(revision === undefined ? {} : { n: revision }) });
+      const journaled = this.apply({
+        r: recordId,
+        k: key,
+        v: values,
+        t: at,
+        ...(revision === undefined ? {} : { n: revision }),
+      });
       if (replaces) {
         this.appends = null;
         this.startFileWork();
         return { outcome: 'written', durable: journaled };
       }
       this.appends?.push(this.rows.get(key)!.line);
-      return { outcome: 'written', durable: Promise.all([journaled, this.fileReaches(this.stateVersion)]) };
+      return {
+        outcome: 'written',
+        durable: Promise.all([journaled, this.fileReaches(this.stateVersion)]),
+      };
     });
     await durable;
     return outcome;
   }
 
   /** Update (values) or tombstone (null): keyed state, then a rebuild. Older events are ignored. */
-  async change(recordId: string, key: string, values: string[] | null, at: string, revision?: number): Promise<ApplyOutcome> {
+  async change(
+    recordId: string,
+    key: string,
+    values: string[] | null,
+    at: string,
+    revision?: number,
+  ): Promise<ApplyOutcome> {
     const { outcome, durable } = await this.decide((): Decision => {
       if (this.seen.has(recordId)) return { outcome: 'duplicate' };
       const current = this.rows.get(key)?.at ?? this.tombstones.get(key);
-      const stale = revision === undefined ? current !== undefined && current > at : (this.revisions.get(key) ?? 0) >= revision;
+      const stale =
+        revision === undefined
+          ? current !== undefined && current > at
+          : (this.revisions.get(key) ?? 0) >= revision;
       if (stale) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
-      const journaled = this.apply({ r: recordId, k: key, v: values, t: at, ...(revision === undefined ? {} : { n: revision }) });
+      const journaled = this.apply({
+        r: recordId,
+        k: key,
+        v: values,
+        t: at,
+        ...(revision === undefined ? {} : { n: revision }),
+      });
       this.appends = null;
       this.startFileWork();
       return { outcome: 'written', durable: journaled };
@@ -166,7 +198,9 @@ export class CsvFile {
   }
 
   rowsAsObjects(): Array<Record<string, string>> {
-    return [...this.rows.values()].map(({ values }) => Object.fromEntries(this.columns.map((c, i) => [c, values[i] ?? ''])));
+    return [...this.rows.values()].map(({ values }) =>
+      Object.fromEntries(this.columns.map((c, i) => [c, values[i] ?? ''])),
+    );
   }
 
   /** Resolves once the file reflects every event applied so far (a pending rebuild starts now). */
@@ -217,7 +251,8 @@ export class CsvFile {
   private replay(entry: JournalEntry): void {
     if (entry.r) this.seen.add(entry.r);
     if (entry.t === '' && entry.v === null) return;
-    if (entry.n !== undefined) this.revisions.set(entry.k, Math.max(entry.n, this.revisions.get(entry.k) ?? 0));
+    if (entry.n !== undefined)
+      this.revisions.set(entry.k, Math.max(entry.n, this.revisions.get(entry.k) ?? 0));
     this.stateVersion += 1;
     this.rows.delete(entry.k);
     if (entry.v === null) this.tombstones.set(entry.k, entry.t);
@@ -237,7 +272,9 @@ export class CsvFile {
     this.stateVersion = 0;
     for (const entry of await this.journal.open()) this.replay(entry);
     this.appends = null;
-    this.failFileWaiters(new Error(`csv file ${this.path}: state reloaded after a failed journal write`));
+    this.failFileWaiters(
+      new Error(`csv file ${this.path}: state reloaded after a failed journal write`),
+    );
     this.fileVersion = 0;
     await this.flush();
   }
@@ -245,7 +282,9 @@ export class CsvFile {
   /** Resolves once the file holds version `version` of the state. */
   private fileReaches(version: number): Promise<void> {
     if (this.fileVersion >= version) return Promise.resolve();
-    const reached = new Promise<void>((resolve, reject) => this.fileWaiters.push({ version, resolve, reject }));
+    const reached = new Promise<void>((resolve, reject) =>
+      this.fileWaiters.push({ version, resolve, reject }),
+    );
     this.cutPause?.(); // someone waits: no more gathering
     this.startFileWork();
     return reached;
@@ -313,7 +352,10 @@ export class CsvFile {
 
   private async append(text: string): Promise<void> {
     if (!this.appendHandle) {
-      const size = await stat(this.path).then((s) => s.size, () => 0);
+      const size = await stat(this.path).then(
+        (s) => s.size,
+        () => 0,
+      );
       this.appendHandle = await open(this.path, 'a');
       if (size === 0) text = this.header() + text;
     }
@@ -361,7 +403,9 @@ export class CsvFile {
     if (!text) return;
     const [header, ...records] = parseCsv(text);
     if (header && header.join(',') !== this.columns.join(',')) {
-      throw new UnmappableDataError(`${this.path} has header ${header.join(',')}, the attachment wants ${this.columns.join(',')}`);
+      throw new UnmappableDataError(
+        `${this.path} has header ${header.join(',')}, the attachment wants ${this.columns.join(',')}`,
+      );
     }
     const journaled = records.map((values) => {
       const key = values[this.keyColumn] ?? values[this.recordIdColumn] ?? '';

@@ -68,20 +68,31 @@ export const csvCellText = (value: unknown) =>
 const text = csvCellText;
 const isoTime = (value: string) => new Date(value).toISOString();
 
-export const CSV_DESCRIPTION = 'Writes records to one RFC 4180 CSV file per attachment (header once, attachment column order).';
+export const CSV_DESCRIPTION =
+  'Writes records to one RFC 4180 CSV file per attachment (header once, attachment column order).';
 
 export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mapping, string[]> {
   // The open (or opening) file of each attachment. The promise is stored at once: the
   // first events of several partitions resolve their mapping together, and a second open
   // of the same file would find it locked by the first.
-  const files = new Map<string, { signature: string; file: Promise<CsvFile>; contractId: string }>();
+  const files = new Map<
+    string,
+    { signature: string; file: Promise<CsvFile>; contractId: string }
+  >();
 
-  const openFile = (attachment: AttachmentView, path: string, columns: string[]): Promise<CsvFile> => {
+  const openFile = (
+    attachment: AttachmentView,
+    path: string,
+    columns: string[],
+  ): Promise<CsvFile> => {
     const signature = JSON.stringify([path, columns]);
     const existing = files.get(attachment.attachmentId);
     if (existing?.signature === signature) return existing.file;
     const keyFields = attachment.contract.naturalKey.fields;
-    const keyColumn = keyFields.length === 1 ? columns.indexOf(snakeCase(keyFields[0]!)) : columns.indexOf('natural_key');
+    const keyColumn =
+      keyFields.length === 1
+        ? columns.indexOf(snakeCase(keyFields[0]!))
+        : columns.indexOf('natural_key');
     const opening = (async () => {
       if (existing) await closeQuietly(existing.file);
       const file = new CsvFile(
@@ -98,16 +109,36 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
     const entry = { signature, file: opening, contractId: attachment.contractId };
     files.set(attachment.attachmentId, entry);
     // a failed open is forgotten, so the retry opens again
-    opening.catch(() => files.get(attachment.attachmentId) === entry && files.delete(attachment.attachmentId));
+    opening.catch(
+      () => files.get(attachment.attachmentId) === entry && files.delete(attachment.attachmentId),
+    );
     return opening;
   };
 
-  const transform = (mapping: Mapping, event: TargetEvent) => mapping.extractors.map((extract) => extract(event.envelope));
-  const write = async (mapping: Mapping, row: string[], event: TargetEvent): Promise<WriteOutcome> => {
+  const transform = (mapping: Mapping, event: TargetEvent) =>
+    mapping.extractors.map((extract) => extract(event.envelope));
+  const write = async (
+    mapping: Mapping,
+    row: string[],
+    event: TargetEvent,
+  ): Promise<WriteOutcome> => {
     const { envelope } = event;
     const at = isoTime(envelope.occurredAt);
-    if (event.lifecycle === 'create') return mapping.file.create(envelope.recordId, envelope.naturalKey, row, at, envelope.revision);
-    return mapping.file.change(envelope.recordId, envelope.naturalKey, event.lifecycle === 'tombstone' ? null : row, at, envelope.revision);
+    if (event.lifecycle === 'create')
+      return mapping.file.create(
+        envelope.recordId,
+        envelope.naturalKey,
+        row,
+        at,
+        envelope.revision,
+      );
+    return mapping.file.change(
+      envelope.recordId,
+      envelope.naturalKey,
+      event.lifecycle === 'tombstone' ? null : row,
+      at,
+      envelope.revision,
+    );
   };
 
   return {
@@ -122,17 +153,29 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
       // version adding a field does not change the file's columns); a new file gets the default.
       const columns = Array.isArray(configured)
         ? configured.map(String)
-        : ((await existingHeader(path)) ?? ['record_id', ...fields.map((f) => snakeCase(f.name)), 'created_at']);
+        : ((await existingHeader(path)) ?? [
+            'record_id',
+            ...fields.map((f) => snakeCase(f.name)),
+            'created_at',
+          ]);
       const byColumn = new Map(fields.map((f) => [snakeCase(f.name), f.name]));
       const extractors = columns.map((column) => {
         const envelopeValue = ENVELOPE_COLUMNS[column];
         if (envelopeValue) return (e: LocalEnvelope) => text(envelopeValue(e));
         const field = byColumn.get(column);
-        if (!field) throw new UnmappableDataError(`csv column ${column} is neither an envelope column nor a field of ${attachment.contractId}`);
+        if (!field)
+          throw new UnmappableDataError(
+            `csv column ${column} is neither an envelope column nor a field of ${attachment.contractId}`,
+          );
         return (e: LocalEnvelope) => text(e.payload[field]);
       });
       const file = await openFile(attachment, path, columns);
-      return { attachmentId: attachment.attachmentId, contractId: attachment.contractId, file, extractors };
+      return {
+        attachmentId: attachment.attachmentId,
+        contractId: attachment.contractId,
+        file,
+        extractors,
+      };
     },
     async isDuplicate(mapping, event) {
       return mapping.file.has(event.envelope.recordId);
@@ -141,7 +184,8 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
     write,
     // Decided one after another in offset order; their journal entries share one append
     // and one fsync (the journal's group commit), the creates one append to the file.
-    writeBatch: (mapping, events) => Promise.all(events.map((event) => write(mapping, transform(mapping, event), event))),
+    writeBatch: (mapping, events) =>
+      Promise.all(events.map((event) => write(mapping, transform(mapping, event), event))),
     async listInterns() {
       const interns = [...files.values()].find((entry) => entry.contractId === 'interns');
       return interns ? (await interns.file).rowsAsObjects() : [];

@@ -39,9 +39,13 @@ export async function acquireFileLock(target: string): Promise<FileLock> {
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = JSON.parse((await readFile(path, 'utf8').catch(() => '')) || '{}') as { pid?: number };
+      const holder = JSON.parse((await readFile(path, 'utf8').catch(() => '')) || '{}') as {
+        pid?: number;
+      };
       if (typeof holder.pid === 'number' && alive(holder.pid)) {
-        throw new TargetLockedError(`${target} is being written by another writer (pid ${holder.pid})`);
+        throw new TargetLockedError(
+          `${target} is being written by another writer (pid ${holder.pid})`,
+        );
       }
       await unlink(path).catch(() => undefined);
     }

@@ -145,7 +145,11 @@ export async function writeRelationalBatch(
     [m.attachmentId, events.map((e) => e.envelope.recordId)],
   );
   const seen = new Set(audited.map((row) => row.record_id.toLowerCase()));
-  const revised = [...new Set(events.filter((e) => e.envelope.revision !== undefined).map((e) => e.envelope.naturalKey))];
+  const revised = [
+    ...new Set(
+      events.filter((e) => e.envelope.revision !== undefined).map((e) => e.envelope.naturalKey),
+    ),
+  ];
   const applied = new Map<string, number>();
   if (revised.length > 0) {
     // Takes the keys' rows (made when new) for this transaction, in one order: the
@@ -179,14 +183,29 @@ export async function writeRelationalBatch(
   const changed = new Set<string>();
   // A create that carries a revision is an upsert (see 2.).
   const statementOf = (event: TargetEvent): LifecycleClass =>
-    event.lifecycle === 'create' && event.envelope.revision !== undefined ? 'update' : event.lifecycle;
+    event.lifecycle === 'create' && event.envelope.revision !== undefined
+      ? 'update'
+      : event.lifecycle;
   // Events with a revision were ordered above: their statements skip the event-time guard.
-  for (const [lifecycle, guard] of [['create', true], ['update', true], ['tombstone', true], ['update', false], ['tombstone', false]] as const) {
+  for (const [lifecycle, guard] of [
+    ['create', true],
+    ['update', true],
+    ['tombstone', true],
+    ['update', false],
+    ['tombstone', false],
+  ] as const) {
     const group = [...winners.values()]
-      .filter((i) => statementOf(events[i]!) === lifecycle && (events[i]!.envelope.revision === undefined) === guard)
+      .filter(
+        (i) =>
+          statementOf(events[i]!) === lifecycle &&
+          (events[i]!.envelope.revision === undefined) === guard,
+      )
       .map((i) => ({ event: events[i]!, row: rows[i]! }));
     if (group.length === 0) continue;
-    const [sql, params] = m.mode === 'generic' ? genericStatement(m, lifecycle, group, guard) : shapedStatement(m, lifecycle, group, guard);
+    const [sql, params] =
+      m.mode === 'generic'
+        ? genericStatement(m, lifecycle, group, guard)
+        : shapedStatement(m, lifecycle, group, guard);
     for (const row of (await tx.query<{ k: string }>(sql, params)).rows) changed.add(row.k);
     // keys as the statements return them → natural keys of the events
     for (const winner of group)
@@ -212,9 +231,14 @@ export async function writeRelationalBatch(
     });
     await tx.query(AUDIT_SQL, [m.attachmentId, JSON.stringify(auditRows)]);
   }
-  const newest = [...winners.values()].map((i) => events[i]!.envelope).filter((e) => e.revision !== undefined);
+  const newest = [...winners.values()]
+    .map((i) => events[i]!.envelope)
+    .filter((e) => e.revision !== undefined);
   if (newest.length > 0) {
-    await tx.query(REVISIONS_SQL, [m.attachmentId, JSON.stringify(newest.map((e) => ({ natural_key: e.naturalKey, revision: e.revision })))]);
+    await tx.query(REVISIONS_SQL, [
+      m.attachmentId,
+      JSON.stringify(newest.map((e) => ({ natural_key: e.naturalKey, revision: e.revision }))),
+    ]);
   }
   const freshSet = new Set(fresh);
   return events.map((event, i) => {

@@ -16,6 +16,10 @@ export interface RelationalAdapterDeps extends AdapterDeps {
 }
 
 export async function buildRelationalAdapter(deps: RelationalAdapterDeps): Promise<Adapter> {
-  await runMigrations(deps.db, 'integration-relational-adapter', loadMigrations(RELATIONAL_MIGRATIONS_DIR));
+  await runMigrations(
+    deps.db,
+    'integration-relational-adapter',
+    loadMigrations(RELATIONAL_MIGRATIONS_DIR),
+  );
   return buildAdapter({ ...deps, target: createRelationalTarget(deps.db) });
 }

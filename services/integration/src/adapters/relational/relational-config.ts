@@ -38,20 +38,23 @@ export const RELATIONAL_CONFIG_SCHEMA = {
     mode: {
       type: 'string',
       enum: ['generic', 'shaped'],
-      description: 'Write mode: "generic" lands every record in the records table (payload as JSON); "shaped" writes one column per payload field into a dedicated table.',
+      description:
+        'Write mode: "generic" lands every record in the records table (payload as JSON); "shaped" writes one column per payload field into a dedicated table.',
     },
     table: {
       type: 'string',
       pattern: IDENTIFIER.source,
       not: { enum: PLATFORM_TABLES },
       default: 'records',
-      description: 'Target table (lower-case SQL identifier; never one of the platform\'s own tables). Generic mode: "records" (created if absent). Shaped mode: an existing table with record_id, created_at and one snake_case column per contract field.',
+      description:
+        'Target table (lower-case SQL identifier; never one of the platform\'s own tables). Generic mode: "records" (created if absent). Shaped mode: an existing table with record_id, created_at and one snake_case column per contract field.',
     },
     tombstone: {
       type: 'string',
       enum: ['delete', 'soft-delete'],
       default: 'delete',
-      description: 'Retention of tombstones: "delete" removes the row, "soft-delete" keeps it and sets deleted_at.',
+      description:
+        'Retention of tombstones: "delete" removes the row, "soft-delete" keeps it and sets deleted_at.',
     },
   },
 } as const;
@@ -60,9 +63,13 @@ export function parseRelationalConfig(config: Record<string, unknown>): Relation
   const mode = config.mode;
   const table = config.table ?? 'records';
   const tombstone = config.tombstone ?? 'delete';
-  if (mode !== 'generic' && mode !== 'shaped') throw new UnmappableDataError(`relational config: unknown mode ${String(mode)}`);
-  if (typeof table !== 'string' || !IDENTIFIER.test(table)) throw new UnmappableDataError(`relational config: invalid table ${String(table)}`);
-  if (PLATFORM_TABLES.includes(table)) throw new UnmappableDataError(`relational config: ${table} is a table of the platform itself`);
-  if (tombstone !== 'delete' && tombstone !== 'soft-delete') throw new UnmappableDataError(`relational config: invalid tombstone ${String(tombstone)}`);
+  if (mode !== 'generic' && mode !== 'shaped')
+    throw new UnmappableDataError(`relational config: unknown mode ${String(mode)}`);
+  if (typeof table !== 'string' || !IDENTIFIER.test(table))
+    throw new UnmappableDataError(`relational config: invalid table ${String(table)}`);
+  if (PLATFORM_TABLES.includes(table))
+    throw new UnmappableDataError(`relational config: ${table} is a table of the platform itself`);
+  if (tombstone !== 'delete' && tombstone !== 'soft-delete')
+    throw new UnmappableDataError(`relational config: invalid tombstone ${String(tombstone)}`);
   return { mode, table, tombstone };
 }

@@ -50,10 +50,15 @@ function transform(mapping: Mapping, event: TargetEvent): Row {
 export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, Row> {
   const ensureQueryableIndexes = async (table: string, attachment: AttachmentView) => {
     const { contract } = attachment;
-    if (!CONTRACT_ID.test(contract.contractId)) throw new UnmappableDataError(`contract id ${contract.contractId} cannot name an index`);
+    if (!CONTRACT_ID.test(contract.contractId))
+      throw new UnmappableDataError(`contract id ${contract.contractId} cannot name an index`);
     for (const field of contract.fields.filter((f) => f.queryable)) {
-      if (!FIELD_NAME.test(field.name)) throw new UnmappableDataError(`field ${field.name} cannot be indexed`);
-      const hash = createHash('sha256').update(`${table}/${contract.contractId}/${field.name}`).digest('hex').slice(0, 10);
+      if (!FIELD_NAME.test(field.name))
+        throw new UnmappableDataError(`field ${field.name} cannot be indexed`);
+      const hash = createHash('sha256')
+        .update(`${table}/${contract.contractId}/${field.name}`)
+        .digest('hex')
+        .slice(0, 10);
       const name = `${table.slice(0, 20)}_q_${snakeCase(field.name).slice(0, 20)}_${hash}`;
       // Identifiers and literals were checked against strict patterns above; DDL takes no parameters.
       await db.query(
@@ -77,18 +82,42 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
         return { ...config, mode: 'generic', attachmentId: attachment.attachmentId };
       }
       const actual = await tableColumns(db, config.table);
-      if (actual.size === 0) throw new UnmappableDataError(`shaped table ${config.table} does not exist`);
+      if (actual.size === 0)
+        throw new UnmappableDataError(`shaped table ${config.table} does not exist`);
       // Consumer tolerant: a field added by a later contract version and not (yet) a column
       // is left out; required fields, the key and the envelope columns must be there.
-      const fields = attachment.contract.fields.map((field) => ({ column: snakeCase(field.name), field: field.name, required: field.required }));
-      const columns = fields.filter((c) => actual.has(c.column)).map(({ column, field }) => ({ column, field }));
-      const missing = ['record_id', 'created_at', ...fields.filter((c) => c.required).map((c) => c.column)].filter((c) => !actual.has(c));
-      if (config.tombstone === 'soft-delete' && !actual.has('deleted_at')) missing.push('deleted_at');
-      if (missing.length > 0) throw new UnmappableDataError(`shaped table ${config.table} lacks columns: ${missing.join(', ')}`);
+      const fields = attachment.contract.fields.map((field) => ({
+        column: snakeCase(field.name),
+        field: field.name,
+        required: field.required,
+      }));
+      const columns = fields
+        .filter((c) => actual.has(c.column))
+        .map(({ column, field }) => ({ column, field }));
+      const missing = [
+        'record_id',
+        'created_at',
+        ...fields.filter((c) => c.required).map((c) => c.column),
+      ].filter((c) => !actual.has(c));
+      if (config.tombstone === 'soft-delete' && !actual.has('deleted_at'))
+        missing.push('deleted_at');
+      if (missing.length > 0)
+        throw new UnmappableDataError(
+          `shaped table ${config.table} lacks columns: ${missing.join(', ')}`,
+        );
       const keyFields = attachment.contract.naturalKey.fields;
       const keyColumn = keyFields.length === 1 ? snakeCase(keyFields[0]!) : 'natural_key';
-      if (!actual.has(keyColumn)) throw new UnmappableDataError(`shaped table ${config.table} has no key column ${keyColumn}`);
-      return { ...config, mode: 'shaped', attachmentId: attachment.attachmentId, columns, keyColumn };
+      if (!actual.has(keyColumn))
+        throw new UnmappableDataError(
+          `shaped table ${config.table} has no key column ${keyColumn}`,
+        );
+      return {
+        ...config,
+        mode: 'shaped',
+        attachmentId: attachment.attachmentId,
+        columns,
+        keyColumn,
+      };
     },
     // The gate is the audit row's uniqueness, checked inside the write's transaction (one
     // round trip less than a separate look-up, and race-free).
@@ -96,7 +125,9 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
     transform,
     // One event is a batch of one: the same statements, the same rules.
     async write(mapping, row, event): Promise<WriteOutcome> {
-      const [outcome] = await inTransaction(db, (tx) => writeRelationalBatch(tx, mapping, [event], [row]));
+      const [outcome] = await inTransaction(db, (tx) =>
+        writeRelationalBatch(tx, mapping, [event], [row]),
+      );
       return outcome!;
     },
     async writeBatch(mapping, events) {
@@ -109,7 +140,10 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
                 start_date::text AS start_date, status, created_at
          FROM interns WHERE deleted_at IS NULL ORDER BY created_at, intern_id LIMIT 1000`,
       );
-      return rows.map((row) => ({ ...row, created_at: new Date(row.created_at as string).toISOString() }));
+      return rows.map((row) => ({
+        ...row,
+        created_at: new Date(row.created_at as string).toISOString(),
+      }));
     },
     ping: () => db.ping(),
   };

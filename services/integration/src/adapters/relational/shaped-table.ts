@@ -30,6 +30,12 @@ export async function validateInternsTable(db: SqlExecutor): Promise<void> {
   const actual = await tableColumns(db, 'interns');
   const problems = Object.entries(INTERNS_TABLE_COLUMNS)
     .filter(([column, type]) => actual.get(column) !== type)
-    .map(([column, type]) => `${column} (${type}) ${actual.has(column) ? `is ${actual.get(column)}` : 'is missing'}`);
-  if (problems.length > 0) throw new Error(`shaped table interns does not match the interns contract: ${problems.join('; ')}`);
+    .map(
+      ([column, type]) =>
+        `${column} (${type}) ${actual.has(column) ? `is ${actual.get(column)}` : 'is missing'}`,
+    );
+  if (problems.length > 0)
+    throw new Error(
+      `shaped table interns does not match the interns contract: ${problems.join('; ')}`,
+    );
 }

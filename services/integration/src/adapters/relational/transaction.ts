@@ -7,7 +7,10 @@
 import type { SqlDatabase, SqlExecutor } from '@platform/core';
 import { TransactionError, TransactionOpenError } from '../runtime/failures.js';
 
-export async function inTransaction<T>(db: SqlDatabase, fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  db: SqlDatabase,
+  fn: (tx: SqlExecutor) => Promise<T>,
+): Promise<T> {
   let entered = false;
   let writeError: unknown;
   try {
@@ -21,7 +24,10 @@ export async function inTransaction<T>(db: SqlDatabase, fn: (tx: SqlExecutor) =>
       }
     });
   } catch (error) {
-    if (!entered) throw new TransactionOpenError(`could not open a transaction: ${(error as Error).message}`, { cause: error });
+    if (!entered)
+      throw new TransactionOpenError(`could not open a transaction: ${(error as Error).message}`, {
+        cause: error,
+      });
     if (error === writeError) throw error;
     throw new TransactionError(`transaction failed: ${(error as Error).message}`, { cause: error });
   }

@@ -11,7 +11,11 @@ export interface AdapterMetrics {
   retried(contractId: string): void;
 }
 
-export function createAdapterMetrics(registry: Registry, adapter: string, assignments: () => Assignment[]): AdapterMetrics {
+export function createAdapterMetrics(
+  registry: Registry,
+  adapter: string,
+  assignments: () => Assignment[],
+): AdapterMetrics {
   const records = new Counter({
     name: 'integration_adapter_records_total',
     help: 'Messages handled by the adapter, by contract and outcome (written, skipped, duplicate, dead_lettered).',
@@ -60,7 +64,11 @@ export function observeFirstWrites(target: AdapterTarget, registry: Registry): A
     registers: [registry],
   });
   const seen = new Map<string, string>();
-  const observe = (attachment: { attachmentId: string; updatedAt?: string; createdAt?: string }) => {
+  const observe = (attachment: {
+    attachmentId: string;
+    updatedAt?: string;
+    createdAt?: string;
+  }) => {
     const since = attachment.updatedAt ?? attachment.createdAt;
     if (!since || seen.get(attachment.attachmentId) === since) return;
     seen.set(attachment.attachmentId, since);

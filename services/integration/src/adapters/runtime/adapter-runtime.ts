@@ -49,7 +49,13 @@ export interface AdapterStatus {
   brokerDriver: string;
   attachments: Array<{ attachmentId: string; contractId: string; enabled: boolean }>;
   topics: string[];
-  assignments: Array<{ topic: string; partition: number; committedOffset: number; endOffset: number; lag: number }>;
+  assignments: Array<{
+    topic: string;
+    partition: number;
+    committedOffset: number;
+    endOffset: number;
+    lag: number;
+  }>;
   lag: number;
   lastRefreshAt: string | null;
   lastRefreshError: string | null;
@@ -75,7 +81,11 @@ export class AdapterRuntime {
   private watching: Promise<void> | undefined;
 
   constructor(private readonly options: AdapterRuntimeOptions) {
-    const metrics = createAdapterMetrics(options.metrics, options.target.type, () => this.consumer?.assignments() ?? []);
+    const metrics = createAdapterMetrics(
+      options.metrics,
+      options.target.type,
+      () => this.consumer?.assignments() ?? [],
+    );
     this.pipeline = createPipeline({
       target: observeFirstWrites(options.target, options.metrics),
       registry: this.registry,
@@ -122,7 +132,10 @@ export class AdapterRuntime {
   }
 
   status(): AdapterStatus {
-    const assignments = (this.consumer?.assignments() ?? []).map((a) => ({ ...a, lag: Math.max(0, a.endOffset - a.committedOffset) }));
+    const assignments = (this.consumer?.assignments() ?? []).map((a) => ({
+      ...a,
+      lag: Math.max(0, a.endOffset - a.committedOffset),
+    }));
     const paused = this.consumer ? this.consumer.paused : this.desiredPaused;
     return {
       adapterType: this.options.target.type,
@@ -130,7 +143,9 @@ export class AdapterRuntime {
       state: this.stopped ? 'stopped' : paused ? 'paused' : this.consumer ? 'running' : 'starting',
       paused,
       brokerDriver: this.options.broker.driver,
-      attachments: this.registry.all().map(({ attachmentId, contractId, enabled }) => ({ attachmentId, contractId, enabled })),
+      attachments: this.registry
+        .all()
+        .map(({ attachmentId, contractId, enabled }) => ({ attachmentId, contractId, enabled })),
       topics: [...this.subscribedTopics].sort(),
       assignments,
       lag: assignments.reduce((sum, a) => sum + a.lag, 0),
@@ -167,7 +182,10 @@ export class AdapterRuntime {
       this.lastRefreshError = null;
     } catch (error) {
       this.lastRefreshError = (error as Error).message;
-      logger.warn({ err: error, consumerGroup }, 'attachment refresh failed; keeping the previous attachments');
+      logger.warn(
+        { err: error, consumerGroup },
+        'attachment refresh failed; keeping the previous attachments',
+      );
     }
   }
 
@@ -190,7 +208,12 @@ export class AdapterRuntime {
     let failures = 0;
     while (!this.stopped) {
       try {
-        const feed = await attachments.watch!(target.type, this.feedVersion, this.options.watchWaitSeconds ?? 20, this.watchAbort.signal);
+        const feed = await attachments.watch!(
+          target.type,
+          this.feedVersion,
+          this.options.watchWaitSeconds ?? 20,
+          this.watchAbort.signal,
+        );
         if (this.stopped) return;
         if (feed.version !== this.feedVersion) {
           await this.apply(feed.attachments);
@@ -203,9 +226,12 @@ export class AdapterRuntime {
       } catch (error) {
         if (this.stopped) return;
         failures += 1;
-        if (failures === 1) logger.warn({ err: error, consumerGroup }, 'attachment watch failed; retrying');
+        if (failures === 1)
+          logger.warn({ err: error, consumerGroup }, 'attachment watch failed; retrying');
         // Cut short by stop(), so a stopping adapter never waits out its back-off.
-        await sleep(Math.min(5000, 100 * 2 ** failures), undefined, { signal: this.watchAbort.signal }).catch(() => undefined);
+        await sleep(Math.min(5000, 100 * 2 ** failures), undefined, {
+          signal: this.watchAbort.signal,
+        }).catch(() => undefined);
       }
     }
   }

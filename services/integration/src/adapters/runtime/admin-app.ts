@@ -20,7 +20,14 @@ const statusSchema = {
     brokerDriver: { type: 'string' },
     attachments: {
       type: 'array',
-      items: { type: 'object', properties: { attachmentId: { type: 'string' }, contractId: { type: 'string' }, enabled: { type: 'boolean' } } },
+      items: {
+        type: 'object',
+        properties: {
+          attachmentId: { type: 'string' },
+          contractId: { type: 'string' },
+          enabled: { type: 'boolean' },
+        },
+      },
     },
     topics: { type: 'array', items: { type: 'string' } },
     assignments: {
@@ -60,19 +67,51 @@ export async function buildAdminApp(deps: {
       broker: () => deps.broker.ping(),
       ...(target.ping ? { target: () => target.ping!() } : {}),
     },
-    openapi: { title: `Integration ${target.type} adapter`, version: '1.0.0', description: target.description },
+    openapi: {
+      title: `Integration ${target.type} adapter`,
+      version: '1.0.0',
+      description: target.description,
+    },
   });
   const tags = ['admin'];
-  app.post('/admin/pause', { schema: { summary: 'Pause the adapter consumer (offsets stop advancing)', tags, response: { 200: statusSchema } } }, async () => {
-    runtime.pause();
-    return runtime.status();
-  });
-  app.post('/admin/resume', { schema: { summary: 'Resume the adapter consumer (the backlog is consumed)', tags, response: { 200: statusSchema } } }, async () => {
-    runtime.resume();
-    return runtime.status();
-  });
-  app.get('/admin/status', { schema: { summary: 'Listener state, assignments and lag', tags, response: { 200: statusSchema } } }, async () =>
-    runtime.status(),
+  app.post(
+    '/admin/pause',
+    {
+      schema: {
+        summary: 'Pause the adapter consumer (offsets stop advancing)',
+        tags,
+        response: { 200: statusSchema },
+      },
+    },
+    async () => {
+      runtime.pause();
+      return runtime.status();
+    },
+  );
+  app.post(
+    '/admin/resume',
+    {
+      schema: {
+        summary: 'Resume the adapter consumer (the backlog is consumed)',
+        tags,
+        response: { 200: statusSchema },
+      },
+    },
+    async () => {
+      runtime.resume();
+      return runtime.status();
+    },
+  );
+  app.get(
+    '/admin/status',
+    {
+      schema: {
+        summary: 'Listener state, assignments and lag',
+        tags,
+        response: { 200: statusSchema },
+      },
+    },
+    async () => runtime.status(),
   );
   if (target.listInterns) {
     app.get(
@@ -82,7 +121,14 @@ export async function buildAdminApp(deps: {
         schema: {
           summary: "The interns in this adapter's own target",
           tags: ['target'],
-          response: { 200: { type: 'object', properties: { interns: { type: 'array', items: { type: 'object', additionalProperties: true } } } } },
+          response: {
+            200: {
+              type: 'object',
+              properties: {
+                interns: { type: 'array', items: { type: 'object', additionalProperties: true } },
+              },
+            },
+          },
         },
       },
       async () => ({ interns: await target.listInterns!() }),

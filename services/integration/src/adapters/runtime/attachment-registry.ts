@@ -45,7 +45,12 @@ export class AttachmentRegistry {
   /** Enabled attachments of a contract that apply to a record published at `publishedAt`. */
   enabledFor(contractId: string, publishedAt: number): AttachmentView[] {
     return [...this.byId.values()]
-      .filter((entry) => entry.attachment.contractId === contractId && entry.attachment.enabled && publishedAt >= entry.activeSince)
+      .filter(
+        (entry) =>
+          entry.attachment.contractId === contractId &&
+          entry.attachment.enabled &&
+          publishedAt >= entry.activeSince,
+      )
       .map((entry) => entry.attachment);
   }
 
@@ -56,7 +61,8 @@ export class AttachmentRegistry {
   /** Topics of every contract attached (enabled or not), plus the legacy flat topic. */
   topics(): string[] {
     const topics = new Set<string>([LEGACY_FLAT_TOPIC]);
-    for (const { attachment } of this.byId.values()) for (const topic of contractTopicNames(attachment.contract)) topics.add(topic);
+    for (const { attachment } of this.byId.values())
+      for (const topic of contractTopicNames(attachment.contract)) topics.add(topic);
     return [...topics].sort();
   }
 }

@@ -33,17 +33,28 @@ export interface AttachmentView {
   updatedAt?: string;
 }
 
-const SUFFIX: Record<LifecycleClass, string> = { create: 'created', update: 'updated', tombstone: 'deleted' };
+const SUFFIX: Record<LifecycleClass, string> = {
+  create: 'created',
+  update: 'updated',
+  tombstone: 'deleted',
+};
 
 /** Topics of the lifecycle classes a contract declares. */
 export function contractTopicNames(contract: ContractView): string[] {
-  const classes = new Set(contract.recordTypes.map((type) => contract.lifecycle[type]).filter(Boolean));
-  return (['create', 'update', 'tombstone'] as const).filter((cls) => classes.has(cls)).map((cls) => `${contract.contractId}.${SUFFIX[cls]}`);
+  const classes = new Set(
+    contract.recordTypes.map((type) => contract.lifecycle[type]).filter(Boolean),
+  );
+  return (['create', 'update', 'tombstone'] as const)
+    .filter((cls) => classes.has(cls))
+    .map((cls) => `${contract.contractId}.${SUFFIX[cls]}`);
 }
 
 /** `internId` → `intern_id`. */
 export function snakeCase(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z])([A-Z][a-z])/g, '$1_$2').toLowerCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
 }
 
 /** Contract of a topic, for lag by contract (`intern.created` is the legacy interns topic). */

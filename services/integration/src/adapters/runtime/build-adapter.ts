@@ -42,7 +42,9 @@ export interface Adapter {
   stop(): Promise<void>;
 }
 
-export async function buildAdapter(deps: AdapterDeps & { target: AdapterTarget }): Promise<Adapter> {
+export async function buildAdapter(
+  deps: AdapterDeps & { target: AdapterTarget },
+): Promise<Adapter> {
   const { target } = deps;
   const consumerGroup = deps.consumerGroup ?? `adapter.${target.type}`;
   const logger = deps.logger.child({ adapter: target.type, consumerGroup });
@@ -58,7 +60,14 @@ export async function buildAdapter(deps: AdapterDeps & { target: AdapterTarget }
     retry: retryPolicy(deps.retry),
     metrics,
   });
-  const app = await buildAdminApp({ runtime, target, broker: deps.broker, logger, metrics, access: deps.access });
+  const app = await buildAdminApp({
+    runtime,
+    target,
+    broker: deps.broker,
+    logger,
+    metrics,
+    access: deps.access,
+  });
   let stopped = false;
   return {
     type: target.type,

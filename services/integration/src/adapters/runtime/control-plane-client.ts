@@ -27,7 +27,12 @@ export interface AttachmentSource {
    * it already does), or the unchanged feed after `waitSeconds`. Sources without it are
    * polled by the runtime on its refresh interval.
    */
-  watch?(adapterType: string, knownVersion: string, waitSeconds: number, signal?: AbortSignal): Promise<AttachmentFeed>;
+  watch?(
+    adapterType: string,
+    knownVersion: string,
+    waitSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<AttachmentFeed>;
 }
 
 export interface ControlPlaneClientOptions {
@@ -43,10 +48,18 @@ export class ControlPlaneError extends Error {
   override name = 'ControlPlaneError';
 }
 
-export function createControlPlaneClient(options: ControlPlaneClientOptions = {}): AttachmentSource {
+export function createControlPlaneClient(
+  options: ControlPlaneClientOptions = {},
+): AttachmentSource {
   const base = (options.baseUrl ?? 'http://127.0.0.1:8083').replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 5000;
-  const call = async (method: string, path: string, body?: unknown, waitMs = 0, signal?: AbortSignal) => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    waitMs = 0,
+    signal?: AbortSignal,
+  ) => {
     let response: Response;
     const timeout = AbortSignal.timeout(timeoutMs + waitMs);
     try {
@@ -60,10 +73,16 @@ export function createControlPlaneClient(options: ControlPlaneClientOptions = {}
         signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
       });
     } catch (error) {
-      throw new ControlPlaneError(`control plane unreachable at ${base}: ${(error as Error).message}`, { cause: error });
+      throw new ControlPlaneError(
+        `control plane unreachable at ${base}: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const text = await response.text();
-    if (!response.ok) throw new ControlPlaneError(`control plane ${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+    if (!response.ok)
+      throw new ControlPlaneError(
+        `control plane ${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`,
+      );
     return text ? (JSON.parse(text) as unknown) : undefined;
   };
   return {
@@ -71,15 +90,29 @@ export function createControlPlaneClient(options: ControlPlaneClientOptions = {}
       await call('PUT', `/adapter-types/${encodeURIComponent(descriptor.type)}`, descriptor);
     },
     async attachments(adapterType) {
-      const body = (await call('GET', `/attachments?adapterType=${encodeURIComponent(adapterType)}`)) as {
+      const body = (await call(
+        'GET',
+        `/attachments?adapterType=${encodeURIComponent(adapterType)}`,
+      )) as {
         attachments?: AttachmentView[];
       };
-      if (!Array.isArray(body?.attachments)) throw new ControlPlaneError('attachments feed without an attachments array');
+      if (!Array.isArray(body?.attachments))
+        throw new ControlPlaneError('attachments feed without an attachments array');
       return body.attachments;
     },
     async watch(adapterType, knownVersion, waitSeconds, signal) {
-      const query = new URLSearchParams({ adapterType, knownVersion, waitSeconds: String(waitSeconds) });
-      const body = (await call('GET', `/attachments?${query}`, undefined, waitSeconds * 1000, signal)) as Partial<AttachmentFeed>;
+      const query = new URLSearchParams({
+        adapterType,
+        knownVersion,
+        waitSeconds: String(waitSeconds),
+      });
+      const body = (await call(
+        'GET',
+        `/attachments?${query}`,
+        undefined,
+        waitSeconds * 1000,
+        signal,
+      )) as Partial<AttachmentFeed>;
       if (!Array.isArray(body?.attachments) || typeof body.version !== 'string') {
         throw new ControlPlaneError('attachments feed without an attachments array and a version');
       }

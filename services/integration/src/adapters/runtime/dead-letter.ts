@@ -58,9 +58,14 @@ export function buildDeadLetter(input: {
 }
 
 export async function publishDeadLetter(broker: Broker, deadLetter: DeadLetter): Promise<void> {
-  await broker.publish(DEAD_LETTER_TOPIC, deadLetter.originalKey || 'unkeyed', JSON.stringify(deadLetter), {
-    ...(deadLetter.traceId ? { traceId: deadLetter.traceId } : {}),
-    failedAdapter: deadLetter.failedAdapter,
-    errorType: deadLetter.errorType,
-  });
+  await broker.publish(
+    DEAD_LETTER_TOPIC,
+    deadLetter.originalKey || 'unkeyed',
+    JSON.stringify(deadLetter),
+    {
+      ...(deadLetter.traceId ? { traceId: deadLetter.traceId } : {}),
+      failedAdapter: deadLetter.failedAdapter,
+      errorType: deadLetter.errorType,
+    },
+  );
 }

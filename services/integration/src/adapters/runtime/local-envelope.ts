@@ -31,13 +31,19 @@ export interface LocalEnvelope {
 }
 
 export const LEGACY_FLAT_TOPIC = 'intern.created';
-const LEGACY = { contractId: 'interns', recordType: 'intern.created', schemaVersion: 1, keyField: 'internId' } as const;
+const LEGACY = {
+  contractId: 'interns',
+  recordType: 'intern.created',
+  schemaVersion: 1,
+  keyField: 'internId',
+} as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 function requireString(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw new DeserializationError(`${field} must be a non-empty string`);
+  if (typeof value !== 'string' || value.length === 0)
+    throw new DeserializationError(`${field} must be a non-empty string`);
   return value;
 }
 
@@ -59,7 +65,9 @@ export function parseJsonObject(value: Buffer): Record<string, unknown> {
   try {
     parsed = JSON.parse(value.toString('utf8'));
   } catch (error) {
-    throw new DeserializationError(`message is not JSON: ${(error as Error).message}`, { cause: error });
+    throw new DeserializationError(`message is not JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new DeserializationError('message is not a JSON object');
@@ -80,7 +88,11 @@ export function peekContractId(record: BrokerRecord): string | null {
 
 export function deserialize(record: BrokerRecord): LocalEnvelope {
   const body = parseJsonObject(record.value);
-  if (body.contractId === undefined && record.topic === LEGACY_FLAT_TOPIC && body.payload === undefined) {
+  if (
+    body.contractId === undefined &&
+    record.topic === LEGACY_FLAT_TOPIC &&
+    body.payload === undefined
+  ) {
     return fromFlat(body, record);
   }
   const payload = body.payload;
@@ -102,7 +114,9 @@ export function deserialize(record: BrokerRecord): LocalEnvelope {
     traceId: body.traceId === undefined ? recordId : requireUuid(body.traceId, 'traceId'),
     payload: payload as Record<string, unknown>,
     legacyFlat: false,
-    ...(Number.isSafeInteger(body.revision) && (body.revision as number) >= 1 ? { revision: body.revision as number } : {}),
+    ...(Number.isSafeInteger(body.revision) && (body.revision as number) >= 1
+      ? { revision: body.revision as number }
+      : {}),
   };
 }
 
@@ -110,7 +124,10 @@ function fromFlat(body: Record<string, unknown>, record: BrokerRecord): LocalEnv
   const recordId = requireUuid(body.recordId, 'recordId');
   const createdAt = requireTimestamp(body.createdAt, 'createdAt');
   const { recordId: _id, createdAt: _at, traceId, ...payload } = body;
-  const naturalKey = typeof payload[LEGACY.keyField] === 'string' ? (payload[LEGACY.keyField] as string) : record.key;
+  const naturalKey =
+    typeof payload[LEGACY.keyField] === 'string'
+      ? (payload[LEGACY.keyField] as string)
+      : record.key;
   return {
     recordId,
     contractId: LEGACY.contractId,
@@ -118,7 +135,10 @@ function fromFlat(body: Record<string, unknown>, record: BrokerRecord): LocalEnv
     schemaVersion: LEGACY.schemaVersion,
     naturalKey: requireString(naturalKey, 'naturalKey'),
     occurredAt: createdAt,
-    traceId: typeof traceId === 'string' && UUID.test(traceId) ? traceId : (record.headers.traceId ?? recordId),
+    traceId:
+      typeof traceId === 'string' && UUID.test(traceId)
+        ? traceId
+        : (record.headers.traceId ?? recordId),
     payload,
     legacyFlat: true,
   };

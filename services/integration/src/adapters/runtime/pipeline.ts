@@ -19,7 +19,15 @@ import type { AdapterTarget, TargetEvent } from './adapter-target.js';
 import type { AttachmentView } from './attachment.js';
 import type { AttachmentRegistry } from './attachment-registry.js';
 import { buildDeadLetter, publishDeadLetter } from './dead-letter.js';
-import { classify, describeChain, isOutage, UnmappableDataError, type Classification, type ClassificationRule, type ErrorType } from './failures.js';
+import {
+  classify,
+  describeChain,
+  isOutage,
+  UnmappableDataError,
+  type Classification,
+  type ClassificationRule,
+  type ErrorType,
+} from './failures.js';
 import { deserialize, peekContractId, type LocalEnvelope } from './local-envelope.js';
 import { backoffMs, type RetryPolicy } from './retry-policy.js';
 
@@ -58,9 +66,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const resolveMapping = (attachment: AttachmentView): Promise<unknown> => {
     const cached = mappings.get(attachment.attachmentId);
     if (cached && cached.version === attachment.contract.schemaVersion) return cached.mapping;
-    const entry = { version: attachment.contract.schemaVersion, mapping: target.resolveMapping(attachment) };
+    const entry = {
+      version: attachment.contract.schemaVersion,
+      mapping: target.resolveMapping(attachment),
+    };
     mappings.set(attachment.attachmentId, entry);
-    entry.mapping.catch(() => mappings.get(attachment.attachmentId) === entry && mappings.delete(attachment.attachmentId));
+    entry.mapping.catch(
+      () =>
+        mappings.get(attachment.attachmentId) === entry && mappings.delete(attachment.attachmentId),
+    );
     return entry.mapping;
   };
 
@@ -83,7 +97,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     await publishDeadLetter(deps.broker, entry);
     metrics.outcome(context.contractId ?? 'unknown', 'dead_lettered');
     logger.warn(
-      { traceId: context.traceId, contractId: context.contractId, recordId: context.recordId, topic: record.topic, offset: record.offset, errorType, attemptCount, err: error },
+      {
+        traceId: context.traceId,
+        contractId: context.contractId,
+        recordId: context.recordId,
+        topic: record.topic,
+        offset: record.offset,
+        errorType,
+        attemptCount,
+        err: error,
+      },
       'message dead-lettered',
     );
   };
@@ -96,14 +119,26 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   };
 
   /** One event; `firstAttempt` > 1 when attempts were already spent on it as part of a batch. */
-  const apply = async (record: BrokerRecord, envelope: LocalEnvelope, attachment: AttachmentView, firstAttempt = 1) => {
-    const log = { traceId: envelope.traceId, contractId: envelope.contractId, recordId: envelope.recordId, attachmentId: attachment.attachmentId };
+  const apply = async (
+    record: BrokerRecord,
+    envelope: LocalEnvelope,
+    attachment: AttachmentView,
+    firstAttempt = 1,
+  ) => {
+    const log = {
+      traceId: envelope.traceId,
+      contractId: envelope.contractId,
+      recordId: envelope.recordId,
+      attachmentId: attachment.attachmentId,
+    };
     const outage: { since?: number } = {};
     for (let attempt = firstAttempt; ; attempt += 1) {
       try {
         const lifecycle = attachment.contract.lifecycle[envelope.recordType];
         if (!lifecycle || !attachment.contract.recordTypes.includes(envelope.recordType)) {
-          throw new UnmappableDataError(`record type ${envelope.recordType} is not declared by contract ${envelope.contractId}`);
+          throw new UnmappableDataError(
+            `record type ${envelope.recordType} is not declared by contract ${envelope.contractId}`,
+          );
         }
         const event: TargetEvent = { envelope, lifecycle, attachment };
         const mapping = await resolveMapping(attachment);
@@ -114,38 +149,67 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         }
         const row = target.transform(mapping, event);
         const outcome = await target.write(mapping, row, event);
-        metrics.outcome(envelope.contractId, outcome === 'written' ? 'written' : outcome === 'duplicate' ? 'duplicate' : 'skipped');
+        metrics.outcome(
+          envelope.contractId,
+          outcome === 'written' ? 'written' : outcome === 'duplicate' ? 'duplicate' : 'skipped',
+        );
         logger.debug({ ...log, outcome }, 'record applied');
         return;
       } catch (error) {
         const verdict = classify(error, deps.rules);
-        const context = { contractId: envelope.contractId, traceId: envelope.traceId, recordId: envelope.recordId };
-        if (!verdict.retriable) return deadLetter(record, context, verdict.errorType, error, attempt);
-        if (attempt >= deps.retry.maxAttempts && !withinOutage(verdict, outage)) return deadLetter(record, context, 'RETRY_EXHAUSTED', error, attempt);
+        const context = {
+          contractId: envelope.contractId,
+          traceId: envelope.traceId,
+          recordId: envelope.recordId,
+        };
+        if (!verdict.retriable)
+          return deadLetter(record, context, verdict.errorType, error, attempt);
+        if (attempt >= deps.retry.maxAttempts && !withinOutage(verdict, outage))
+          return deadLetter(record, context, 'RETRY_EXHAUSTED', error, attempt);
         metrics.retried(envelope.contractId);
-        logger.warn({ ...log, attempt, rule: verdict.rule, err: error }, 'retriable failure; retrying');
+        logger.warn(
+          { ...log, attempt, rule: verdict.rule, err: error },
+          'retriable failure; retrying',
+        );
         await sleep(backoffMs(deps.retry, attempt));
-        if (deps.isStopping()) throw new AdapterStoppingError('adapter stopping; message left uncommitted');
+        if (deps.isStopping())
+          throw new AdapterStoppingError('adapter stopping; message left uncommitted');
       }
     }
   };
 
   /** Events of one attachment, in offset order, as one batch; record by record when that fails. */
-  const applyBatch = async (attachment: AttachmentView, items: Array<{ record: BrokerRecord; envelope: LocalEnvelope }>) => {
+  const applyBatch = async (
+    attachment: AttachmentView,
+    items: Array<{ record: BrokerRecord; envelope: LocalEnvelope }>,
+  ) => {
     const writeBatch = target.writeBatch?.bind(target);
-    const declared = items.filter(({ envelope }) => attachment.contract.recordTypes.includes(envelope.recordType) && attachment.contract.lifecycle[envelope.recordType]);
+    const declared = items.filter(
+      ({ envelope }) =>
+        attachment.contract.recordTypes.includes(envelope.recordType) &&
+        attachment.contract.lifecycle[envelope.recordType],
+    );
     if (!writeBatch || declared.length !== items.length || items.length < 2) {
       for (const { record, envelope } of items) await apply(record, envelope, attachment);
       return;
     }
-    const events: TargetEvent[] = items.map(({ envelope }) => ({ envelope, lifecycle: attachment.contract.lifecycle[envelope.recordType]!, attachment }));
+    const events: TargetEvent[] = items.map(({ envelope }) => ({
+      envelope,
+      lifecycle: attachment.contract.lifecycle[envelope.recordType]!,
+      attachment,
+    }));
     let fallbackAttempt = 1;
     const outage: { since?: number } = {};
     for (let attempt = 1; ; attempt += 1) {
       let failure: unknown;
       try {
         const outcomes = await writeBatch(await resolveMapping(attachment), events);
-        outcomes.forEach((outcome, i) => metrics.outcome(events[i]!.envelope.contractId, outcome === 'written' ? 'written' : outcome === 'duplicate' ? 'duplicate' : 'skipped'));
+        outcomes.forEach((outcome, i) =>
+          metrics.outcome(
+            events[i]!.envelope.contractId,
+            outcome === 'written' ? 'written' : outcome === 'duplicate' ? 'duplicate' : 'skipped',
+          ),
+        );
         return;
       } catch (error) {
         failure = error;
@@ -153,9 +217,20 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       const verdict = classify(failure, deps.rules);
       if (!verdict.retriable) break;
       metrics.retried(attachment.contractId);
-      logger.warn({ contractId: attachment.contractId, attachmentId: attachment.attachmentId, records: events.length, attempt, rule: verdict.rule, err: failure }, 'retriable batch failure; retrying');
+      logger.warn(
+        {
+          contractId: attachment.contractId,
+          attachmentId: attachment.attachmentId,
+          records: events.length,
+          attempt,
+          rule: verdict.rule,
+          err: failure,
+        },
+        'retriable batch failure; retrying',
+      );
       await sleep(backoffMs(deps.retry, attempt));
-      if (deps.isStopping()) throw new AdapterStoppingError('adapter stopping; batch left uncommitted');
+      if (deps.isStopping())
+        throw new AdapterStoppingError('adapter stopping; batch left uncommitted');
       // The last attempt is made record by record, so each record counts every attempt;
       // while the target is down (within the outage budget) the batch is held and tried again.
       if (attempt + 1 >= deps.retry.maxAttempts && !withinOutage(verdict, outage)) {
@@ -164,19 +239,32 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       }
     }
     // Find the records that fail on their own: each gets its own classification and dead letter.
-    for (const { record, envelope } of items) await apply(record, envelope, attachment, fallbackAttempt);
+    for (const { record, envelope } of items)
+      await apply(record, envelope, attachment, fallbackAttempt);
   };
 
   return {
     async handleBatch(records) {
-      const byAttachment = new Map<string, { attachment: AttachmentView; items: Array<{ record: BrokerRecord; envelope: LocalEnvelope }> }>();
+      const byAttachment = new Map<
+        string,
+        {
+          attachment: AttachmentView;
+          items: Array<{ record: BrokerRecord; envelope: LocalEnvelope }>;
+        }
+      >();
       for (const record of records) {
         let envelope: LocalEnvelope;
         try {
           envelope = deserialize(record);
         } catch (error) {
           const verdict = classify(error, deps.rules);
-          await deadLetter(record, { contractId: peekContractId(record), traceId: record.headers.traceId ?? null }, verdict.errorType, error, 1);
+          await deadLetter(
+            record,
+            { contractId: peekContractId(record), traceId: record.headers.traceId ?? null },
+            verdict.errorType,
+            error,
+            1,
+          );
           continue;
         }
         const attachments = registry.enabledFor(envelope.contractId, record.timestamp.getTime());
@@ -190,7 +278,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
           byAttachment.set(attachment.attachmentId, group);
         }
       }
-      for (const { attachment, items } of byAttachment.values()) await applyBatch(attachment, items);
+      for (const { attachment, items } of byAttachment.values())
+        await applyBatch(attachment, items);
     },
     async handle(record) {
       let envelope: LocalEnvelope;
@@ -199,12 +288,25 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       } catch (error) {
         const verdict = classify(error, deps.rules);
         const traceId = record.headers.traceId ?? null;
-        return deadLetter(record, { contractId: peekContractId(record), traceId }, verdict.errorType, error, 1);
+        return deadLetter(
+          record,
+          { contractId: peekContractId(record), traceId },
+          verdict.errorType,
+          error,
+          1,
+        );
       }
       const attachments = registry.enabledFor(envelope.contractId, record.timestamp.getTime());
       if (attachments.length === 0) {
         metrics.outcome(envelope.contractId, 'skipped');
-        logger.debug({ traceId: envelope.traceId, contractId: envelope.contractId, recordId: envelope.recordId }, 'no enabled attachment; skipped');
+        logger.debug(
+          {
+            traceId: envelope.traceId,
+            contractId: envelope.contractId,
+            recordId: envelope.recordId,
+          },
+          'no enabled attachment; skipped',
+        );
         return;
       }
       for (const attachment of attachments) await apply(record, envelope, attachment);

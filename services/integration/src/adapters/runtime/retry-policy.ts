@@ -28,11 +28,15 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
 
 export function retryPolicy(overrides: Partial<RetryPolicy> = {}): Readonly<RetryPolicy> {
   const policy = { ...DEFAULT_RETRY_POLICY, ...overrides };
-  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new RangeError('maxAttempts must be >= 1');
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1)
+    throw new RangeError('maxAttempts must be >= 1');
   return Object.freeze(policy);
 }
 
 /** Wait before attempt `attempt + 1` after `attempt` failed (1-based). */
 export function backoffMs(policy: RetryPolicy, attempt: number): number {
-  return Math.min(policy.maxBackoffMs, policy.initialBackoffMs * policy.multiplier ** (attempt - 1));
+  return Math.min(
+    policy.maxBackoffMs,
+    policy.initialBackoffMs * policy.multiplier ** (attempt - 1),
+  );
 }

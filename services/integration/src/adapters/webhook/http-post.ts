@@ -25,25 +25,41 @@ export function postJson(
     const request = client.request(url, {
       method: 'POST',
       agent,
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        ...headers,
+      },
     });
     let connectTimer: NodeJS.Timeout | undefined;
     request.on('socket', (socket) => {
       if (!socket.connecting) return;
       connectTimer = setTimeout(
-        () => request.destroy(new TransientDeliveryError(`connect timeout after ${timeouts.connectTimeoutMs} ms`)),
+        () =>
+          request.destroy(
+            new TransientDeliveryError(`connect timeout after ${timeouts.connectTimeoutMs} ms`),
+          ),
         timeouts.connectTimeoutMs,
       );
       socket.once('connect', () => clearTimeout(connectTimer));
     });
     request.setTimeout(timeouts.readTimeoutMs, () =>
-      request.destroy(new TransientDeliveryError(`read timeout after ${timeouts.readTimeoutMs} ms`)),
+      request.destroy(
+        new TransientDeliveryError(`read timeout after ${timeouts.readTimeoutMs} ms`),
+      ),
     );
     request.on('error', (error) => {
       clearTimeout(connectTimer);
       // A target the outbound guard refuses stays refused: dead-lettered, not retried.
-      if (error instanceof OutboundRefusedError) return reject(new PermanentDeliveryError(`webhook target refused: ${error.message}`, 0));
-      reject(error instanceof TransientDeliveryError ? error : new TransientDeliveryError(`POST ${url.origin} failed: ${error.message}`, { cause: error }));
+      if (error instanceof OutboundRefusedError)
+        return reject(new PermanentDeliveryError(`webhook target refused: ${error.message}`, 0));
+      reject(
+        error instanceof TransientDeliveryError
+          ? error
+          : new TransientDeliveryError(`POST ${url.origin} failed: ${error.message}`, {
+              cause: error,
+            }),
+      );
     });
     request.on('response', (response) => {
       clearTimeout(connectTimer);
@@ -53,7 +69,13 @@ export function postJson(
         if (text.length < 65_536) text += chunk;
       });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
-      response.on('error', (error) => reject(new TransientDeliveryError(`response from ${url.origin} broke: ${error.message}`, { cause: error })));
+      response.on('error', (error) =>
+        reject(
+          new TransientDeliveryError(`response from ${url.origin} broke: ${error.message}`, {
+            cause: error,
+          }),
+        ),
+      );
     });
     request.end(body);
   });

@@ -38,17 +38,26 @@ export const TIMESTAMP_HEADER = 'x-webhook-timestamp';
 /** Requests in flight per attachment type (one per key of a batch). */
 const SOCKETS = 16;
 
-export const WEBHOOK_DESCRIPTION = 'POSTs each envelope to an HTTP endpoint with bearer or HMAC authentication.';
+export const WEBHOOK_DESCRIPTION =
+  'POSTs each envelope to an HTTP endpoint with bearer or HMAC authentication.';
 
 export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarget<Mapping, string> {
   const delivered = new DeliveredStore(options.stateDir);
   // Targets are given by whoever attaches: connections go through the outbound guard.
-  const { http: httpAgent, https: httpsAgent } = createOutboundGuard({ ...options.outbound, maxSockets: SOCKETS }).agents;
+  const { http: httpAgent, https: httpsAgent } = createOutboundGuard({
+    ...options.outbound,
+    maxSockets: SOCKETS,
+  }).agents;
   const now = options.now ?? Date.now;
-  const defaults = { connectTimeoutMs: options.connectTimeoutMs ?? 3000, readTimeoutMs: options.readTimeoutMs ?? 10_000 };
+  const defaults = {
+    connectTimeoutMs: options.connectTimeoutMs ?? 3000,
+    readTimeoutMs: options.readTimeoutMs ?? 10_000,
+  };
 
-  const isDuplicate = (mapping: Mapping, event: TargetEvent) => delivered.has(mapping.attachmentId, event.envelope.recordId);
-  const transform = (_mapping: Mapping, event: TargetEvent) => JSON.stringify(toEnvelopeJson(event.envelope));
+  const isDuplicate = (mapping: Mapping, event: TargetEvent) =>
+    delivered.has(mapping.attachmentId, event.envelope.recordId);
+  const transform = (_mapping: Mapping, event: TargetEvent) =>
+    JSON.stringify(toEnvelopeJson(event.envelope));
   /** POSTs one event; resolves once the receiver answered 2xx (not yet recorded as delivered). */
   const post = async (mapping: Mapping, body: string, event: TargetEvent): Promise<void> => {
     const { config } = mapping;
@@ -62,17 +71,23 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
       // The signature covers the timestamp, so a captured delivery cannot be replayed later.
       const timestamp = String(Math.floor(now() / 1000));
       headers[TIMESTAMP_HEADER] = timestamp;
-      headers[config.signatureHeader.toLowerCase()] = `sha256=${createHmac('sha256', config.secret!).update(`${timestamp}.${body}`).digest('hex')}`;
+      headers[config.signatureHeader.toLowerCase()] =
+        `sha256=${createHmac('sha256', config.secret!).update(`${timestamp}.${body}`).digest('hex')}`;
     }
     const agent = config.url.protocol === 'https:' ? httpsAgent : httpAgent;
     const response = await postJson(config.url, body, headers, config, agent);
     if (response.status >= 200 && response.status < 300) return;
     const detail = `webhook ${config.url.origin}${config.url.pathname} answered ${response.status}: ${response.body.slice(0, 200)}`;
-    if (response.status >= 500 || response.status === 408 || response.status === 429) throw new TransientDeliveryError(detail);
+    if (response.status >= 500 || response.status === 408 || response.status === 429)
+      throw new TransientDeliveryError(detail);
     throw new PermanentDeliveryError(detail, response.status);
   };
 
-  const write = async (mapping: Mapping, body: string, event: TargetEvent): Promise<WriteOutcome> => {
+  const write = async (
+    mapping: Mapping,
+    body: string,
+    event: TargetEvent,
+  ): Promise<WriteOutcome> => {
     await post(mapping, body, event);
     await delivered.add(mapping.attachmentId, event.envelope.recordId);
     return 'written';
@@ -82,7 +97,9 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
   const writeBatch = async (mapping: Mapping, events: TargetEvent[]): Promise<WriteOutcome[]> => {
     const outcomes: WriteOutcome[] = new Array(events.length);
     const byKey = new Map<string, number[]>();
-    events.forEach((event, i) => byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]));
+    events.forEach((event, i) =>
+      byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]),
+    );
     const queues = [...byKey.values()];
     let failure: { error: unknown } | undefined;
     const worker = async () => {
@@ -104,7 +121,10 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     };
     await Promise.all(Array.from({ length: Math.min(SOCKETS, queues.length) }, worker));
     // What was delivered is recorded (one append) even when another key failed: the batch comes again and skips it.
-    await delivered.addAll(mapping.attachmentId, events.filter((_, i) => outcomes[i] === 'written').map((e) => e.envelope.recordId));
+    await delivered.addAll(
+      mapping.attachmentId,
+      events.filter((_, i) => outcomes[i] === 'written').map((e) => e.envelope.recordId),
+    );
     if (failure) throw failure.error;
     return outcomes;
   };
@@ -114,7 +134,10 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     description: WEBHOOK_DESCRIPTION,
     configSchema: WEBHOOK_CONFIG_SCHEMA,
     async resolveMapping(attachment) {
-      return { attachmentId: attachment.attachmentId, config: parseWebhookConfig(attachment.config, defaults) };
+      return {
+        attachmentId: attachment.attachmentId,
+        config: parseWebhookConfig(attachment.config, defaults),
+      };
     },
     isDuplicate,
     transform,

@@ -46,7 +46,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       name: 'integration-broker',
     });
   } catch (error) {
-    throw new BrokerUnavailableError(`NATS unreachable: ${(error as Error).message}`, { cause: error });
+    throw new BrokerUnavailableError(`NATS unreachable: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const jsm: JetStreamManager = await nc.jetstreamManager({ timeout: publishTimeout });
   const js = nc.jetstream({ timeout: publishTimeout });
@@ -134,7 +136,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
           // not one of ours
         }
       }
-      return [...topics].map(([name, partitions]) => ({ name, partitions })).sort((a, b) => a.name.localeCompare(b.name));
+      return [...topics]
+        .map(([name, partitions]) => ({ name, partitions }))
+        .sort((a, b) => a.name.localeCompare(b.name));
     },
     async publish(topic, key, value, headers = {}, publishOptions = {}): Promise<PublishResult> {
       try {
@@ -151,7 +155,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         return { topic, partition, offset: ack.seq - 1 };
       } catch (error) {
         if (error instanceof UnknownTopicError) throw error;
-        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
+        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     },
     subscribe: (consumerOptions, handler) => subscribe(consumerOptions, oneByOne(handler)),
@@ -162,7 +168,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         await nc.flush();
         await jsm.getAccountInfo();
       } catch (error) {
-        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
+        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     },
     async close() {

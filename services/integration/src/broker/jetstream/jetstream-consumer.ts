@@ -74,7 +74,12 @@ export class JetStreamConsumer implements Consumer {
     await this.refresh();
     this.refreshTimer = setInterval(() => {
       this.refreshing ??= this.refresh()
-        .catch((error) => this.deps.logger.warn({ err: error, groupId: this.deps.options.groupId }, 'broker refresh failed'))
+        .catch((error) =>
+          this.deps.logger.warn(
+            { err: error, groupId: this.deps.options.groupId },
+            'broker refresh failed',
+          ),
+        )
         .finally(() => (this.refreshing = undefined));
     }, REFRESH_MS);
   }
@@ -100,7 +105,10 @@ export class JetStreamConsumer implements Consumer {
       state.handle = undefined;
     }
     await this.deps.jsm.consumers.delete(stream, this.durable).catch(() => undefined);
-    await this.deps.jsm.consumers.add(stream, this.consumerConfig(DeliverPolicy.StartSequence, offset + 1));
+    await this.deps.jsm.consumers.add(
+      stream,
+      this.consumerConfig(DeliverPolicy.StartSequence, offset + 1),
+    );
     if (state) state.committedOffset = offset;
   }
 
@@ -135,7 +143,8 @@ export class JetStreamConsumer implements Consumer {
       if ([...this.partitions.values()].some((state) => state.topic === topic)) continue;
       const count = await this.deps.partitionsOf(topic);
       if (count === undefined) continue;
-      for (let partition = 0; partition < count; partition += 1) await this.assign(topic, partition);
+      for (let partition = 0; partition < count; partition += 1)
+        await this.assign(topic, partition);
     }
     for (const state of this.partitions.values()) {
       if (!state.handle || this.stopped) continue;
@@ -196,12 +205,16 @@ export class JetStreamConsumer implements Consumer {
         batch = [first];
         if (this.maxBatch > 1) {
           // The no-wait pull returns what is there now and ends (the consumer API has no no-wait fetch).
-          for await (const msg of this.deps.js.fetch(state.stream, this.durable, { batch: this.maxBatch - 1, no_wait: true })) {
+          for await (const msg of this.deps.js.fetch(state.stream, this.durable, {
+            batch: this.maxBatch - 1,
+            no_wait: true,
+          })) {
             batch.push(msg);
           }
         }
       } catch (error) {
-        if (!this.stopped) this.deps.logger.debug({ err: error, stream: state.stream }, 'fetch failed; retrying');
+        if (!this.stopped)
+          this.deps.logger.debug({ err: error, stream: state.stream }, 'fetch failed; retrying');
         state.handle = undefined;
         await sleep(250);
         continue;
@@ -241,7 +254,13 @@ export class JetStreamConsumer implements Consumer {
     if (error !== undefined) {
       const failed = records[handled]!;
       this.deps.logger.warn(
-        { err: error, groupId: this.deps.options.groupId, topic: state.topic, partition: state.partition, offset: failed.offset },
+        {
+          err: error,
+          groupId: this.deps.options.groupId,
+          topic: state.topic,
+          partition: state.partition,
+          offset: failed.offset,
+        },
         'handler failed; records will be delivered again',
       );
     }
@@ -254,7 +273,10 @@ export class JetStreamConsumer implements Consumer {
         state.committedOffset = last.info.streamSequence;
         state.endOffset = Math.max(state.endOffset, last.info.streamSequence + last.info.pending);
       } catch (err) {
-        this.deps.logger.warn({ err, stream: state.stream, offset: records[handled - 1]!.offset }, 'ack failed; records may be delivered again');
+        this.deps.logger.warn(
+          { err, stream: state.stream, offset: records[handled - 1]!.offset },
+          'ack failed; records may be delivered again',
+        );
       }
     }
     if (handled < batch.length) {

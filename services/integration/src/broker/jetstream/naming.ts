@@ -10,7 +10,9 @@ const TOPIC_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
 export function assertTopicName(topic: string): void {
   if (!TOPIC_PATTERN.test(topic) || topic.length > 200) {
-    throw new RangeError(`invalid topic name: ${JSON.stringify(topic)} (letters, digits, _, - and dots)`);
+    throw new RangeError(
+      `invalid topic name: ${JSON.stringify(topic)} (letters, digits, _, - and dots)`,
+    );
   }
 }
 

@@ -50,9 +50,10 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
   const partitionsOf = async (topic: string): Promise<number> => {
     const cached = partitionCounts.get(topic);
     if (cached !== undefined) return cached;
-    const { rows } = await db.query<{ partitions: number }>('SELECT partitions FROM broker_topics WHERE name = $1', [
-      topic,
-    ]);
+    const { rows } = await db.query<{ partitions: number }>(
+      'SELECT partitions FROM broker_topics WHERE name = $1',
+      [topic],
+    );
     if (!rows[0]) throw new UnknownTopicError(topic);
     partitionCounts.set(topic, Number(rows[0].partitions));
     return Number(rows[0].partitions);
@@ -82,13 +83,14 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
         throw new RangeError(`partitions must be a positive integer, got ${spec.partitions}`);
       }
       await db.transaction(async (tx) => {
-        await tx.query('INSERT INTO broker_topics (name, partitions) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
-          spec.name,
-          spec.partitions,
-        ]);
-        const { rows } = await tx.query<{ partitions: number }>('SELECT partitions FROM broker_topics WHERE name = $1', [
-          spec.name,
-        ]);
+        await tx.query(
+          'INSERT INTO broker_topics (name, partitions) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+          [spec.name, spec.partitions],
+        );
+        const { rows } = await tx.query<{ partitions: number }>(
+          'SELECT partitions FROM broker_topics WHERE name = $1',
+          [spec.name],
+        );
         const partitions = Number(rows[0]!.partitions);
         await tx.query(
           `INSERT INTO broker_partitions (topic, partition)
@@ -120,7 +122,9 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
         return { topic, partition, offset: Number(rows[0].offset) };
       } catch (error) {
         if (error instanceof UnknownTopicError) throw error;
-        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
+        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     },
     subscribe: (consumerOptions, handler) => subscribe(consumerOptions, oneByOne(handler)),
@@ -129,7 +133,9 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
       try {
         await db.ping();
       } catch (error) {
-        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, { cause: error });
+        throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     },
     async close() {

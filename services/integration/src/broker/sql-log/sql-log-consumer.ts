@@ -113,7 +113,9 @@ export class SqlLogConsumer implements Consumer {
         if (!this.isPaused) {
           // Settled, not Promise.all: a partition that failed must not start the next poll
           // while another partition's batch is still in its handler (it would be read again).
-          const results = await Promise.allSettled([...this.partitions.values()].map((state) => this.drain(state)));
+          const results = await Promise.allSettled(
+            [...this.partitions.values()].map((state) => this.drain(state)),
+          );
           for (const result of results) {
             if (result.status === 'fulfilled') handled += result.value;
           }
@@ -121,13 +123,17 @@ export class SqlLogConsumer implements Consumer {
           if (failed) throw failed.reason;
         }
       } catch (error) {
-        this.deps.logger.warn({ err: error, groupId: this.deps.options.groupId }, 'broker poll failed');
+        this.deps.logger.warn(
+          { err: error, groupId: this.deps.options.groupId },
+          'broker poll failed',
+        );
       }
       if (this.stopped) break;
       if (handled === 0) await this.sleep(this.deps.pollIntervalMs);
       // Caught up with a trickle: linger briefly so a stream of single appends is read in
       // batches instead of one poll per record (PGlite has one session for everyone).
-      else if (handled < this.batchSize) await new Promise((resolve) => setTimeout(resolve, this.deps.lingerMs));
+      else if (handled < this.batchSize)
+        await new Promise((resolve) => setTimeout(resolve, this.deps.lingerMs));
     }
   }
 
@@ -146,17 +152,27 @@ export class SqlLogConsumer implements Consumer {
   private async refresh(): Promise<void> {
     const topics = [...this.topics];
     const { db, options } = this.deps;
-    const { rows } = await db.query<{ topic: string; partition: number; next_offset: string | number }>(
+    const { rows } = await db.query<{
+      topic: string;
+      partition: number;
+      next_offset: string | number;
+    }>(
       'SELECT topic, partition, next_offset FROM broker_partitions WHERE topic = ANY($1::text[])',
       [topics],
     );
     const fresh = rows.filter((row) => !this.partitions.has(slot(row.topic, row.partition)));
     if (fresh.length > 0) {
-      const committed = await db.query<{ topic: string; partition: number; committed_offset: string | number }>(
+      const committed = await db.query<{
+        topic: string;
+        partition: number;
+        committed_offset: string | number;
+      }>(
         'SELECT topic, partition, committed_offset FROM broker_group_offsets WHERE group_id = $1 AND topic = ANY($2::text[])',
         [options.groupId, topics],
       );
-      const known = new Map(committed.rows.map((row) => [slot(row.topic, row.partition), Number(row.committed_offset)]));
+      const known = new Map(
+        committed.rows.map((row) => [slot(row.topic, row.partition), Number(row.committed_offset)]),
+      );
       for (const row of fresh) {
         const end = Number(row.next_offset);
         let start = known.get(slot(row.topic, row.partition));
@@ -204,7 +220,13 @@ export class SqlLogConsumer implements Consumer {
     if (error !== undefined) {
       const failed = batch[handled]!;
       this.deps.logger.warn(
-        { err: error, groupId: this.deps.options.groupId, topic: failed.topic, partition: failed.partition, offset: failed.offset },
+        {
+          err: error,
+          groupId: this.deps.options.groupId,
+          topic: failed.topic,
+          partition: failed.partition,
+          offset: failed.offset,
+        },
         'handler failed; records will be delivered again',
       );
       state.retryAt = Date.now() + this.deps.redeliveryDelayMs;

@@ -28,13 +28,15 @@ interface Row {
   last_seen_at: Date;
 }
 
-const COLUMNS = 'adapter_type, description, config_schema, consumer_group, admin_url, registered_at, last_seen_at';
+const COLUMNS =
+  'adapter_type, description, config_schema, consumer_group, admin_url, registered_at, last_seen_at';
 
 function toStored(row: Row): StoredAdapterType {
   return {
     type: row.adapter_type,
     description: row.description,
-    configSchema: typeof row.config_schema === 'string' ? JSON.parse(row.config_schema) : row.config_schema,
+    configSchema:
+      typeof row.config_schema === 'string' ? JSON.parse(row.config_schema) : row.config_schema,
     consumerGroup: row.consumer_group,
     ...(row.admin_url ? { adminUrl: row.admin_url } : {}),
     registeredAt: new Date(row.registered_at).toISOString(),
@@ -42,24 +44,41 @@ function toStored(row: Row): StoredAdapterType {
   };
 }
 
-export async function findAdapterType(db: SqlExecutor, type: string): Promise<StoredAdapterType | undefined> {
-  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM adapter_types WHERE adapter_type = $1`, [type]);
+export async function findAdapterType(
+  db: SqlExecutor,
+  type: string,
+): Promise<StoredAdapterType | undefined> {
+  const { rows } = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM adapter_types WHERE adapter_type = $1`,
+    [type],
+  );
   return rows[0] && toStored(rows[0]);
 }
 
 export async function listAdapterTypes(db: SqlExecutor): Promise<StoredAdapterType[]> {
-  const { rows } = await db.query<Row>(`SELECT ${COLUMNS} FROM adapter_types ORDER BY adapter_type`);
+  const { rows } = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM adapter_types ORDER BY adapter_type`,
+  );
   return rows.map(toStored);
 }
 
 /** The type using `consumerGroup`, if any. */
-export async function typeOfConsumerGroup(db: SqlExecutor, consumerGroup: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ adapter_type: string }>('SELECT adapter_type FROM adapter_types WHERE consumer_group = $1', [consumerGroup]);
+export async function typeOfConsumerGroup(
+  db: SqlExecutor,
+  consumerGroup: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ adapter_type: string }>(
+    'SELECT adapter_type FROM adapter_types WHERE consumer_group = $1',
+    [consumerGroup],
+  );
   return rows[0]?.adapter_type;
 }
 
 /** Inserts or refreshes a descriptor (and its heartbeat); `created` is true for a first registration. */
-export async function upsertAdapterType(db: SqlExecutor, d: AdapterTypeDescriptor): Promise<{ stored: StoredAdapterType; created: boolean }> {
+export async function upsertAdapterType(
+  db: SqlExecutor,
+  d: AdapterTypeDescriptor,
+): Promise<{ stored: StoredAdapterType; created: boolean }> {
   const { rows } = await db.query<Row & { created: boolean }>(
     `INSERT INTO adapter_types (adapter_type, description, config_schema, consumer_group, admin_url)
      VALUES ($1, $2, $3::jsonb, $4, $5)

@@ -2,7 +2,13 @@
 import type { SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.js';
-import { findAdapterType, listAdapterTypes, typeOfConsumerGroup, upsertAdapterType, type StoredAdapterType } from './adapter-type-store.js';
+import {
+  findAdapterType,
+  listAdapterTypes,
+  typeOfConsumerGroup,
+  upsertAdapterType,
+  type StoredAdapterType,
+} from './adapter-type-store.js';
 import { validateDescriptor } from './validate-descriptor.js';
 
 const tags = ['adapter types'];
@@ -16,7 +22,10 @@ export interface AdapterTypeRouteOptions {
   onRegistered?: (type: StoredAdapterType) => Promise<void>;
 }
 
-export function registerAdapterTypeRoutes(app: FastifyInstance, options: AdapterTypeRouteOptions): void {
+export function registerAdapterTypeRoutes(
+  app: FastifyInstance,
+  options: AdapterTypeRouteOptions,
+): void {
   const { db, livenessSeconds } = options;
   const withLiveness = (type: StoredAdapterType) => ({
     ...type,
@@ -26,11 +35,16 @@ export function registerAdapterTypeRoutes(app: FastifyInstance, options: Adapter
   app.put<{ Params: { type: string } }>(
     '/adapter-types/:type',
     {
-      config: { scope: 'operate' }, schema: {
-        summary: 'Register (or refresh) an adapter type: its description, config schema, consumer group and admin URL',
+      config: { scope: 'operate' },
+      schema: {
+        summary:
+          'Register (or refresh) an adapter type: its description, config schema, consumer group and admin URL',
         tags,
         params: typeParams,
-        body: { type: 'object', description: '{ type, description, configSchema, consumerGroup, adminUrl }' },
+        body: {
+          type: 'object',
+          description: '{ type, description, configSchema, consumerGroup, adminUrl }',
+        },
       },
     },
     async (request, reply) => {
@@ -44,22 +58,38 @@ export function registerAdapterTypeRoutes(app: FastifyInstance, options: Adapter
       }
       const owner = await typeOfConsumerGroup(db, descriptor.consumerGroup);
       if (owner && owner !== descriptor.type) {
-        throw errors.CONSUMER_GROUP_TAKEN({ detail: `consumer group ${descriptor.consumerGroup} is already used by adapter type ${owner}` });
+        throw errors.CONSUMER_GROUP_TAKEN({
+          detail: `consumer group ${descriptor.consumerGroup} is already used by adapter type ${owner}`,
+        });
       }
       const { stored, created } = await upsertAdapterType(db, descriptor);
-      if (created) request.log.info({ adapterType: stored.type, consumerGroup: stored.consumerGroup }, 'adapter type registered');
+      if (created)
+        request.log.info(
+          { adapterType: stored.type, consumerGroup: stored.consumerGroup },
+          'adapter type registered',
+        );
       await options.onRegistered?.(stored);
       return reply.code(created ? 201 : 200).send({ adapterType: withLiveness(stored) });
     },
   );
 
-  app.get('/adapter-types', { config: { scope: 'read' }, schema: { summary: 'Registered adapter types and their liveness', tags } }, async () => ({
-    adapterTypes: (await listAdapterTypes(db)).map(withLiveness),
-  }));
+  app.get(
+    '/adapter-types',
+    {
+      config: { scope: 'read' },
+      schema: { summary: 'Registered adapter types and their liveness', tags },
+    },
+    async () => ({
+      adapterTypes: (await listAdapterTypes(db)).map(withLiveness),
+    }),
+  );
 
   app.get<{ Params: { type: string } }>(
     '/adapter-types/:type',
-    { config: { scope: 'read' }, schema: { summary: 'One adapter type', tags, params: typeParams } },
+    {
+      config: { scope: 'read' },
+      schema: { summary: 'One adapter type', tags, params: typeParams },
+    },
     async (request) => {
       const type = await findAdapterType(db, request.params.type);
       if (!type) throw errors.ADAPTER_TYPE_NOT_FOUND();

@@ -15,16 +15,21 @@ export interface DescriptorViolation {
   message: string;
 }
 
-export function validateDescriptor(type: string, input: unknown): { descriptor?: AdapterTypeDescriptor; violations: DescriptorViolation[] } {
+export function validateDescriptor(
+  type: string,
+  input: unknown,
+): { descriptor?: AdapterTypeDescriptor; violations: DescriptorViolation[] } {
   const violations: DescriptorViolation[] = [];
   const fail = (path: string, message: string) => violations.push({ path, message });
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { violations: [{ path: '', message: 'must be a JSON object' }] };
   }
   const body = input as Record<string, unknown>;
-  if (!ADAPTER_TYPE_PATTERN.test(type)) fail('type', 'must be a lower-case name (letters, digits, _ or -)');
+  if (!ADAPTER_TYPE_PATTERN.test(type))
+    fail('type', 'must be a lower-case name (letters, digits, _ or -)');
   if (body.type !== undefined && body.type !== type) fail('type', 'must match the path');
-  if (typeof body.description !== 'string' || body.description.trim() === '') fail('description', 'must be a non-empty string');
+  if (typeof body.description !== 'string' || body.description.trim() === '')
+    fail('description', 'must be a non-empty string');
   if (typeof body.consumerGroup !== 'string' || !GROUP_PATTERN.test(body.consumerGroup)) {
     fail('consumerGroup', 'must be an explicit consumer group id (letters, digits, ., _ or -)');
   }
@@ -38,19 +43,30 @@ export function validateDescriptor(type: string, input: unknown): { descriptor?:
     if (!ok || typeof body.adminUrl !== 'string') fail('adminUrl', 'must be an http(s) URL');
   }
   const schema = body.configSchema as JsonSchema | undefined;
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
+  if (
+    typeof schema !== 'object' ||
+    schema === null ||
+    Array.isArray(schema) ||
+    schema.type !== 'object'
+  ) {
     fail('configSchema', 'must be a JSON schema of type object');
   } else {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
     for (const [name, property] of Object.entries(properties)) {
       if (typeof property?.description !== 'string' || property.description.trim() === '') {
-        fail(`configSchema.properties.${name}.description`, 'every config field needs a description');
+        fail(
+          `configSchema.properties.${name}.description`,
+          'every config field needs a description',
+        );
       }
     }
     try {
       configValidator(schema);
     } catch (error) {
-      fail('configSchema', `does not compile: ${error instanceof Error ? error.message : String(error)}`);
+      fail(
+        'configSchema',
+        `does not compile: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   if (violations.length > 0) return { violations };

@@ -11,28 +11,49 @@ import { findAdapterType } from '../adapter-types/adapter-type-store.js';
 import { configErrors, configValidator } from '../config-schema.js';
 import { insertAttachment, type Attachment } from './attachment-store.js';
 
-export async function attachAdapter(db: SqlExecutor, contractId: string, input: unknown): Promise<Attachment> {
+export async function attachAdapter(
+  db: SqlExecutor,
+  contractId: string,
+  input: unknown,
+): Promise<Attachment> {
   if (!(await findContract(db, contractId))) throw errors.CONTRACT_NOT_FOUND();
-  const body = (typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
-  const unknownKeys = Object.keys(body).filter((key) => key !== 'adapterType' && key !== 'config' && key !== 'enabled');
+  const body = (
+    typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {}
+  ) as Record<string, unknown>;
+  const unknownKeys = Object.keys(body).filter(
+    (key) => key !== 'adapterType' && key !== 'config' && key !== 'enabled',
+  );
   if (unknownKeys.length > 0) {
     throw errors.ADAPTER_CONFIG_INVALID({
       detail: `${unknownKeys[0]} is not a member of an attachment (adapterType, config, enabled)`,
-      body: { errors: unknownKeys.map((key) => ({ path: key, message: 'is not a member of an attachment' })) },
+      body: {
+        errors: unknownKeys.map((key) => ({
+          path: key,
+          message: 'is not a member of an attachment',
+        })),
+      },
     });
   }
   if (typeof body.adapterType !== 'string') {
-    throw errors.ADAPTER_TYPE_UNKNOWN({ detail: 'adapterType is required', body: { errors: [{ path: 'adapterType', message: 'is required' }] } });
+    throw errors.ADAPTER_TYPE_UNKNOWN({
+      detail: 'adapterType is required',
+      body: { errors: [{ path: 'adapterType', message: 'is required' }] },
+    });
   }
   const type = await findAdapterType(db, body.adapterType);
   if (!type) {
     throw errors.ADAPTER_TYPE_UNKNOWN({
       detail: `unknown adapter type ${JSON.stringify(body.adapterType)}: no adapter of that type has registered`,
-      body: { errors: [{ path: 'adapterType', message: 'no adapter of that type has registered' }] },
+      body: {
+        errors: [{ path: 'adapterType', message: 'no adapter of that type has registered' }],
+      },
     });
   }
   if (body.enabled !== undefined && typeof body.enabled !== 'boolean') {
-    throw errors.ADAPTER_CONFIG_INVALID({ detail: 'enabled must be true or false', body: { errors: [{ path: 'enabled', message: 'must be true or false' }] } });
+    throw errors.ADAPTER_CONFIG_INVALID({
+      detail: 'enabled must be true or false',
+      body: { errors: [{ path: 'enabled', message: 'must be true or false' }] },
+    });
   }
   const config = structuredClone(body.config ?? {}) as Record<string, unknown>;
   const validate = configValidator(type.configSchema);
@@ -42,7 +63,8 @@ export async function attachAdapter(db: SqlExecutor, contractId: string, input: 
         ? configErrors(type.configSchema, validate.errors ?? [])
         : [{ path: 'config', message: 'must be an object' }];
     const first = found[0]!;
-    const quoted = 'description' in first && first.description ? ` (${first.path}: "${first.description}")` : '';
+    const quoted =
+      'description' in first && first.description ? ` (${first.path}: "${first.description}")` : '';
     throw errors.ADAPTER_CONFIG_INVALID({
       detail: `attachment config fails the ${type.type} config schema: ${first.path} ${first.message}${quoted}`,
       body: { errors: found },

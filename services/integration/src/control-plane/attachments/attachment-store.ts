@@ -38,19 +38,34 @@ function toAttachment(row: Row): Attachment {
 /** Inserts an attachment; undefined when the same (contract, type, config) exists. */
 export async function insertAttachment(
   db: SqlExecutor,
-  attachment: { attachmentId: string; contractId: string; adapterType: string; config: Record<string, unknown>; enabled?: boolean },
+  attachment: {
+    attachmentId: string;
+    contractId: string;
+    adapterType: string;
+    config: Record<string, unknown>;
+    enabled?: boolean;
+  },
 ): Promise<Attachment | undefined> {
   const { rows } = await db.query<Row>(
     `INSERT INTO adapter_attachments (attachment_id, contract_id, adapter_type, config, enabled)
      VALUES ($1, $2, $3, $4::jsonb, $5)
      ON CONFLICT (contract_id, adapter_type, config) DO NOTHING
      RETURNING ${COLUMNS}`,
-    [attachment.attachmentId, attachment.contractId, attachment.adapterType, JSON.stringify(attachment.config), attachment.enabled ?? true],
+    [
+      attachment.attachmentId,
+      attachment.contractId,
+      attachment.adapterType,
+      JSON.stringify(attachment.config),
+      attachment.enabled ?? true,
+    ],
   );
   return rows[0] && toAttachment(rows[0]);
 }
 
-export async function listAttachments(db: SqlExecutor, filter: { contractId?: string; adapterType?: string }): Promise<Attachment[]> {
+export async function listAttachments(
+  db: SqlExecutor,
+  filter: { contractId?: string; adapterType?: string },
+): Promise<Attachment[]> {
   const { rows } = await db.query<Row>(
     `SELECT ${COLUMNS} FROM adapter_attachments
      WHERE ($1::text IS NULL OR contract_id = $1) AND ($2::text IS NULL OR adapter_type = $2)

@@ -25,7 +25,11 @@ export const FEED_RECHECK_MS = 250;
 export const FEED_MAX_WAIT_SECONDS = 30;
 
 const tags = ['attachments'];
-const idParams = { type: 'object', properties: { contractId: { type: 'string' } }, required: ['contractId'] };
+const idParams = {
+  type: 'object',
+  properties: { contractId: { type: 'string' } },
+  required: ['contractId'],
+};
 
 export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDatabase }): void {
   const { db } = deps;
@@ -34,7 +38,8 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
   // re-read the feed and answer if it changed.
   const changes = new ChangeSignal();
   app.addHook('onResponse', async (request, reply) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400) changes.notify();
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400)
+      changes.notify();
   });
   app.addHook('preClose', async () => {
     changes.close();
@@ -50,7 +55,10 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
       listContracts(db),
     ]);
     const byId = new Map(contracts.map((stored) => [stored.contract.contractId, stored.contract]));
-    const feed = attachments.map((attachment) => ({ ...attachment, contract: byId.get(attachment.contractId) }));
+    const feed = attachments.map((attachment) => ({
+      ...attachment,
+      contract: byId.get(attachment.contractId),
+    }));
     const version = createHash('sha256').update(JSON.stringify(feed)).digest('hex').slice(0, 32);
     return { attachments: feed, version };
   };
@@ -58,8 +66,10 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
   app.post<{ Params: { contractId: string } }>(
     '/contracts/:contractId/adapters',
     {
-      config: { scope: 'operate' }, schema: {
-        summary: "Attach an adapter type to a contract; the config is validated against the type's config schema",
+      config: { scope: 'operate' },
+      schema: {
+        summary:
+          "Attach an adapter type to a contract; the config is validated against the type's config schema",
         tags,
         params: idParams,
         body: { type: 'object', description: '{ adapterType, config, enabled? }' },
@@ -67,27 +77,49 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
     },
     async (request, reply) => {
       const attachment = await attachAdapter(db, request.params.contractId, request.body);
-      request.log.info({ contractId: attachment.contractId, adapterType: attachment.adapterType, attachmentId: attachment.attachmentId }, 'adapter attached');
+      request.log.info(
+        {
+          contractId: attachment.contractId,
+          adapterType: attachment.adapterType,
+          attachmentId: attachment.attachmentId,
+        },
+        'adapter attached',
+      );
       return reply
         .code(201)
-        .header('location', `/contracts/${attachment.contractId}/adapters/${attachment.attachmentId}`)
+        .header(
+          'location',
+          `/contracts/${attachment.contractId}/adapters/${attachment.attachmentId}`,
+        )
         .send({ attachment: maskAttachment(attachment) });
     },
   );
 
   app.get<{ Params: { contractId: string } }>(
     '/contracts/:contractId/adapters',
-    { config: { scope: 'read' }, schema: { summary: 'Attachments of a contract (secrets such as tokens show as ********)', tags, params: idParams } },
+    {
+      config: { scope: 'read' },
+      schema: {
+        summary: 'Attachments of a contract (secrets such as tokens show as ********)',
+        tags,
+        params: idParams,
+      },
+    },
     async (request) => {
       if (!(await findContract(db, request.params.contractId))) throw errors.CONTRACT_NOT_FOUND();
-      return { attachments: (await listAttachments(db, { contractId: request.params.contractId })).map(maskAttachment) };
+      return {
+        attachments: (await listAttachments(db, { contractId: request.params.contractId })).map(
+          maskAttachment,
+        ),
+      };
     },
   );
 
   app.patch<{ Params: { contractId: string; attachmentId: string }; Body: unknown }>(
     '/contracts/:contractId/adapters/:attachmentId',
     {
-      config: { scope: 'operate' }, schema: {
+      config: { scope: 'operate' },
+      schema: {
         summary: 'Enable or disable an attachment ({"enabled": bool})',
         tags,
         params: {
@@ -104,15 +136,27 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
       if (typeof body.enabled !== 'boolean' || extra.length > 0) {
         throw errors.ADAPTER_CONFIG_INVALID({
           detail: 'the body must be {"enabled": true | false}',
-          body: { errors: [{ path: typeof body.enabled !== 'boolean' ? 'enabled' : extra[0], message: typeof body.enabled !== 'boolean' ? 'must be true or false' : 'cannot be changed' }] },
+          body: {
+            errors: [
+              {
+                path: typeof body.enabled !== 'boolean' ? 'enabled' : extra[0],
+                message:
+                  typeof body.enabled !== 'boolean' ? 'must be true or false' : 'cannot be changed',
+              },
+            ],
+          },
         });
       }
       const { contractId, attachmentId } = request.params;
       if (!(await findContract(db, contractId))) throw errors.CONTRACT_NOT_FOUND();
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attachmentId)) throw errors.ATTACHMENT_NOT_FOUND();
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attachmentId))
+        throw errors.ATTACHMENT_NOT_FOUND();
       const attachment = await setAttachmentEnabled(db, contractId, attachmentId, body.enabled);
       if (!attachment) throw errors.ATTACHMENT_NOT_FOUND();
-      request.log.info({ contractId, attachmentId, enabled: attachment.enabled }, 'attachment toggled');
+      request.log.info(
+        { contractId, attachmentId, enabled: attachment.enabled },
+        'attachment toggled',
+      );
       return { attachment: maskAttachment(attachment) };
     },
   );
@@ -120,8 +164,10 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
   app.get<{ Querystring: { adapterType?: string; knownVersion?: string; waitSeconds?: number } }>(
     '/attachments',
     {
-      config: { scope: 'operate' }, schema: {
-        summary: 'Attachments feed for adapters: every attachment of a type with its full current contract',
+      config: { scope: 'operate' },
+      schema: {
+        summary:
+          'Attachments feed for adapters: every attachment of a type with its full current contract',
         description:
           'With knownVersion and waitSeconds, a long poll: answered as soon as the feed version differs from knownVersion, or after waitSeconds with the unchanged feed.',
         tags,
@@ -130,7 +176,11 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
           additionalProperties: false,
           properties: {
             adapterType: { type: 'string', maxLength: 200 },
-            knownVersion: { type: 'string', maxLength: 64, description: 'The feed version the caller holds.' },
+            knownVersion: {
+              type: 'string',
+              maxLength: 64,
+              description: 'The feed version the caller holds.',
+            },
             waitSeconds: {
               type: 'integer',
               minimum: 0,

@@ -5,7 +5,13 @@
  * (status, pause, resume only) at the `adminUrl` its type registered.
  */
 import { readFileSync } from 'node:fs';
-import { createOutboundGuard, LOCAL_OUTBOUND, OutboundRefusedError, type OutboundGuard, type SqlDatabase } from '@platform/core';
+import {
+  createOutboundGuard,
+  LOCAL_OUTBOUND,
+  OutboundRefusedError,
+  type OutboundGuard,
+  type SqlDatabase,
+} from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.js';
 import { findAdapterType } from '../adapter-types/adapter-type-store.js';
@@ -37,11 +43,24 @@ async function forward(
   const headers = { ...init.headers, ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) };
   try {
     response = outbound
-      ? await outbound.fetch(url, { ...init, headers, timeoutMs, maxBytes: 1024 * 1024, maxRedirects: 0 })
+      ? await outbound.fetch(url, {
+          ...init,
+          headers,
+          timeoutMs,
+          maxBytes: 1024 * 1024,
+          maxRedirects: 0,
+        })
       : await fetch(url, { ...init, headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    if (error instanceof OutboundRefusedError) throw errors.UPSTREAM_UNREACHABLE({ detail: `the adapter's admin URL may not be requested: ${error.message}`, cause: error });
-    throw errors.UPSTREAM_UNREACHABLE({ detail: `${new URL(url).origin} is unreachable`, cause: error });
+    if (error instanceof OutboundRefusedError)
+      throw errors.UPSTREAM_UNREACHABLE({
+        detail: `the adapter's admin URL may not be requested: ${error.message}`,
+        cause: error,
+      });
+    throw errors.UPSTREAM_UNREACHABLE({
+      detail: `${new URL(url).origin} is unreachable`,
+      cause: error,
+    });
   }
   const text = await response.text();
   let body: unknown = text;
@@ -57,29 +76,71 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
   const timeoutMs = options.timeoutMs ?? 5000;
   // Admin URLs come from whoever registered the adapter type: the console relays only what the guard allows.
   const outbound = options.outbound ?? createOutboundGuard({ allowed: LOCAL_OUTBOUND });
-  const idParams = { type: 'object', properties: { contractId: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' } }, required: ['contractId'] };
+  const idParams = {
+    type: 'object',
+    properties: { contractId: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' } },
+    required: ['contractId'],
+  };
 
-  app.get('/console', { config: { scope: 'open' }, schema: { summary: 'The operator console (web page)', tags } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'").send(PAGE),
+  app.get(
+    '/console',
+    { config: { scope: 'open' }, schema: { summary: 'The operator console (web page)', tags } },
+    async (_request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'")
+        .send(PAGE),
   );
-  app.get('/console/app.js', { config: { scope: 'open' }, schema: { hide: true } }, async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(SCRIPT));
+  app.get(
+    '/console/app.js',
+    { config: { scope: 'open' }, schema: { hide: true } },
+    async (_request, reply) => reply.type('text/javascript; charset=utf-8').send(SCRIPT),
+  );
 
   app.get<{ Params: { contractId: string }; Querystring: { limit?: number } }>(
     '/console/api/contracts/:contractId/records',
-    { config: { scope: 'operate' }, schema: { summary: "Records of a contract from the submission service's read model", tags, params: idParams, querystring: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } } } } },
+    {
+      config: { scope: 'operate' },
+      schema: {
+        summary: "Records of a contract from the submission service's read model",
+        tags,
+        params: idParams,
+        querystring: {
+          type: 'object',
+          properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+        },
+      },
+    },
     async (request, reply) => {
-      const { status, body } = await forward(`${options.submissionUrl()}/contracts/${request.params.contractId}/records?limit=${request.query.limit ?? 200}`, {}, timeoutMs, options.apiKey);
+      const { status, body } = await forward(
+        `${options.submissionUrl()}/contracts/${request.params.contractId}/records?limit=${request.query.limit ?? 200}`,
+        {},
+        timeoutMs,
+        options.apiKey,
+      );
       return reply.code(status).send(body);
     },
   );
 
   app.post<{ Params: { contractId: string } }>(
     '/console/api/contracts/:contractId/records',
-    { config: { scope: 'operate' }, schema: { summary: 'Submit a record through the submission service', tags, params: idParams, body: { type: 'object' } } },
+    {
+      config: { scope: 'operate' },
+      schema: {
+        summary: 'Submit a record through the submission service',
+        tags,
+        params: idParams,
+        body: { type: 'object' },
+      },
+    },
     async (request, reply) => {
       const { status, body } = await forward(
         `${options.submissionUrl()}/contracts/${request.params.contractId}/records`,
-        { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': request.id }, body: JSON.stringify(request.body) },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-request-id': request.id },
+          body: JSON.stringify(request.body),
+        },
         timeoutMs,
         options.apiKey,
       );
@@ -94,15 +155,32 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
     schema: {
       summary: "An adapter's admin API through the control plane: GET status, POST pause or resume",
       tags,
-      params: { type: 'object', properties: { type: { type: 'string' }, action: { type: 'string', enum: ['status', 'pause', 'resume'] } }, required: ['type', 'action'] },
+      params: {
+        type: 'object',
+        properties: {
+          type: { type: 'string' },
+          action: { type: 'string', enum: ['status', 'pause', 'resume'] },
+        },
+        required: ['type', 'action'],
+      },
     },
     handler: async (request, reply) => {
       const { type, action } = request.params;
-      if ((action === 'status') !== (request.method === 'GET')) return reply.code(405).send({ detail: 'GET status, POST pause or resume' });
+      if ((action === 'status') !== (request.method === 'GET'))
+        return reply.code(405).send({ detail: 'GET status, POST pause or resume' });
       const adapterType = await findAdapterType(options.db, type);
       if (!adapterType) throw errors.ADAPTER_TYPE_NOT_FOUND();
-      if (!adapterType.adminUrl) throw errors.UPSTREAM_UNREACHABLE({ detail: `adapter type ${type} registered no admin URL` });
-      const { status, body } = await forward(`${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`, { method: request.method }, timeoutMs, options.apiKey, outbound);
+      if (!adapterType.adminUrl)
+        throw errors.UPSTREAM_UNREACHABLE({
+          detail: `adapter type ${type} registered no admin URL`,
+        });
+      const { status, body } = await forward(
+        `${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`,
+        { method: request.method },
+        timeoutMs,
+        options.apiKey,
+        outbound,
+      );
       return reply.code(status).send(body);
     },
   });

@@ -9,14 +9,18 @@ const el = (tag, attrs = {}, ...children) => {
     if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
     else if (value !== undefined && value !== null) node.setAttribute(key, value);
   }
-  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
+  for (const child of children)
+    node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
   return node;
 };
 // With API_KEYS set, the control plane asks for a key (401): the operator types it once;
 // it stays in this tab's sessionStorage only and goes out as `Authorization: Bearer`.
 async function api(path, init = {}, retried = false) {
   const key = sessionStorage.getItem('apiKey');
-  const headers = { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+  const headers = {
+    ...(init.body ? { 'content-type': 'application/json' } : {}),
+    ...(key ? { authorization: `Bearer ${key}` } : {}),
+  };
   const response = await fetch(path, { ...init, headers });
   if (response.status === 401 && !retried) {
     const entered = window.prompt('API key (operate scope)');
@@ -27,7 +31,11 @@ async function api(path, init = {}, retried = false) {
   }
   const text = await response.text();
   let body;
-  try { body = text ? JSON.parse(text) : {}; } catch { body = { detail: text }; }
+  try {
+    body = text ? JSON.parse(text) : {};
+  } catch {
+    body = { detail: text };
+  }
   return { ok: response.ok, status: response.status, body };
 }
 const say = (node, result, okText) => {
@@ -43,9 +51,16 @@ let selectedDeadLetter;
 // Tabs
 for (const button of document.querySelectorAll('nav button')) {
   button.addEventListener('click', () => {
-    for (const b of document.querySelectorAll('nav button')) b.classList.toggle('active', b === button);
-    for (const s of document.querySelectorAll('main section')) s.classList.toggle('active', s.id === button.dataset.tab);
-    ({ contracts: loadContracts, adapters: loadAdapters, records: loadRecords, 'dead-letters': loadDeadLetters })[button.dataset.tab]();
+    for (const b of document.querySelectorAll('nav button'))
+      b.classList.toggle('active', b === button);
+    for (const s of document.querySelectorAll('main section'))
+      s.classList.toggle('active', s.id === button.dataset.tab);
+    ({
+      contracts: loadContracts,
+      adapters: loadAdapters,
+      records: loadRecords,
+      'dead-letters': loadDeadLetters,
+    })[button.dataset.tab]();
   });
 }
 
@@ -53,10 +68,23 @@ for (const button of document.querySelectorAll('nav button')) {
 async function loadContracts() {
   contracts = (await api('/contracts')).body.contracts ?? [];
   adapterTypes = (await api('/adapter-types')).body.adapterTypes ?? [];
-  $('contract-list').replaceChildren(...contracts.map((c) =>
-    el('tr', { class: 'clickable', 'data-contract': c.contractId, onclick: () => selectContract(c.contractId) },
-      el('td', {}, c.contractId), el('td', {}, c.title), el('td', {}, c.schemaVersion), el('td', {}, c.fields.length),
-      el('td', {}, c.recordTypes.map((t) => `${t} (${c.lifecycle[t]})`).join(', ')))));
+  $('contract-list').replaceChildren(
+    ...contracts.map((c) =>
+      el(
+        'tr',
+        {
+          class: 'clickable',
+          'data-contract': c.contractId,
+          onclick: () => selectContract(c.contractId),
+        },
+        el('td', {}, c.contractId),
+        el('td', {}, c.title),
+        el('td', {}, c.schemaVersion),
+        el('td', {}, c.fields.length),
+        el('td', {}, c.recordTypes.map((t) => `${t} (${c.lifecycle[t]})`).join(', ')),
+      ),
+    ),
+  );
   const options = contracts.map((c) => el('option', { value: c.contractId }, c.contractId));
   const current = $('records-contract').value;
   $('records-contract').replaceChildren(...options);
@@ -69,28 +97,77 @@ async function selectContract(contractId) {
   const contract = contracts.find((c) => c.contractId === contractId);
   if (!contract) return;
   document.getElementById('contract-detail').hidden = false;
-  $('contract-title').textContent = `${contract.title} (${contract.contractId}, version ${contract.schemaVersion})`;
-  $('contract-fields').replaceChildren(...contract.fields.map((f) =>
-    el('tr', {}, el('td', {}, f.name + (contract.naturalKey.fields.includes(f.name) ? ' 🔑' : '')), el('td', {}, f.type), el('td', {}, f.required ? 'yes' : 'no'),
-      el('td', {}, f.queryable ? 'yes' : ''), el('td', {}, [f.values?.join(' | '), f.default !== undefined ? `default ${f.default}` : ''].filter(Boolean).join('; ')))));
+  $('contract-title').textContent =
+    `${contract.title} (${contract.contractId}, version ${contract.schemaVersion})`;
+  $('contract-fields').replaceChildren(
+    ...contract.fields.map((f) =>
+      el(
+        'tr',
+        {},
+        el('td', {}, f.name + (contract.naturalKey.fields.includes(f.name) ? ' 🔑' : '')),
+        el('td', {}, f.type),
+        el('td', {}, f.required ? 'yes' : 'no'),
+        el('td', {}, f.queryable ? 'yes' : ''),
+        el(
+          'td',
+          {},
+          [f.values?.join(' | '), f.default !== undefined ? `default ${f.default}` : '']
+            .filter(Boolean)
+            .join('; '),
+        ),
+      ),
+    ),
+  );
   const versions = (await api(`/contracts/${contractId}/versions`)).body.versions ?? [];
-  $('contract-versions').textContent = versions.map((v) => `v${v.schemaVersion} (${v.createdAt})`).join(', ');
+  $('contract-versions').textContent = versions
+    .map((v) => `v${v.schemaVersion} (${v.createdAt})`)
+    .join(', ');
   const { schemaVersion, createdAt: _createdAt, updatedAt: _updatedAt, ...definition } = contract;
-  $('compat-input').value = JSON.stringify({ ...definition, schemaVersion: schemaVersion + 1 }, null, 2);
+  $('compat-input').value = JSON.stringify(
+    { ...definition, schemaVersion: schemaVersion + 1 },
+    null,
+    2,
+  );
   await loadAttachments();
-  $('attach-type').replaceChildren(...adapterTypes.map((t) => el('option', { value: t.type }, `${t.type}${t.live ? '' : ' (not live)'}`)));
+  $('attach-type').replaceChildren(
+    ...adapterTypes.map((t) =>
+      el('option', { value: t.type }, `${t.type}${t.live ? '' : ' (not live)'}`),
+    ),
+  );
   renderConfigForm();
 }
 
 async function loadAttachments() {
   const attachments = (await api(`/contracts/${selected}/adapters`)).body.attachments ?? [];
-  $('attachment-list').replaceChildren(...attachments.map((a) =>
-    el('tr', { 'data-attachment': a.attachmentId }, el('td', {}, a.adapterType), el('td', {}, el('code', {}, JSON.stringify(a.config))),
-      el('td', {}, a.enabled ? 'enabled' : 'disabled'),
-      el('td', {}, el('button', { 'data-testid': `toggle-${a.attachmentId}`, onclick: async () => {
-        await api(`/contracts/${selected}/adapters/${a.attachmentId}`, { method: 'PATCH', body: JSON.stringify({ enabled: !a.enabled }) });
-        await loadAttachments();
-      } }, a.enabled ? 'Disable' : 'Enable')))));
+  $('attachment-list').replaceChildren(
+    ...attachments.map((a) =>
+      el(
+        'tr',
+        { 'data-attachment': a.attachmentId },
+        el('td', {}, a.adapterType),
+        el('td', {}, el('code', {}, JSON.stringify(a.config))),
+        el('td', {}, a.enabled ? 'enabled' : 'disabled'),
+        el(
+          'td',
+          {},
+          el(
+            'button',
+            {
+              'data-testid': `toggle-${a.attachmentId}`,
+              onclick: async () => {
+                await api(`/contracts/${selected}/adapters/${a.attachmentId}`, {
+                  method: 'PATCH',
+                  body: JSON.stringify({ enabled: !a.enabled }),
+                });
+                await loadAttachments();
+              },
+            },
+            a.enabled ? 'Disable' : 'Enable',
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 // The config form is generated from the adapter type's published JSON schema.
@@ -102,12 +179,36 @@ function renderConfigForm() {
   const required = new Set(type.configSchema.required ?? []);
   for (const [name, schema] of Object.entries(type.configSchema.properties ?? {})) {
     let input;
-    if (Array.isArray(schema.enum)) input = el('select', { name }, el('option', { value: '' }, '(default)'), ...schema.enum.map((v) => el('option', { value: v }, v)));
+    if (Array.isArray(schema.enum))
+      input = el(
+        'select',
+        { name },
+        el('option', { value: '' }, '(default)'),
+        ...schema.enum.map((v) => el('option', { value: v }, v)),
+      );
     else if (schema.type === 'boolean') input = el('input', { name, type: 'checkbox' });
-    else input = el('input', { name, type: schema.type === 'integer' || schema.type === 'number' ? 'number' : 'text', size: 60,
-      placeholder: schema.type === 'array' ? 'comma-separated' : schema.default !== undefined ? `default ${schema.default}` : '' });
+    else
+      input = el('input', {
+        name,
+        type: schema.type === 'integer' || schema.type === 'number' ? 'number' : 'text',
+        size: 60,
+        placeholder:
+          schema.type === 'array'
+            ? 'comma-separated'
+            : schema.default !== undefined
+              ? `default ${schema.default}`
+              : '',
+      });
     input.dataset.kind = schema.type ?? 'string';
-    form.append(el('label', {}, `${name}${required.has(name) ? ' *' : ''}`, el('small', {}, schema.description ?? '')), input);
+    form.append(
+      el(
+        'label',
+        {},
+        `${name}${required.has(name) ? ' *' : ''}`,
+        el('small', {}, schema.description ?? ''),
+      ),
+      input,
+    );
   }
 }
 $('attach-type').addEventListener('change', renderConfigForm);
@@ -116,25 +217,43 @@ function readConfigForm() {
   const config = {};
   for (const input of $('attach-form').querySelectorAll('input, select')) {
     const kind = input.dataset.kind;
-    if (kind === 'boolean') { if (input.checked) config[input.name] = true; continue; }
+    if (kind === 'boolean') {
+      if (input.checked) config[input.name] = true;
+      continue;
+    }
     const value = input.value.trim();
     if (value === '') continue;
-    if (kind === 'array') config[input.name] = value.split(',').map((v) => v.trim()).filter(Boolean);
+    if (kind === 'array')
+      config[input.name] = value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
     else if (kind === 'integer' || kind === 'number') config[input.name] = Number(value);
     else config[input.name] = value;
   }
   return config;
 }
 $('attach-submit').addEventListener('click', async () => {
-  const result = await api(`/contracts/${selected}/adapters`, { method: 'POST', body: JSON.stringify({ adapterType: $('attach-type').value, config: readConfigForm() }) });
+  const result = await api(`/contracts/${selected}/adapters`, {
+    method: 'POST',
+    body: JSON.stringify({ adapterType: $('attach-type').value, config: readConfigForm() }),
+  });
   await loadAttachments();
   say($('attach-result'), result, 'attached');
 });
 
 async function compat(apply) {
   let body;
-  try { body = JSON.parse($('compat-input').value); } catch (error) { $('compat-result').textContent = `not JSON: ${error.message}`; return; }
-  const result = await api(`/contracts/${selected}/${apply ? 'versions' : 'compatibility'}`, { method: 'POST', body: JSON.stringify(body) });
+  try {
+    body = JSON.parse($('compat-input').value);
+  } catch (error) {
+    $('compat-result').textContent = `not JSON: ${error.message}`;
+    return;
+  }
+  const result = await api(`/contracts/${selected}/${apply ? 'versions' : 'compatibility'}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+  });
   $('compat-result').textContent = JSON.stringify(result.body, null, 2);
   if (apply && result.ok) await loadContracts();
 }
@@ -143,24 +262,65 @@ $('compat-apply').addEventListener('click', () => compat(true));
 
 $('register-submit').addEventListener('click', async () => {
   let body;
-  try { body = JSON.parse($('register-input').value); } catch (error) { $('register-result').textContent = `not JSON: ${error.message}`; return; }
+  try {
+    body = JSON.parse($('register-input').value);
+  } catch (error) {
+    $('register-result').textContent = `not JSON: ${error.message}`;
+    return;
+  }
   const result = await api('/contracts', { method: 'POST', body: JSON.stringify(body) });
   say($('register-result'), result, `registered ${body.contractId}`);
-  if (!result.ok && result.body.errors) $('register-result').textContent += ' — ' + result.body.errors.map((e) => `${e.path} ${e.message}`).join('; ');
+  if (!result.ok && result.body.errors)
+    $('register-result').textContent +=
+      ' — ' + result.body.errors.map((e) => `${e.path} ${e.message}`).join('; ');
   await loadContracts();
 });
 
 // Adapters
 async function loadAdapters() {
   adapterTypes = (await api('/adapter-types')).body.adapterTypes ?? [];
-  const rows = await Promise.all(adapterTypes.map(async (t) => {
-    const status = t.adminUrl ? await api(`/console/api/adapter-types/${t.type}/status`) : { ok: false, body: {} };
-    const lag = (status.body.assignments ?? []).reduce((sum, a) => sum + Math.max(0, a.endOffset - a.committedOffset), 0);
-    const act = (action) => el('button', { 'data-testid': `${action}-${t.type}`, onclick: async () => { await api(`/console/api/adapter-types/${t.type}/${action}`, { method: 'POST' }); await loadAdapters(); } }, action);
-    return el('tr', { 'data-adapter': t.type }, el('td', {}, t.type), el('td', {}, t.live ? 'live' : 'not seen'), el('td', {}, t.consumerGroup), el('td', {}, t.lastSeenAt),
-      el('td', { 'data-testid': `state-${t.type}` }, status.ok ? (status.body.paused ? 'paused' : status.body.state ?? 'running') : 'unreachable'),
-      el('td', { 'data-testid': `lag-${t.type}` }, status.ok ? lag : ''), el('td', {}, act('pause'), ' ', act('resume')));
-  }));
+  const rows = await Promise.all(
+    adapterTypes.map(async (t) => {
+      const status = t.adminUrl
+        ? await api(`/console/api/adapter-types/${t.type}/status`)
+        : { ok: false, body: {} };
+      const lag = (status.body.assignments ?? []).reduce(
+        (sum, a) => sum + Math.max(0, a.endOffset - a.committedOffset),
+        0,
+      );
+      const act = (action) =>
+        el(
+          'button',
+          {
+            'data-testid': `${action}-${t.type}`,
+            onclick: async () => {
+              await api(`/console/api/adapter-types/${t.type}/${action}`, { method: 'POST' });
+              await loadAdapters();
+            },
+          },
+          action,
+        );
+      return el(
+        'tr',
+        { 'data-adapter': t.type },
+        el('td', {}, t.type),
+        el('td', {}, t.live ? 'live' : 'not seen'),
+        el('td', {}, t.consumerGroup),
+        el('td', {}, t.lastSeenAt),
+        el(
+          'td',
+          { 'data-testid': `state-${t.type}` },
+          status.ok
+            ? status.body.paused
+              ? 'paused'
+              : (status.body.state ?? 'running')
+            : 'unreachable',
+        ),
+        el('td', { 'data-testid': `lag-${t.type}` }, status.ok ? lag : ''),
+        el('td', {}, act('pause'), ' ', act('resume')),
+      );
+    }),
+  );
   $('adapter-list').replaceChildren(...rows);
 }
 
@@ -172,18 +332,45 @@ async function loadRecords() {
   const contract = contracts.find((c) => c.contractId === contractId);
   const result = await api(`/console/api/contracts/${contractId}/records?limit=200`);
   const names = contract.fields.map((f) => f.name);
-  $('records-head').replaceChildren(el('tr', {}, el('th', {}, 'recordId'), ...names.map((n) => el('th', {}, n)), el('th', {}, 'version')));
-  $('records-list').replaceChildren(...(result.body.records ?? []).map((r) =>
-    el('tr', { 'data-record': r.naturalKey }, el('td', {}, r.recordId), ...names.map((n) => el('td', {}, r.payload[n] ?? '')), el('td', {}, r.schemaVersion))));
+  $('records-head').replaceChildren(
+    el(
+      'tr',
+      {},
+      el('th', {}, 'recordId'),
+      ...names.map((n) => el('th', {}, n)),
+      el('th', {}, 'version'),
+    ),
+  );
+  $('records-list').replaceChildren(
+    ...(result.body.records ?? []).map((r) =>
+      el(
+        'tr',
+        { 'data-record': r.naturalKey },
+        el('td', {}, r.recordId),
+        ...names.map((n) => el('td', {}, r.payload[n] ?? '')),
+        el('td', {}, r.schemaVersion),
+      ),
+    ),
+  );
 }
 $('records-contract').addEventListener('change', loadRecords);
 $('records-refresh').addEventListener('click', loadRecords);
 $('submit-record').addEventListener('click', async () => {
   let body;
-  try { body = JSON.parse($('submit-input').value); } catch (error) { $('submit-result').textContent = `not JSON: ${error.message}`; return; }
-  const result = await api(`/console/api/contracts/${$('records-contract').value}/records`, { method: 'POST', body: JSON.stringify(body) });
+  try {
+    body = JSON.parse($('submit-input').value);
+  } catch (error) {
+    $('submit-result').textContent = `not JSON: ${error.message}`;
+    return;
+  }
+  const result = await api(`/console/api/contracts/${$('records-contract').value}/records`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+  });
   say($('submit-result'), result, `accepted ${result.body.recordId}`);
-  if (!result.ok && result.body.errors) $('submit-result').textContent += ' — ' + result.body.errors.map((e) => `${e.field} ${e.message}`).join('; ');
+  if (!result.ok && result.body.errors)
+    $('submit-result').textContent +=
+      ' — ' + result.body.errors.map((e) => `${e.field} ${e.message}`).join('; ');
   await loadRecords();
 });
 
@@ -197,21 +384,55 @@ async function loadDeadLetters() {
   if (group) query.set('groupBy', group);
   const result = await api(`/dead-letters?${query}`);
   if (group) {
-    $('dl-head').replaceChildren(el('tr', {}, el('th', {}, group), el('th', {}, 'count'), el('th', {}, 'latest')));
-    $('dl-list').replaceChildren(...(result.body.groups ?? []).map((g) => el('tr', {}, el('td', {}, g[group] ?? '(none)'), el('td', {}, g.count), el('td', {}, g.latestQuarantinedAt))));
+    $('dl-head').replaceChildren(
+      el('tr', {}, el('th', {}, group), el('th', {}, 'count'), el('th', {}, 'latest')),
+    );
+    $('dl-list').replaceChildren(
+      ...(result.body.groups ?? []).map((g) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, g[group] ?? '(none)'),
+          el('td', {}, g.count),
+          el('td', {}, g.latestQuarantinedAt),
+        ),
+      ),
+    );
     return;
   }
-  $('dl-head').replaceChildren(el('tr', {}, ...['quarantined', 'contract', 'error', 'adapter', 'attempts', 'message', 'replayed'].map((h) => el('th', {}, h))));
-  $('dl-list').replaceChildren(...(result.body.deadLetters ?? []).map((d) =>
-    el('tr', { class: 'clickable', 'data-dead-letter': d.id, onclick: () => showDeadLetter(d) },
-      el('td', {}, d.quarantinedAt), el('td', {}, d.contractId ?? ''), el('td', {}, d.errorType), el('td', {}, d.failedAdapter), el('td', {}, d.attemptCount),
-      el('td', {}, d.errorMessage), el('td', {}, d.replayed ? `yes (${d.replayedAt})` : 'no'))));
+  $('dl-head').replaceChildren(
+    el(
+      'tr',
+      {},
+      ...['quarantined', 'contract', 'error', 'adapter', 'attempts', 'message', 'replayed'].map(
+        (h) => el('th', {}, h),
+      ),
+    ),
+  );
+  $('dl-list').replaceChildren(
+    ...(result.body.deadLetters ?? []).map((d) =>
+      el(
+        'tr',
+        { class: 'clickable', 'data-dead-letter': d.id, onclick: () => showDeadLetter(d) },
+        el('td', {}, d.quarantinedAt),
+        el('td', {}, d.contractId ?? ''),
+        el('td', {}, d.errorType),
+        el('td', {}, d.failedAdapter),
+        el('td', {}, d.attemptCount),
+        el('td', {}, d.errorMessage),
+        el('td', {}, d.replayed ? `yes (${d.replayedAt})` : 'no'),
+      ),
+    ),
+  );
 }
 function showDeadLetter(deadLetter) {
   selectedDeadLetter = deadLetter;
   document.getElementById('dl-detail').hidden = false;
   $('dl-id').textContent = deadLetter.id;
-  $('dl-original').textContent = typeof deadLetter.originalPayload === 'string' ? deadLetter.originalPayload : JSON.stringify(deadLetter.originalPayload, null, 2);
+  $('dl-original').textContent =
+    typeof deadLetter.originalPayload === 'string'
+      ? deadLetter.originalPayload
+      : JSON.stringify(deadLetter.originalPayload, null, 2);
   $('dl-replay-result').textContent = '';
 }
 $('dl-refresh').addEventListener('click', loadDeadLetters);
@@ -231,13 +452,66 @@ const CONTRACT_ID = /^[a-z][a-z0-9_-]{0,62}$/; // as validate-definition.ts
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9]{0,62}$/; // as validate-definition.ts
 
 function addFieldRow(field = { name: '', type: 'string', required: true }) {
-  const row = el('tr', { 'data-testid': 'cf-field' },
-    el('td', {}, el('input', { name: 'name', value: field.name, 'aria-label': 'field name', size: 14 })),
-    el('td', {}, el('select', { name: 'type', 'aria-label': 'field type' }, ...FIELD_TYPES.map((t) => el('option', { value: t, ...(t === field.type ? { selected: '' } : {}) }, t)))),
-    el('td', {}, el('input', { name: 'required', type: 'checkbox', 'aria-label': 'required', ...(field.required ? { checked: '' } : {}) })),
-    el('td', {}, el('input', { name: 'key', type: 'checkbox', 'aria-label': 'part of the natural key' })),
-    el('td', {}, el('input', { name: 'values', 'aria-label': 'enum values, comma-separated', placeholder: 'A, B, C', size: 16 })),
-    el('td', {}, el('button', { type: 'button', onclick: () => { row.remove(); updateContractForm(); } }, 'Remove')));
+  const row = el(
+    'tr',
+    { 'data-testid': 'cf-field' },
+    el(
+      'td',
+      {},
+      el('input', { name: 'name', value: field.name, 'aria-label': 'field name', size: 14 }),
+    ),
+    el(
+      'td',
+      {},
+      el(
+        'select',
+        { name: 'type', 'aria-label': 'field type' },
+        ...FIELD_TYPES.map((t) =>
+          el('option', { value: t, ...(t === field.type ? { selected: '' } : {}) }, t),
+        ),
+      ),
+    ),
+    el(
+      'td',
+      {},
+      el('input', {
+        name: 'required',
+        type: 'checkbox',
+        'aria-label': 'required',
+        ...(field.required ? { checked: '' } : {}),
+      }),
+    ),
+    el(
+      'td',
+      {},
+      el('input', { name: 'key', type: 'checkbox', 'aria-label': 'part of the natural key' }),
+    ),
+    el(
+      'td',
+      {},
+      el('input', {
+        name: 'values',
+        'aria-label': 'enum values, comma-separated',
+        placeholder: 'A, B, C',
+        size: 16,
+      }),
+    ),
+    el(
+      'td',
+      {},
+      el(
+        'button',
+        {
+          type: 'button',
+          onclick: () => {
+            row.remove();
+            updateContractForm();
+          },
+        },
+        'Remove',
+      ),
+    ),
+  );
   $('cf-fields').append(row);
   updateContractForm();
 }
@@ -248,7 +522,12 @@ function readContractForm() {
   const errors = [];
   const value = (name) => form.elements[name].value.trim();
   const contractId = value('contractId');
-  if (!CONTRACT_ID.test(contractId)) errors.push({ input: form.elements.contractId, message: 'Contract id: a lower-case letter, then lower-case letters, digits, _ or - (at most 63)' });
+  if (!CONTRACT_ID.test(contractId))
+    errors.push({
+      input: form.elements.contractId,
+      message:
+        'Contract id: a lower-case letter, then lower-case letters, digits, _ or - (at most 63)',
+    });
   const title = value('title');
   if (!title) errors.push({ input: form.elements.title, message: 'Title is required' });
   const fields = [];
@@ -257,33 +536,60 @@ function readContractForm() {
   for (const row of $('cf-fields').querySelectorAll('tr')) {
     const input = (name) => row.querySelector(`[name="${name}"]`);
     const name = input('name').value.trim();
-    if (!FIELD_NAME.test(name)) errors.push({ input: input('name'), message: `Field name "${name}": letters and digits, starting with a letter (camelCase)` });
-    else if (seen.has(name)) errors.push({ input: input('name'), message: `Field name "${name}" is used twice` });
+    if (!FIELD_NAME.test(name))
+      errors.push({
+        input: input('name'),
+        message: `Field name "${name}": letters and digits, starting with a letter (camelCase)`,
+      });
+    else if (seen.has(name))
+      errors.push({ input: input('name'), message: `Field name "${name}" is used twice` });
     seen.add(name);
     const field = { name, type: input('type').value, required: input('required').checked };
     if (field.type === 'enum') {
-      field.values = input('values').value.split(',').map((v) => v.trim()).filter(Boolean);
-      if (field.values.length === 0) errors.push({ input: input('values'), message: `Field "${name}": an enum needs its values` });
+      field.values = input('values')
+        .value.split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
+      if (field.values.length === 0)
+        errors.push({
+          input: input('values'),
+          message: `Field "${name}": an enum needs its values`,
+        });
     }
     if (input('key').checked) {
       key.push(name);
-      if (!field.required) errors.push({ input: input('required'), message: `Field "${name}" is in the natural key, so it must be required` });
+      if (!field.required)
+        errors.push({
+          input: input('required'),
+          message: `Field "${name}" is in the natural key, so it must be required`,
+        });
     }
     fields.push(field);
   }
-  if (fields.length === 0) errors.push({ input: $('cf-add-field'), message: 'Add at least one field' });
-  else if (key.length === 0) errors.push({ input: $('cf-fields'), message: 'Tick the field(s) of the natural key' });
+  if (fields.length === 0)
+    errors.push({ input: $('cf-add-field'), message: 'Add at least one field' });
+  else if (key.length === 0)
+    errors.push({ input: $('cf-fields'), message: 'Tick the field(s) of the natural key' });
   const recordTypes = [];
   const lifecycle = {};
   for (const cls of ['create', 'update', 'tombstone']) {
     const type = value(cls);
     if (!type) continue;
-    if (lifecycle[type]) errors.push({ input: form.elements[cls], message: `Record type "${type}" is named twice` });
+    if (lifecycle[type])
+      errors.push({ input: form.elements[cls], message: `Record type "${type}" is named twice` });
     recordTypes.push(type);
     lifecycle[type] = cls;
   }
-  if (!value('create')) errors.push({ input: form.elements.create, message: 'A create record type is required' });
-  const definition = { contractId, title, naturalKey: { strategy: 'field', fields: key }, recordTypes, lifecycle, fields };
+  if (!value('create'))
+    errors.push({ input: form.elements.create, message: 'A create record type is required' });
+  const definition = {
+    contractId,
+    title,
+    naturalKey: { strategy: 'field', fields: key },
+    recordTypes,
+    lifecycle,
+    fields,
+  };
   return { definition, errors };
 }
 
@@ -294,14 +600,17 @@ function showContractErrors(messages) {
 function updateContractForm() {
   const { definition, errors } = readContractForm();
   $('cf-json').textContent = JSON.stringify(definition, null, 2);
-  for (const node of $('contract-form').querySelectorAll('[aria-invalid]')) node.removeAttribute('aria-invalid');
+  for (const node of $('contract-form').querySelectorAll('[aria-invalid]'))
+    node.removeAttribute('aria-invalid');
   for (const { input } of errors) input.setAttribute('aria-invalid', 'true');
   showContractErrors(errors.map((e) => e.message));
   return { definition, errors };
 }
 
 $('contract-form').addEventListener('input', updateContractForm);
-$('cf-add-field').addEventListener('click', () => addFieldRow({ name: '', type: 'string', required: false }));
+$('cf-add-field').addEventListener('click', () =>
+  addFieldRow({ name: '', type: 'string', required: false }),
+);
 $('contract-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const { definition, errors } = updateContractForm();
@@ -312,7 +621,12 @@ $('contract-form').addEventListener('submit', async (event) => {
   }
   const result = await api('/contracts', { method: 'POST', body: JSON.stringify(definition) });
   say($('cf-result'), result, `registered ${definition.contractId}`);
-  if (!result.ok) showContractErrors((result.body.errors ?? []).map((e) => `${e.path} ${e.message}`).concat(result.body.errors ? [] : [result.body.detail ?? '']));
+  if (!result.ok)
+    showContractErrors(
+      (result.body.errors ?? [])
+        .map((e) => `${e.path} ${e.message}`)
+        .concat(result.body.errors ? [] : [result.body.detail ?? '']),
+    );
   await loadContracts();
 });
 addFieldRow({ name: '', type: 'string', required: true });

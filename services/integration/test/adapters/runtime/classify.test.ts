@@ -17,19 +17,36 @@ import { inTransaction } from '../../../src/adapters/relational/transaction.js';
 
 describe('failure classification', () => {
   it('classifies deserialization and unmappable data as non-retriable with their own types', () => {
-    assert.deepEqual(classify(new DeserializationError('x')), { retriable: false, errorType: 'SCHEMA_VIOLATION', rule: 'deserialization' });
+    assert.deepEqual(classify(new DeserializationError('x')), {
+      retriable: false,
+      errorType: 'SCHEMA_VIOLATION',
+      rule: 'deserialization',
+    });
     assert.equal(classify(new UnmappableDataError('x')).errorType, 'UNMAPPABLE_DATA');
   });
 
   it('looks through the whole cause chain', () => {
-    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
+      code: 'ECONNREFUSED',
+    });
     const wrapped = new Error('outer', { cause: new Error('middle', { cause: refused }) });
-    assert.deepEqual(classify(wrapped), { retriable: true, errorType: 'RETRY_EXHAUSTED', rule: 'connection refused' });
-    assert.equal(classify(new Error('x', { cause: new DeserializationError('bad') })).errorType, 'SCHEMA_VIOLATION');
+    assert.deepEqual(classify(wrapped), {
+      retriable: true,
+      errorType: 'RETRY_EXHAUSTED',
+      rule: 'connection refused',
+    });
+    assert.equal(
+      classify(new Error('x', { cause: new DeserializationError('bad') })).errorType,
+      'SCHEMA_VIOLATION',
+    );
   });
 
   it('retries transaction failures: open, rollback, wrapped', () => {
-    for (const error of [new TransactionOpenError('a'), new RollbackError('b'), new TransactionError('c')]) {
+    for (const error of [
+      new TransactionOpenError('a'),
+      new RollbackError('b'),
+      new TransactionError('c'),
+    ]) {
       assert.equal(classify(error).retriable, true, error.name);
     }
   });
@@ -38,13 +55,31 @@ describe('failure classification', () => {
     const db = await createSqlDatabase({ dataDir: 'memory://' });
     try {
       await db.query('CREATE TABLE t (d date NOT NULL)');
-      const badDate = await db.query("INSERT INTO t VALUES ('not-a-date')").catch((e: unknown) => e);
-      assert.deepEqual(classify(badDate), { retriable: false, errorType: 'UNMAPPABLE_DATA', rule: 'data rejected by the database' });
-      const nullValue = await inTransaction(db, (tx) => tx.query('INSERT INTO t VALUES (NULL)')).catch((e: unknown) => e);
-      assert.equal(classify(nullValue).errorType, 'UNMAPPABLE_DATA', 'a write error inside a transaction passes through unwrapped');
+      const badDate = await db
+        .query("INSERT INTO t VALUES ('not-a-date')")
+        .catch((e: unknown) => e);
+      assert.deepEqual(classify(badDate), {
+        retriable: false,
+        errorType: 'UNMAPPABLE_DATA',
+        rule: 'data rejected by the database',
+      });
+      const nullValue = await inTransaction(db, (tx) =>
+        tx.query('INSERT INTO t VALUES (NULL)'),
+      ).catch((e: unknown) => e);
+      assert.equal(
+        classify(nullValue).errorType,
+        'UNMAPPABLE_DATA',
+        'a write error inside a transaction passes through unwrapped',
+      );
       // The same SQLSTATE family check that makes 22/23 non-retriable leaves 40001 retriable.
-      const serialization = Object.assign(new Error('could not serialize access'), { code: '40001' });
-      assert.deepEqual(classify(serialization), { retriable: true, errorType: 'RETRY_EXHAUSTED', rule: 'transient data-access error' });
+      const serialization = Object.assign(new Error('could not serialize access'), {
+        code: '40001',
+      });
+      assert.deepEqual(classify(serialization), {
+        retriable: true,
+        errorType: 'RETRY_EXHAUSTED',
+        rule: 'transient data-access error',
+      });
     } finally {
       await db.close();
     }
@@ -57,13 +92,23 @@ describe('failure classification', () => {
     const dir = await mkdtemp(join(tmpdir(), 'classify-'));
     await writeFile(join(dir, 'file'), 'x');
     const { mkdir } = await import('node:fs/promises');
-    const error = await mkdir(join(dir, 'file', 'sub'), { recursive: true }).catch((e: unknown) => e);
-    assert.deepEqual(classify(new Error('write failed', { cause: error })), { retriable: true, errorType: 'RETRY_EXHAUSTED', rule: 'file I/O error' });
+    const error = await mkdir(join(dir, 'file', 'sub'), { recursive: true }).catch(
+      (e: unknown) => e,
+    );
+    assert.deepEqual(classify(new Error('write failed', { cause: error })), {
+      retriable: true,
+      errorType: 'RETRY_EXHAUSTED',
+      rule: 'file I/O error',
+    });
     await rm(dir, { recursive: true, force: true });
   });
 
   it('labels anything unrecognized UNCLASSIFIED_FAILURE, never RETRY_EXHAUSTED', () => {
-    assert.deepEqual(classify(new TypeError('boom')), { retriable: false, errorType: 'UNCLASSIFIED_FAILURE', rule: 'unrecognized' });
+    assert.deepEqual(classify(new TypeError('boom')), {
+      retriable: false,
+      errorType: 'UNCLASSIFIED_FAILURE',
+      rule: 'unrecognized',
+    });
     assert.equal(classify('a string').errorType, 'UNCLASSIFIED_FAILURE');
   });
 });

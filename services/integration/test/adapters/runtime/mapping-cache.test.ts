@@ -21,7 +21,14 @@ describe('adapter pipeline: mapping cache', () => {
   it('does not cache a mapping whose attachment changed while it was resolved', async () => {
     const open = await BROKER_DRIVERS[0]!.open();
     try {
-      const attachment = (tag: string): AttachmentView => ({ attachmentId: 'a-1', contractId: 'interns', adapterType: 'tagged', config: { tag }, enabled: true, contract: INTERNS });
+      const attachment = (tag: string): AttachmentView => ({
+        attachmentId: 'a-1',
+        contractId: 'interns',
+        adapterType: 'tagged',
+        config: { tag },
+        enabled: true,
+        contract: INTERNS,
+      });
       let releaseFirst!: () => void;
       const firstResolution = new Promise<void>((resolve) => (releaseFirst = resolve));
       let resolutions = 0;

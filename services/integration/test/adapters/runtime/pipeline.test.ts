@@ -54,12 +54,16 @@ describe('adapter runtime', () => {
     harness.controlPlane.attach(later, 'scripted', {});
     const sink = new Writable({
       write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) logLines.push(JSON.parse(line));
+        for (const line of String(chunk).split('\n').filter(Boolean))
+          logLines.push(JSON.parse(line));
         done();
       },
     });
     adapter = await buildAdapter({
-      ...harness.adapterDeps({ logger: pino({ level: 'debug' }, sink), retry: { maxAttempts: 4, initialBackoffMs: 10, maxBackoffMs: 40 } }),
+      ...harness.adapterDeps({
+        logger: pino({ level: 'debug' }, sink),
+        retry: { maxAttempts: 4, initialBackoffMs: 10, maxBackoffMs: 40 },
+      }),
       target: scriptedTarget(behaviour),
     });
     adapter.runtime.pause();
@@ -74,10 +78,17 @@ describe('adapter runtime', () => {
     const early = envelope(later.contractId, 'product.created', 'k', { sku: 'k', name: 'n' });
     let status = (await adapter.app.inject({ method: 'GET', url: '/admin/status' })).json();
     assert.equal(status.paused, true);
-    assert.ok(!status.assignments.some((a: { topic: string }) => a.topic === `${later.contractId}.created`), 'topic does not exist yet');
+    assert.ok(
+      !status.assignments.some((a: { topic: string }) => a.topic === `${later.contractId}.created`),
+      'topic does not exist yet',
+    );
     await harness.broker.ensureTopic({ name: `${later.contractId}.created`, partitions: 1 });
     await harness.publish(early);
-    await waitFor('assignment', () => adapter.runtime.status().assignments.some((a) => a.topic === `${later.contractId}.created` && a.endOffset === 1));
+    await waitFor('assignment', () =>
+      adapter.runtime
+        .status()
+        .assignments.some((a) => a.topic === `${later.contractId}.created` && a.endOffset === 1),
+    );
     status = (await adapter.app.inject({ method: 'GET', url: '/admin/status' })).json();
     assert.equal(status.paused, true);
     assert.equal(status.state, 'paused');
@@ -88,22 +99,30 @@ describe('adapter runtime', () => {
 
   it('retries a retriable failure with backoff and commits after the write', async () => {
     const created = internCreated(uniqueName('transient'));
-    const refused = () => Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const refused = () =>
+      Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     behaviour.failures.set(created.naturalKey, { times: 2, error: refused });
     await harness.publish(created);
     await waitFor('written', () => behaviour.written.includes(created.recordId));
     assert.equal(behaviour.attempts.get(created.naturalKey), 3);
     assert.equal(harness.deadLetters.filter((d) => d.traceId === created.traceId).length, 0);
-    const retryLogs = logLines.filter((l) => l.msg === 'retriable failure; retrying' && l.recordId === created.recordId);
+    const retryLogs = logLines.filter(
+      (l) => l.msg === 'retriable failure; retrying' && l.recordId === created.recordId,
+    );
     assert.equal(retryLogs.length, 2);
     assert.ok(retryLogs.every((l) => l.traceId === created.traceId && l.contractId === 'interns'));
   });
 
   it('dead-letters an unrecognized failure at once as UNCLASSIFIED_FAILURE', async () => {
     const created = internCreated(uniqueName('weird'));
-    behaviour.failures.set(created.naturalKey, { times: 1, error: () => new RangeError('something odd') });
+    behaviour.failures.set(created.naturalKey, {
+      times: 1,
+      error: () => new RangeError('something odd'),
+    });
     await harness.publish(created);
-    await waitFor('dead letter', () => harness.deadLetters.some((d) => d.traceId === created.traceId));
+    await waitFor('dead letter', () =>
+      harness.deadLetters.some((d) => d.traceId === created.traceId),
+    );
     const letter = harness.deadLetters.find((d) => d.traceId === created.traceId)!;
     assert.equal(letter.errorType, 'UNCLASSIFIED_FAILURE');
     assert.equal(letter.attemptCount, 1);
@@ -131,7 +150,15 @@ describe('adapter runtime', () => {
     await waitFor('next written', () => behaviour.written.includes(next.recordId));
     assert.equal(behaviour.written.includes(stranger.recordId), false);
     const metrics = (await adapter.app.inject({ method: 'GET', url: '/metrics' })).body;
-    assert.match(metrics, new RegExp(`integration_adapter_records_total\\{[^}]*contract_id="${stranger.contractId}"[^}]*outcome="skipped"[^}]*\\} 1`));
-    assert.equal(harness.deadLetters.some((d) => d.contractId === stranger.contractId), false);
+    assert.match(
+      metrics,
+      new RegExp(
+        `integration_adapter_records_total\\{[^}]*contract_id="${stranger.contractId}"[^}]*outcome="skipped"[^}]*\\} 1`,
+      ),
+    );
+    assert.equal(
+      harness.deadLetters.some((d) => d.contractId === stranger.contractId),
+      false,
+    );
   });
 });
