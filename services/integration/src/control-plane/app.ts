@@ -21,6 +21,7 @@ import { registerContractRoutes } from './contracts-routes.js';
 import { registerDeadLetterRoutes } from './dead-letters-routes.js';
 import { seedInternsAttachment } from './seed-interns.js';
 import { installTextGuard } from '../text-guard.js';
+import { platformHealthChecks } from '../health-checks.js';
 
 export interface ControlPlaneOptions {
   db: SqlDatabase;
@@ -47,16 +48,7 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.access ? { access: options.access } : {}),
-    health: {
-      database: async () => {
-        await db.ping();
-        return db.engine;
-      },
-      broker: async () => {
-        await broker.ping();
-        return broker.driver;
-      },
-    },
+    health: platformHealthChecks(db, broker),
     openapi: {
       title: 'Integration platform: control plane',
       version: '1.0.0',

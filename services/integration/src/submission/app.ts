@@ -17,6 +17,7 @@ import { createIntakeWriter } from './record-use-cases.js';
 import { registerRecordRoutes } from './records-routes.js';
 import { installTraceIds } from './trace.js';
 import { installTextGuard } from '../text-guard.js';
+import { platformHealthChecks } from '../health-checks.js';
 
 export interface SubmissionOptions {
   db: SqlDatabase;
@@ -39,16 +40,7 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.access ? { access: options.access } : {}),
-    health: {
-      database: async () => {
-        await db.ping();
-        return db.engine;
-      },
-      broker: async () => {
-        await broker.ping();
-        return broker.driver;
-      },
-    },
+    health: platformHealthChecks(db, broker),
     openapi: {
       title: 'Integration platform: submission service',
       version: '1.0.0',

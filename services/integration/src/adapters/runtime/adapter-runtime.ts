@@ -78,7 +78,6 @@ export class AdapterRuntime {
   /** Applies attachment lists one at a time (the refresh and the watch both deliver them). */
   private applying: Promise<void> = Promise.resolve();
   private readonly watchAbort = new AbortController();
-  private watching: Promise<void> | undefined;
 
   constructor(private readonly options: AdapterRuntimeOptions) {
     const metrics = createAdapterMetrics(
@@ -110,7 +109,8 @@ export class AdapterRuntime {
     await this.options.target.start?.();
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), this.options.refreshIntervalMs);
-    if (this.options.attachments.watch) this.watching = this.watchLoop();
+    // The loop handles its own failures; stop() aborts it.
+    if (this.options.attachments.watch) void this.watchLoop();
   }
 
   /** Re-registers the type, reloads attachments and subscribes to new topics. */
