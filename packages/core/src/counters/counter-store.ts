@@ -7,6 +7,8 @@ export interface WindowCount {
   count: number;
   /** When the current window ends, Unix milliseconds. */
   resetAtMs: number;
+  /** The store's clock when it counted, Unix milliseconds (waits are measured on it). */
+  nowMs: number;
 }
 
 export interface CounterStore {

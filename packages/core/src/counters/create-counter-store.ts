@@ -11,13 +11,17 @@ export interface CounterStoreOptions {
   redisUrl?: string;
   /** Put before every Redis key. @defaultValue `counters:` */
   keyPrefix?: string;
+  /** Clock in Unix milliseconds; tests pin it so no window ends mid-test. @defaultValue `Date.now` */
+  now?: () => number;
 }
 
 export function createCounterStore(options: CounterStoreOptions = {}): CounterStore {
+  const clock = options.now === undefined ? {} : { now: options.now };
   return options.redisUrl
     ? new RedisCounterStore({
         url: options.redisUrl,
         ...(options.keyPrefix === undefined ? {} : { keyPrefix: options.keyPrefix }),
+        ...clock,
       })
-    : new MemoryCounterStore();
+    : new MemoryCounterStore(clock);
 }

@@ -39,14 +39,14 @@ export function createRateLimiter(store: CounterStore, options: RateLimiterOptio
   return {
     name,
     async check(key: string): Promise<RateLimitResult> {
-      const { count, resetAtMs } = await store.increment(`${name}:${key}`, windowSeconds);
+      const { count, resetAtMs, nowMs } = await store.increment(`${name}:${key}`, windowSeconds);
       const allowed = count <= limit;
       return {
         allowed,
         limit,
         remaining: Math.max(0, limit - count),
         resetAtSeconds: Math.ceil(resetAtMs / 1000),
-        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((resetAtMs - Date.now()) / 1000)),
+        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000)),
       };
     },
   };

@@ -14,8 +14,8 @@ import { MemoryCounterStore } from '../../src/counters/memory/memory-counter-sto
 import { createRateLimiter, rateLimitHeaders } from '../../src/counters/rate-limiter.js';
 
 interface Harness {
-  /** A new store on the same backing engine (a second instance of a service). */
-  open(): CounterStore;
+  /** A new store on the same backing engine (a second instance of a service), on `now`. */
+  open(now: () => number): CounterStore;
   /** Whether two stores from `open()` share counts. */
   shared: boolean;
 }
@@ -26,7 +26,7 @@ const runPrefix = `test:counters:${randomBytes(6).toString('hex')}:`;
 const DRIVERS: Record<string, { skip: string | undefined; harness: () => Harness }> = {
   memory: {
     skip: undefined,
-    harness: () => ({ open: () => createCounterStore(), shared: false }),
+    harness: () => ({ open: (now) => createCounterStore({ now }), shared: false }),
   },
   redis: {
     get skip() {
@@ -36,7 +36,7 @@ const DRIVERS: Record<string, { skip: string | undefined; harness: () => Harness
       );
     },
     harness: () => ({
-      open: () => createCounterStore({ redisUrl, keyPrefix: runPrefix }),
+      open: (now) => createCounterStore({ redisUrl, keyPrefix: runPrefix, now }),
       shared: true,
     }),
   },
@@ -62,11 +62,14 @@ async function dropRunKeys(url: string): Promise<void> {
   }
 }
 
-/** Waits until a fresh `windowSeconds` window has at least `marginMs` left. */
-async function atWindowStart(windowSeconds: number, marginMs = 300): Promise<void> {
-  const windowMs = windowSeconds * 1000;
-  const left = windowMs - (Date.now() % windowMs);
-  if (left < marginMs) await new Promise((r) => setTimeout(r, left + 5));
+/**
+ * The stores run on a clock the test moves, so no window ends by chance mid-test and a
+ * window's end is reached by moving the clock, not by sleeping. It starts one second
+ * into a minute (and so into every shorter window that divides it).
+ */
+function testClock() {
+  const clock = { ms: Math.floor(Date.now() / 60_000) * 60_000 + 1000, now: () => clock.ms };
+  return clock;
 }
 
 for (const name of selected) {
@@ -78,11 +81,12 @@ for (const name of selected) {
     let harness: Harness;
     const opened: CounterStore[] = [];
     let store: CounterStore;
+    const clock = testClock();
     const key = (label: string) => `${label}:${randomBytes(4).toString('hex')}`;
 
     before(() => {
       harness = driver.harness();
-      store = harness.open();
+      store = harness.open(clock.now);
       opened.push(store);
     });
     after(async () => {
@@ -96,15 +100,14 @@ for (const name of selected) {
     });
 
     it('counts hits in a window and reports its end', async () => {
-      await atWindowStart(60);
       const k = key('basic');
       const first = await store.increment(k, 60);
       const second = await store.increment(k, 60);
       assert.equal(first.count, 1);
       assert.equal(second.count, 2);
       assert.equal(second.resetAtMs, first.resetAtMs);
-      assert.equal(first.resetAtMs % 60_000, 0);
-      assert.ok(first.resetAtMs > Date.now() && first.resetAtMs <= Date.now() + 60_000);
+      assert.equal(first.resetAtMs, clock.ms - 1000 + 60_000);
+      assert.equal(first.nowMs, clock.ms);
       assert.equal((await store.increment(key('other'), 60)).count, 1);
       assert.equal(
         (await store.increment(k, 30)).count,
@@ -114,7 +117,6 @@ for (const name of selected) {
     });
 
     it('counts 200 concurrent increments exactly', async () => {
-      await atWindowStart(60, 2000);
       const k = key('concurrent');
       const results = await Promise.all(Array.from({ length: 200 }, () => store.increment(k, 60)));
       const counts = results.map((r) => r.count).sort((a, b) => a - b);
@@ -125,28 +127,43 @@ for (const name of selected) {
     });
 
     it('starts again at 1 when the window ends', async () => {
-      await atWindowStart(1);
+      const start = clock.ms;
       const k = key('reset');
       const first = await store.increment(k, 1);
-      await store.increment(k, 1);
-      await new Promise((r) => setTimeout(r, first.resetAtMs - Date.now() + 20));
+      assert.equal((await store.increment(k, 1)).count, 2);
+      clock.ms = first.resetAtMs - 1;
+      assert.equal((await store.increment(k, 1)).count, 3, 'the last millisecond of the window');
+      clock.ms = first.resetAtMs;
       const next = await store.increment(k, 1);
       assert.equal(next.count, 1);
       assert.equal(next.resetAtMs, first.resetAtMs + 1000);
+      clock.ms = start; // the window tests below count from one second into a minute
     });
 
     it('shares counts between two instances on one engine', async (t) => {
       if (!harness.shared) return t.skip('in-process store: one instance per process by design');
-      const other = harness.open();
+      const other = harness.open(clock.now);
       opened.push(other);
-      await atWindowStart(60);
       const k = key('shared');
       await Promise.all([store.increment(k, 60), other.increment(k, 60), store.increment(k, 60)]);
       assert.equal((await other.increment(k, 60)).count, 4);
     });
 
+    it('gives a Redis window key the time left in its window on the store clock', async (t) => {
+      if (name !== 'redis') return t.skip('only Redis keeps keys that must expire');
+      const k = key('ttl');
+      await store.increment(k, 60);
+      const client = new Redis(redisUrl!);
+      try {
+        const [redisKey] = await client.keys(`${runPrefix}60:${k}:*`);
+        const ttl = await client.pttl(redisKey!);
+        assert.ok(ttl > 58_000 && ttl <= 59_000, `PTTL ${ttl} ms: 59 s were left in the window`);
+      } finally {
+        client.disconnect();
+      }
+    });
+
     it('limits: 5 allowed, then refused with remaining, reset and retry-after', async () => {
-      await atWindowStart(60, 2000);
       const limiter = createRateLimiter(store, { limit: 5, windowSeconds: 60, name: key('limit') });
       const results = [];
       for (let i = 0; i < 7; i++) results.push(await limiter.check('203.0.113.7'));
@@ -163,12 +180,11 @@ for (const name of selected) {
         ],
       );
       const refused = results[5]!;
-      const resetAt = Math.ceil(Date.now() / 60_000) * 60;
+      const resetAt = (clock.ms - 1000 + 60_000) / 1000;
       assert.equal(refused.limit, 5);
       assert.equal(refused.resetAtSeconds, resetAt);
       assert.equal(results[0]!.retryAfterSeconds, 0);
-      assert.ok(refused.retryAfterSeconds >= 1 && refused.retryAfterSeconds <= 60);
-      assert.ok(Math.abs(refused.retryAfterSeconds - (resetAt - Date.now() / 1000)) <= 1);
+      assert.equal(refused.retryAfterSeconds, 59, 'whole seconds left on the store clock');
       assert.equal((await limiter.check('198.51.100.1')).allowed, true, 'keys are limited apart');
 
       assert.deepEqual(rateLimitHeaders(results[0]!), {

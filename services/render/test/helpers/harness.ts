@@ -35,6 +35,11 @@ export interface TestEngines {
   redisUrl?: string | undefined;
   databaseUrl?: string | undefined;
   keyPrefix: string;
+  /**
+   * The rate-limit counters' clock, Unix ms: pinned one second into a minute for the
+   * harness's life, so a limit test never sees its window end when a minute turns.
+   */
+  counterClockMs: number;
   /** The S3-protocol server of the real engine set. */
   s3?:
     { endpoint: string; bucket: string; accessKeyId: string; secretAccessKey: string } | undefined;
@@ -108,7 +113,9 @@ export async function openTestEngines(
     });
     redisUrl = real.redis;
   }
-  const counters = createCounterStore(redisUrl ? { redisUrl, keyPrefix } : {});
+  const counterClockMs = Math.floor(Date.now() / 60_000) * 60_000 + 1000;
+  const now = () => counterClockMs;
+  const counters = createCounterStore(redisUrl ? { redisUrl, keyPrefix, now } : { now });
   await migrateRenderDatabase(db);
   const wrapped = options.store ? options.store(store) : store;
   const ctx = createRenderContext({
@@ -125,6 +132,7 @@ export async function openTestEngines(
     redisUrl,
     databaseUrl,
     keyPrefix,
+    counterClockMs,
     s3: s3Info,
     async close() {
       await ctx.close().catch(() => undefined);

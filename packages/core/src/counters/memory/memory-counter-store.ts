@@ -14,7 +14,7 @@ const SWEEP_INTERVAL_MS = 1000;
 
 export class MemoryCounterStore implements CounterStore {
   readonly driver = 'memory';
-  readonly #windows = new Map<string, WindowCount>();
+  readonly #windows = new Map<string, Omit<WindowCount, 'nowMs'>>();
   readonly #now: () => number;
   #nextSweepAt = 0;
 
@@ -39,7 +39,7 @@ export class MemoryCounterStore implements CounterStore {
         ? { count: current.count + 1, resetAtMs }
         : { count: 1, resetAtMs };
     this.#windows.set(id, next);
-    return { ...next };
+    return { ...next, nowMs: now };
   }
 
   async ping(): Promise<void> {}

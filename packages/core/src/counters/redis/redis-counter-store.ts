@@ -1,11 +1,13 @@
 /**
  * Redis counter store: one key per (key, window) — `<prefix><windowSeconds>:<key>:<windowStartMs>` —
- * incremented and given its expiry (PEXPIREAT at the end of the window) in one Lua
- * script, so concurrent hits from every instance are counted exactly and Redis drops
- * ended windows itself. Windows are aligned on multiples of `windowSeconds` since the
- * Unix epoch, read on the caller's clock.
+ * incremented and given its expiry in one Lua script, so concurrent hits from every
+ * instance are counted exactly and Redis drops ended windows itself. Windows are
+ * aligned on multiples of `windowSeconds` since the Unix epoch, read on the caller's
+ * clock; the expiry is the time left in the window by that same clock (PEXPIRE, not
+ * PEXPIREAT), so the store never mixes the caller's clock with the server's and an
+ * injected clock (tests) works exactly like the real one.
  *
- * Script: KEYS[1] the window key; ARGV[1] the window end, Unix ms. Returns the count.
+ * Script: KEYS[1] the window key; ARGV[1] the ms left in the window. Returns the count.
  */
 import { Redis } from 'ioredis';
 import type { CounterStore, WindowCount } from '../counter-store.js';
@@ -15,6 +17,8 @@ export interface RedisCounterStoreOptions {
   url: string;
   /** Put before every key. @defaultValue `counters:` */
   keyPrefix?: string;
+  /** Clock in Unix milliseconds. @defaultValue `Date.now` */
+  now?: () => number;
 }
 
 /** The slice of the Redis client this store uses. */
@@ -26,7 +30,7 @@ export interface RedisScriptClient {
 
 const INCREMENT_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
-redis.call('PEXPIREAT', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return count
 `;
 
@@ -34,6 +38,7 @@ export class RedisCounterStore implements CounterStore {
   readonly driver = 'redis';
   readonly #client: RedisScriptClient;
   readonly #keyPrefix: string;
+  readonly #now: () => number;
 
   constructor(options: RedisCounterStoreOptions) {
     const client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
@@ -41,15 +46,17 @@ export class RedisCounterStore implements CounterStore {
     client.on('error', () => {});
     this.#client = client;
     this.#keyPrefix = options.keyPrefix ?? 'counters:';
+    this.#now = options.now ?? Date.now;
   }
 
   async increment(key: string, windowSeconds: number): Promise<WindowCount> {
     const windowMs = windowSeconds * 1000;
-    const windowStart = Math.floor(Date.now() / windowMs) * windowMs;
+    const nowMs = this.#now();
+    const windowStart = Math.floor(nowMs / windowMs) * windowMs;
     const resetAtMs = windowStart + windowMs;
     const redisKey = `${this.#keyPrefix}${windowSeconds}:${key}:${windowStart}`;
-    const count = await this.#client.eval(INCREMENT_SCRIPT, 1, redisKey, resetAtMs);
-    return { count: Number(count), resetAtMs };
+    const count = await this.#client.eval(INCREMENT_SCRIPT, 1, redisKey, resetAtMs - nowMs);
+    return { count: Number(count), resetAtMs, nowMs };
   }
 
   async ping(): Promise<void> {
