@@ -46,6 +46,10 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   ATTACHMENT_REFRESH_MS: positiveIntVar(5000),
   /** An adapter type is reported live when it re-registered within this many seconds. @defaultValue 30 */
   ADAPTER_LIVENESS_SECONDS: positiveIntVar(30),
+  /** Longest value (characters) of a contract field that declares no maxLength. @defaultValue 10000 */
+  FIELD_MAX_LENGTH: positiveIntVar(10_000),
+  /** Largest message (bytes) the SQL-log broker takes; JetStream uses the server's max_payload. @defaultValue 1048576 */
+  SQL_LOG_MAX_MESSAGE_BYTES: positiveIntVar(1024 * 1024),
   /** Attach the interns contract to the relational and csv adapters at first start. @defaultValue true */
   SEED_INTERNS: booleanVar(true),
   /** Attempts in all for one record (first included) and the first backoff (doubling up to 5 s), per adapter. @defaultValue 3 and 200 */

@@ -46,6 +46,11 @@ export const errors = defineErrors({
     status: 409,
     detail: 'consumer group already used by another adapter type',
   },
+  RECORD_TOO_LARGE: {
+    status: 413,
+    detail:
+      "record too large: its envelope exceeds the broker's message limit; nothing was published",
+  },
   DEAD_LETTER_NOT_REPLAYABLE: {
     status: 422,
     detail:

@@ -88,7 +88,14 @@ export async function startPlatform({
   };
   try {
     await migrateIntegration(db);
-    broker = options.broker ?? (await createBroker({ natsUrl: env.NATS_URL, db, logger }));
+    broker =
+      options.broker ??
+      (await createBroker({
+        natsUrl: env.NATS_URL,
+        db,
+        logger,
+        sqlLogMaxMessageBytes: env.SQL_LOG_MAX_MESSAGE_BYTES,
+      }));
     const host = listenHost(env);
     const serve = async (role: Role, app: FastifyInstance, port: number) => {
       apps.push(app);
@@ -131,6 +138,7 @@ export async function startPlatform({
         broker,
         logger: logger.child({ part: 'submission' }),
         corsOrigins: env.CORS_ORIGINS,
+        fieldMaxLength: env.FIELD_MAX_LENGTH,
         access,
       });
       await serve('submission', app, env.PORT);

@@ -13,3 +13,18 @@ export class UnknownTopicError extends Error {
     this.name = 'UnknownTopicError';
   }
 }
+
+/**
+ * Thrown by `publish` for a message larger than the broker takes (JetStream: the server's
+ * `max_payload`; SQL log: its configured limit); nothing was published, and retrying the
+ * same message cannot succeed.
+ */
+export class MessageTooLargeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`message of ${bytes} bytes exceeds the broker's limit of ${maxBytes} bytes`);
+    this.name = 'MessageTooLargeError';
+  }
+}

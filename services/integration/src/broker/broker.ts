@@ -10,7 +10,7 @@
  * handler one at a time in offset order — or, with `subscribeBatches`, as ordered
  * batches of one partition, committed once the whole batch's handler resolved.
  */
-export { BrokerUnavailableError } from './broker-unavailable-error.js';
+export { BrokerUnavailableError, MessageTooLargeError } from './broker-unavailable-error.js';
 export { createBroker, type CreateBrokerOptions } from './create-broker.js';
 
 export interface TopicSpec {
@@ -84,10 +84,15 @@ export type BatchHandler = (batch: BrokerRecord[]) => Promise<void>;
 
 export interface Broker {
   readonly driver: string;
+  /** Largest message (value and headers, in bytes) `publish` takes; a larger one throws `MessageTooLargeError`. */
+  readonly maxMessageBytes: number;
   /** Idempotent; an existing topic keeps its partition count. */
   ensureTopic(spec: TopicSpec): Promise<void>;
   listTopics(): Promise<TopicSpec[]>;
-  /** Throws `BrokerUnavailableError` when the broker cannot take the record; then nothing is published. */
+  /**
+   * Throws `BrokerUnavailableError` when the broker cannot take the record, or
+   * `MessageTooLargeError` past `maxMessageBytes`; then nothing is published.
+   */
   publish(
     topic: string,
     key: string,

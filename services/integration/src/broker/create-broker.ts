@@ -10,10 +10,16 @@ export interface CreateBrokerOptions {
   /** Database of the SQL-log driver (unused with NATS). */
   db: SqlDatabase;
   logger: Logger;
+  /** Message limit of the SQL-log driver (JetStream takes the server's). @defaultValue 1048576 */
+  sqlLogMaxMessageBytes?: number | undefined;
 }
 
 export async function createBroker(options: CreateBrokerOptions): Promise<Broker> {
   if (options.natsUrl)
     return createJetStreamBroker({ url: options.natsUrl, logger: options.logger });
-  return createSqlLogBroker({ db: options.db, logger: options.logger });
+  return createSqlLogBroker({
+    db: options.db,
+    logger: options.logger,
+    ...(options.sqlLogMaxMessageBytes ? { maxMessageBytes: options.sqlLogMaxMessageBytes } : {}),
+  });
 }

@@ -23,6 +23,11 @@ export interface FieldDefinition {
   values?: string[];
   /** Applied when the field is absent or blank, before the required check. */
   default?: string;
+  /**
+   * Longest value accepted, in characters (Unicode code points). Without it the
+   * platform's default applies (`FIELD_MAX_LENGTH`, see `payload.ts`).
+   */
+  maxLength?: number;
 }
 
 export interface ContractDefinition {
@@ -41,6 +46,9 @@ export interface ContractDefinition {
   lifecycle: Record<string, LifecycleClass>;
   fields: FieldDefinition[];
 }
+
+/** Highest `maxLength` a contract may declare (request bodies are bounded before this anyway). */
+export const MAX_FIELD_LENGTH_CEILING = 1_000_000;
 
 /** Separator of composite natural keys. */
 export const NATURAL_KEY_SEPARATOR = '|';

@@ -45,6 +45,7 @@ export function payloadSchema(contract: ContractDefinition): JsonSchema {
         f.name,
         {
           ...FIELD_SCHEMA[f.type]!(f.values),
+          ...(f.maxLength === undefined ? {} : { maxLength: f.maxLength }),
           ...(f.default === undefined ? {} : { default: f.default }),
         },
       ]),

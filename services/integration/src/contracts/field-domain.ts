@@ -43,6 +43,30 @@ export function domainViolation(
   }
 }
 
+/** Length in Unicode code points (what a contract's `maxLength` and JSON Schema count). */
+export function codePointLength(value: string): number {
+  let surrogatePairs = 0;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        surrogatePairs++;
+        i++;
+      }
+    }
+  }
+  return value.length - surrogatePairs;
+}
+
+/** Whether a value is longer than `max` code points; cheap for the common short value. */
+export function longerThan(value: string, max: number): boolean {
+  // Code points never outnumber UTF-16 units, and at most halve them.
+  if (value.length <= max) return false;
+  if (value.length > 2 * max) return true;
+  return codePointLength(value) > max;
+}
+
 /** Absent or blank: the cases where a default applies (section 2.2 rule 1). */
 export function isBlank(value: unknown): boolean {
   return (

@@ -1,6 +1,6 @@
 /**
  * BACKWARD compatibility of two JSON schemas of the shape `envelope.ts` produces (objects,
- * strings with `format`/`enum`/`const`, integers): can a reader holding the NEW schema
+ * strings with `format`/`enum`/`const`/`maxLength`, integers): can a reader holding the NEW schema
  * read every document valid under the OLD one? Reports each place where it cannot.
  */
 export interface SchemaIncompatibility {
@@ -65,6 +65,16 @@ export function backwardSchemaIncompatibilities(
       path: at,
       rule: 'minimum-raised',
       message: `minimum raised to ${newSchema.minimum}`,
+    });
+  }
+  if (
+    typeof newSchema.maxLength === 'number' &&
+    (typeof oldSchema.maxLength !== 'number' || newSchema.maxLength < oldSchema.maxLength)
+  ) {
+    found.push({
+      path: at,
+      rule: 'max-length-lowered',
+      message: `maxLength lowered to ${newSchema.maxLength}; longer older values no longer validate`,
     });
   }
   if (newSchema.type !== 'object') return found;

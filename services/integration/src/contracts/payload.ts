@@ -5,7 +5,7 @@
  * errors; nothing is thrown.
  */
 import { NATURAL_KEY_SEPARATOR, type ContractDefinition } from './contract.js';
-import { domainViolation, isBlank } from './field-domain.js';
+import { domainViolation, isBlank, longerThan } from './field-domain.js';
 
 export interface FieldError {
   /** The payload key the error is about. */
@@ -17,8 +17,25 @@ export type Payload = Record<string, string>;
 
 export type PayloadCheck = { ok: true; payload: Payload } | { ok: false; errors: FieldError[] };
 
+export interface PayloadLimits {
+  /** Longest value (code points) of a field whose contract declares no `maxLength`. */
+  defaultMaxLength: number;
+}
+
+/**
+ * The platform's default field length (`FIELD_MAX_LENGTH`): long enough for any text a
+ * person types into a form, short enough that one field cannot fill a broker message.
+ */
+export const DEFAULT_FIELD_MAX_LENGTH = 10_000;
+
+const DEFAULT_LIMITS: PayloadLimits = { defaultMaxLength: DEFAULT_FIELD_MAX_LENGTH };
+
 /** Validates a full payload (create and update-style records). */
-export function validatePayload(contract: ContractDefinition, input: unknown): PayloadCheck {
+export function validatePayload(
+  contract: ContractDefinition,
+  input: unknown,
+  limits: PayloadLimits = DEFAULT_LIMITS,
+): PayloadCheck {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { ok: false, errors: [{ field: '', message: 'the payload must be a JSON object' }] };
   }
@@ -37,7 +54,11 @@ export function validatePayload(contract: ContractDefinition, input: unknown): P
       if (field.required) errors.push({ field: field.name, message: 'is required' });
       continue;
     }
-    const reason = domainViolation(field, value);
+    const maxLength = field.maxLength ?? limits.defaultMaxLength;
+    const reason =
+      typeof value === 'string' && longerThan(value, maxLength)
+        ? `must be at most ${maxLength} characters`
+        : domainViolation(field, value);
     if (reason) errors.push({ field: field.name, message: reason });
     else payload[field.name] = value as string;
   }

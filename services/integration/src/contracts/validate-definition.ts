@@ -12,12 +12,13 @@ import {
   columnName,
   FIELD_TYPES,
   LIFECYCLE_CLASSES,
+  MAX_FIELD_LENGTH_CEILING,
   type ContractDefinition,
   type FieldDefinition,
   type FieldType,
   type LifecycleClass,
 } from './contract.js';
-import { domainViolation } from './field-domain.js';
+import { codePointLength, domainViolation } from './field-domain.js';
 
 export interface DefinitionViolation {
   path: string;
@@ -41,7 +42,7 @@ const CONTRACT_KEYS = [
   'lifecycle',
   'fields',
 ];
-const FIELD_KEYS = ['name', 'type', 'required', 'queryable', 'values', 'default'];
+const FIELD_KEYS = ['name', 'type', 'required', 'queryable', 'values', 'default', 'maxLength'];
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
@@ -105,7 +106,7 @@ function checkFields(input: unknown, fail: Fail): FieldDefinition[] {
     if (!isObject(raw)) return fail(at, 'must be an object');
     for (const key of Object.keys(raw))
       if (!FIELD_KEYS.includes(key)) fail(`${at}.${key}`, 'is not a field member');
-    const { name, type, required, queryable, values } = raw;
+    const { name, type, required, queryable, values, maxLength } = raw;
     if (typeof name !== 'string' || !FIELD_NAME.test(name)) {
       fail(`${at}.name`, 'must be 1-63 letters or digits, starting with a letter');
     } else if (names.has(name)) {
@@ -134,6 +135,19 @@ function checkFields(input: unknown, fail: Fail): FieldDefinition[] {
     } else if (values !== undefined) {
       fail(`${at}.values`, 'is only allowed on enum fields');
     }
+    const lengthOk =
+      maxLength === undefined ||
+      (Number.isInteger(maxLength) &&
+        (maxLength as number) >= 1 &&
+        (maxLength as number) <= MAX_FIELD_LENGTH_CEILING);
+    if (!lengthOk)
+      fail(`${at}.maxLength`, `must be an integer from 1 to ${MAX_FIELD_LENGTH_CEILING}`);
+    else if (
+      maxLength !== undefined &&
+      typeof raw.default === 'string' &&
+      codePointLength(raw.default) > (maxLength as number)
+    )
+      fail(`${at}.default`, `is longer than the field's maxLength (${String(maxLength)})`);
     if (raw.default !== undefined) {
       const reason = FIELD_TYPES.includes(type as FieldType)
         ? domainViolation({ type: type as FieldType, values: values as string[] }, raw.default)
@@ -150,6 +164,7 @@ function checkFields(input: unknown, fail: Fail): FieldDefinition[] {
     if (queryable !== undefined) field.queryable = queryable as boolean;
     if (values !== undefined) field.values = [...(values as string[])];
     if (raw.default !== undefined) field.default = raw.default as string;
+    if (maxLength !== undefined) field.maxLength = maxLength as number;
     fields.push(field);
   });
   return fields;

@@ -8,6 +8,7 @@ import { createHttpApp, type AccessPolicy, type Logger, type SqlDatabase } from 
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
+import { DEFAULT_FIELD_MAX_LENGTH } from '../contracts/payload.js';
 import { ContractCache } from './contract-cache.js';
 import { installInternsCors } from './cors.js';
 import { registerInternRoutes } from './interns-routes.js';
@@ -29,7 +30,10 @@ export interface SubmissionOptions {
   /** Record id generator. @defaultValue `crypto.randomUUID` */
   newRecordId?: () => string;
   /** Clock for `occurredAt`. @defaultValue `() => new Date()` */
-  now?: () => Date; /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
+  now?: () => Date;
+  /** Longest value of a contract field without its own maxLength (`FIELD_MAX_LENGTH`). @defaultValue 10000 */
+  fieldMaxLength?: number;
+  /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
   access?: AccessPolicy;
 }
 
@@ -64,6 +68,7 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     mutex: new KeyedMutex(),
     contracts,
     intake: createIntakeWriter(db),
+    payloadLimits: { defaultMaxLength: options.fieldMaxLength ?? DEFAULT_FIELD_MAX_LENGTH },
   };
   registerRecordRoutes(app, deps);
   registerInternRoutes(app, deps);

@@ -6,7 +6,7 @@
  * and keeps the read model in step. Nothing here knows any target format (spec rule 1).
  */
 import { isAppError, type AppError, type Logger, type SqlDatabase } from '@platform/core';
-import { BrokerUnavailableError, type Broker } from '../broker/broker.js';
+import { BrokerUnavailableError, MessageTooLargeError, type Broker } from '../broker/broker.js';
 import {
   recordTypeOf,
   type ContractDefinition,
@@ -18,6 +18,7 @@ import {
   tombstonePayload,
   validatePayload,
   type Payload,
+  type PayloadLimits,
 } from '../contracts/payload.js';
 import { contractTopics, topicName } from '../contracts/topics.js';
 import { errors } from '../errors.js';
@@ -47,6 +48,8 @@ export interface SubmissionDeps {
   mutex: KeyedMutex;
   contracts: ContractCache;
   intake: IntakeWriter;
+  /** Field lengths where a contract declares none. */
+  payloadLimits: PayloadLimits;
 }
 
 /** The read-model writes of creates, each one statement for all the creates in flight at once. */
@@ -90,7 +93,7 @@ function payloadOrThrow(
   operation: Operation,
   input: unknown,
 ): Payload {
-  const check = validatePayload(contract, input);
+  const check = validatePayload(contract, input, deps.payloadLimits);
   if (check.ok) return check.payload;
   deps.metrics.rejected(contract.contractId, operation, 'invalid');
   const first = check.errors[0]!;
@@ -159,6 +162,13 @@ async function publish(
       await send();
     }
   } catch (error) {
+    if (error instanceof MessageTooLargeError) {
+      deps.metrics.rejected(contract.contractId, operation, 'too_large');
+      throw errors.RECORD_TOO_LARGE({
+        detail: `record too large: its envelope is ${error.bytes} bytes, the broker takes at most ${error.maxBytes}`,
+        cause: error,
+      });
+    }
     deps.metrics.rejected(contract.contractId, operation, 'broker_unavailable');
     deps.logger.warn(
       { err: error, traceId: envelope.traceId, contractId: contract.contractId, topic },

@@ -3,13 +3,14 @@
  * redelivery after a crash before commit, batches (order per key, a failed batch
  * redelivered whole, partial progress never committed), pause holding offsets and resume draining,
  * seek replaying, paused-before-assignment, a backlog drained without starving the
- * process, unknown topics and a broker that is down.
+ * process, unknown topics, the message size limit and a broker that is down.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { skipReason } from '@platform/testing';
 import {
   BrokerUnavailableError,
+  MessageTooLargeError,
   UnknownTopicError,
 } from '../../src/broker/broker-unavailable-error.js';
 import type { BrokerRecord } from '../../src/broker/broker.js';
@@ -44,6 +45,26 @@ for (const driver of selectedDrivers()) {
           open.broker.publish(uniqueName('missing'), 'k', 'v'),
           UnknownTopicError,
         );
+      });
+
+      it('refuses a message past its limit (value and headers) with MessageTooLargeError, publishing nothing', async () => {
+        const topic = uniqueName('size');
+        await open.broker.ensureTopic({ name: topic, partitions: 1 });
+        const max = open.broker.maxMessageBytes;
+        assert.ok(max >= 64 * 1024, `limit ${max}`);
+        const refused = await open.broker
+          .publish(topic, 'k', Buffer.alloc(max + 1, 'x'))
+          .catch((error: unknown) => error);
+        assert.ok(refused instanceof MessageTooLargeError, String(refused));
+        assert.equal(refused.maxBytes, max);
+        assert.ok(refused.bytes > max);
+        // Under the limit alone, over it with its headers.
+        await assert.rejects(
+          open.broker.publish(topic, 'k', Buffer.alloc(max - 50, 'y'), { big: 'h'.repeat(100) }),
+          MessageTooLargeError,
+        );
+        const accepted = await open.broker.publish(topic, 'k', Buffer.alloc(max - 200, 'z'));
+        assert.equal(accepted.offset, 0, 'the refused messages took no offset');
       });
 
       it('keeps the order of records per key, each key on one partition', async () => {

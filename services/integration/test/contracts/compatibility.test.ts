@@ -141,4 +141,28 @@ describe('BACKWARD compatibility (spec 9.3), contract and envelope levels', () =
     const reclassed = rules(next((c) => (c.lifecycle['intern.updated'] = 'create')));
     assert.ok(reclassed.includes('contract:lifecycle-class-changed'));
   });
+
+  it('allows raising or dropping a maxLength, refuses adding or lowering one', () => {
+    const capped = next((c) => (c.fields[1]!.maxLength = 100));
+    assert.ok(
+      checkCompatibility(v1, capped)
+        .map((i) => `${i.level}:${i.rule}`)
+        .includes('envelope:max-length-lowered'),
+    );
+    const raised = structuredClone(capped);
+    raised.schemaVersion = 3;
+    raised.fields[1]!.maxLength = 200;
+    assert.deepEqual(checkCompatibility(capped, raised), []);
+    const lowered = structuredClone(capped);
+    lowered.schemaVersion = 3;
+    lowered.fields[1]!.maxLength = 50;
+    assert.deepEqual(
+      checkCompatibility(capped, lowered).map((i) => i.path),
+      ['create:/payload/firstName', 'update:/payload/firstName'],
+    );
+    const dropped = structuredClone(capped);
+    dropped.schemaVersion = 3;
+    delete dropped.fields[1]!.maxLength;
+    assert.deepEqual(checkCompatibility(capped, dropped), []);
+  });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MAX_FIELD_LENGTH_CEILING } from '../../src/contracts/contract.js';
 import { validateDefinition } from '../../src/contracts/validate-definition.js';
 import { INTERNS_CONTRACT } from '../../src/contracts/interns-contract.js';
 import { createOnly, internsLike } from '../support/contracts.js';
@@ -57,6 +58,23 @@ describe('contract registration checks (spec 2.2)', () => {
     c.fields[3]!.default = 'not-an-email';
     c.fields[7]!.default = '2024-02-30';
     assert.deepEqual(pathsOf(c), ['fields[3].default', 'fields[7].default', 'fields[8].default']);
+  });
+
+  it('takes a maxLength from 1 to the ceiling, and refuses a default longer than it', () => {
+    const ok = internsLike('lengths');
+    ok.fields[1]!.maxLength = 80;
+    const check = validateDefinition(ok);
+    assert.ok(check.ok);
+    assert.equal(check.contract.fields[1]!.maxLength, 80);
+    for (const bad of [0, 1.5, '80', MAX_FIELD_LENGTH_CEILING + 1]) {
+      const c = internsLike('lengths');
+      (c.fields[1] as unknown as Record<string, unknown>).maxLength = bad;
+      assert.deepEqual(pathsOf(c), ['fields[1].maxLength'], String(bad));
+    }
+    const long = internsLike('lengths');
+    long.fields[5]!.default = 'Engineering';
+    long.fields[5]!.maxLength = 5;
+    assert.deepEqual(pathsOf(long), ['fields[5].default']);
   });
 
   it('refuses natural-key fields that are undeclared, repeated or optional without default', () => {

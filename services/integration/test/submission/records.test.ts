@@ -7,8 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { INTERNS_CONTRACT } from '../../src/contracts/interns-contract.js';
+import { createSqlLogBroker } from '../../src/broker/sql-log/sql-log-broker.js';
+import { DEFAULT_FIELD_MAX_LENGTH } from '../../src/contracts/payload.js';
 import { buildSubmissionApp } from '../../src/submission/app.js';
-import { waitFor } from '../helpers/broker-drivers.js';
+import { silentLogger, waitFor } from '../helpers/broker-drivers.js';
 import { createOnly, internPayload, internsLike, uniqueContractId } from '../support/contracts.js';
 import { json, openHarness, type Harness } from '../support/harness.js';
 
@@ -255,6 +257,71 @@ describe('submission: error table and legacy paths (SQL log on PGlite)', () => {
       );
     } finally {
       await broken.close();
+    }
+  });
+
+  it("400 past a field's maxLength: the contract's own, else the platform default", async () => {
+    const capped = internsLike();
+    capped.fields.find((f) => f.name === 'firstName')!.maxLength = 5;
+    await h.register(capped);
+    const tooLong = await post(capped.contractId, internPayload({ firstName: 'Adelaide' }));
+    assert.equal(tooLong.statusCode, 400);
+    assert.deepEqual(json<Errors>(tooLong).errors, [
+      { field: 'firstName', message: 'must be at most 5 characters' },
+    ]);
+    // Characters, not UTF-16 units: five emoji fit in five.
+    assert.equal(
+      (await post(capped.contractId, internPayload({ firstName: '😀😀😀😀😀' }))).statusCode,
+      202,
+    );
+    const byDefault = await post(
+      interns.contractId,
+      internPayload({ lastName: 'x'.repeat(DEFAULT_FIELD_MAX_LENGTH + 1) }),
+    );
+    assert.equal(byDefault.statusCode, 400);
+    assert.deepEqual(json<Errors>(byDefault).errors, [
+      { field: 'lastName', message: `must be at most ${DEFAULT_FIELD_MAX_LENGTH} characters` },
+    ]);
+    const atDefault = internPayload({ lastName: 'x'.repeat(DEFAULT_FIELD_MAX_LENGTH) });
+    assert.equal((await post(interns.contractId, atDefault)).statusCode, 202);
+  });
+
+  it("413 when the envelope is larger than the broker's message limit: nothing published or kept", async () => {
+    const broker = await createSqlLogBroker({
+      db: h.db,
+      logger: silentLogger(),
+      maxMessageBytes: 2048,
+    });
+    const small = await buildSubmissionApp({ db: h.db, broker, logger: silentLogger() });
+    try {
+      const { records } = await h.collect([`${orders.contractId}.created`]);
+      const big = { region: 'eu', orderNo: 'o'.repeat(3000) };
+      const refused = await small.inject({
+        method: 'POST',
+        url: `/contracts/${orders.contractId}/records`,
+        payload: big,
+      });
+      assert.equal(refused.statusCode, 413, refused.body);
+      assert.match(
+        json<Errors>(refused).detail,
+        /^record too large: its envelope is \d+ bytes, the broker takes at most 2048$/,
+      );
+      const fits = await small.inject({
+        method: 'POST',
+        url: `/contracts/${orders.contractId}/records`,
+        payload: { region: 'eu', orderNo: 'fits' },
+      });
+      assert.equal(fits.statusCode, 202);
+      await waitFor('the record that fits', () => records.some((r) => r.key === 'eu|fits'));
+      assert.equal(
+        records.some((r) => r.key === `eu|${big.orderNo}`),
+        false,
+      );
+      // The refused key was released: the app with the default limit takes it.
+      assert.equal((await post(orders.contractId, big)).statusCode, 202);
+    } finally {
+      await small.close();
+      await broker.close();
     }
   });
 

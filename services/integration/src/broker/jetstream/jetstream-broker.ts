@@ -15,7 +15,11 @@ import {
 } from 'nats';
 import { oneByOne, wholeBatch, type DeliveryHandler } from '../batch-delivery.js';
 import type { Broker, ConsumerOptions, PublishResult, TopicSpec } from '../broker.js';
-import { BrokerUnavailableError, UnknownTopicError } from '../broker-unavailable-error.js';
+import {
+  BrokerUnavailableError,
+  MessageTooLargeError,
+  UnknownTopicError,
+} from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
 import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
 import { assertTopicName, streamName, subjectFor, type StreamDescription } from './naming.js';
@@ -32,6 +36,18 @@ export interface JetStreamBrokerOptions {
   /** Wait before a record whose handler threw is delivered again. @defaultValue 250 */
   redeliveryDelayMs?: number;
 }
+
+/** NATS server default, used until the server's INFO is known. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+/** The header `js.publish` adds for `msgID`. */
+const MSG_ID_HEADER = 'Nats-Msg-Id';
+
+/** Size of headers as NATS sends them: `NATS/1.0\r\n`, `name: value\r\n` each, `\r\n`. */
+const headerBytes = (headers: Record<string, string>) =>
+  Object.entries(headers).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + Buffer.byteLength(value) + 4,
+    12,
+  );
 
 export async function createJetStreamBroker(options: JetStreamBrokerOptions): Promise<Broker> {
   const prefix = options.prefix ?? 'BRK';
@@ -93,8 +109,14 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     return consumer;
   };
 
+  /** The server's `max_payload` (headers and data together), as it announced on connect. */
+  const maxPayload = () => nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
+
   return {
     driver: 'jetstream',
+    get maxMessageBytes() {
+      return maxPayload();
+    },
     async ensureTopic(spec: TopicSpec) {
       assertTopicName(spec.name);
       if (!Number.isInteger(spec.partitions) || spec.partitions < 1) {
@@ -147,6 +169,11 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         for (const [name, headerValue] of Object.entries(headers)) hdrs.set(name, headerValue);
         hdrs.set(KEY_HEADER, key);
         const data = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+        // Checked here rather than left to the client, whose error reads like an outage.
+        const sent: Record<string, string> = { ...headers, [KEY_HEADER]: key };
+        if (publishOptions.dedupeId) sent[MSG_ID_HEADER] = publishOptions.dedupeId;
+        const bytes = data.length + headerBytes(sent);
+        if (bytes > maxPayload()) throw new MessageTooLargeError(bytes, maxPayload());
         const ack = await js.publish(subjectFor(prefix, topic, partition), data, {
           headers: hdrs,
           timeout: publishTimeout,
@@ -154,7 +181,8 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         });
         return { topic, partition, offset: ack.seq - 1 };
       } catch (error) {
-        if (error instanceof UnknownTopicError) throw error;
+        if (error instanceof UnknownTopicError || error instanceof MessageTooLargeError)
+          throw error;
         throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, {
           cause: error,
         });

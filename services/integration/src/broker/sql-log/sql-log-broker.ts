@@ -11,7 +11,11 @@
 import type { Logger, SqlDatabase } from '@platform/core';
 import { oneByOne, wholeBatch, type DeliveryHandler } from '../batch-delivery.js';
 import type { Broker, ConsumerOptions, PublishResult, TopicSpec } from '../broker.js';
-import { BrokerUnavailableError, UnknownTopicError } from '../broker-unavailable-error.js';
+import {
+  BrokerUnavailableError,
+  MessageTooLargeError,
+  UnknownTopicError,
+} from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
 import { ensureBrokerSchema, WAKE_CHANNEL } from './schema.js';
 import { SqlLogConsumer } from './sql-log-consumer.js';
@@ -27,6 +31,11 @@ export interface SqlLogBrokerOptions {
   lingerMs?: number;
   /** Wait before a record whose handler threw is delivered again. @defaultValue 250 */
   redeliveryDelayMs?: number;
+  /**
+   * Largest message (value and headers as JSON, bytes), like NATS's `max_payload`: one
+   * record never becomes a row that slows every poll of its partition. @defaultValue 1048576
+   */
+  maxMessageBytes?: number;
 }
 
 /** One statement, one round trip: bump the offset, append, and wake consumers (NOTIFY is sent at commit). */
@@ -76,8 +85,11 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
     return consumer;
   };
 
+  const maxMessageBytes = options.maxMessageBytes ?? 1024 * 1024;
+
   return {
     driver: 'sql-log',
+    maxMessageBytes,
     async ensureTopic(spec: TopicSpec) {
       if (!Number.isInteger(spec.partitions) || spec.partitions < 1) {
         throw new RangeError(`partitions must be a positive integer, got ${spec.partitions}`);
@@ -110,18 +122,22 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
       try {
         const partition = partitionFor(key, await partitionsOf(topic));
         const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+        const headerJson = JSON.stringify(headers);
+        const size = bytes.length + Buffer.byteLength(headerJson);
+        if (size > maxMessageBytes) throw new MessageTooLargeError(size, maxMessageBytes);
         const { rows } = await db.query<{ offset: string | number }>(APPEND_SQL, [
           topic,
           partition,
           key,
           bytes,
-          JSON.stringify(headers),
+          headerJson,
           WAKE_CHANNEL,
         ]);
         if (!rows[0]) throw new UnknownTopicError(topic);
         return { topic, partition, offset: Number(rows[0].offset) };
       } catch (error) {
-        if (error instanceof UnknownTopicError) throw error;
+        if (error instanceof UnknownTopicError || error instanceof MessageTooLargeError)
+          throw error;
         throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, {
           cause: error,
         });
