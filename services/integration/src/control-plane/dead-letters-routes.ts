@@ -9,7 +9,7 @@ import {
   listDeadLetters,
   type GroupDimension,
 } from '../dead-letters/dead-letter-store.js';
-import { replayDeadLetter } from '../dead-letters/replay.js';
+import { replayDeadLetter, replayDeadLetters } from '../dead-letters/replay.js';
 import { errors } from '../errors.js';
 
 const tags = ['dead letters'];
@@ -69,6 +69,61 @@ export function registerDeadLetterRoutes(
       }
       const { deadLetters, total } = await listDeadLetters(db, filter, { limit, offset });
       return { deadLetters, total, limit, offset };
+    },
+  );
+
+  // Bulk replay (issue 17): the filter of the list, oldest first, bounded per request.
+  app.post<{
+    Body: {
+      contractId?: string;
+      errorType?: string;
+      failedAdapter?: string;
+      replayed: boolean;
+      limit: number;
+    };
+  }>(
+    '/dead-letters/replay',
+    {
+      config: { scope: 'operate' },
+      schema: {
+        summary:
+          'Replay every dead letter a filter selects (oldest first, at most limit; by default only those not replayed yet); each entry is replayed as by /dead-letters/{id}/replay',
+        tags,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            contractId: { type: 'string', minLength: 1, maxLength: 63 },
+            errorType: {
+              type: 'string',
+              enum: [
+                'SCHEMA_VIOLATION',
+                'UNMAPPABLE_DATA',
+                'RETRY_EXHAUSTED',
+                'UNCLASSIFIED_FAILURE',
+              ],
+            },
+            failedAdapter: { type: 'string', minLength: 1, maxLength: 200 },
+            replayed: { type: 'boolean', default: false },
+            limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+          },
+        },
+      },
+    },
+    async (request) => {
+      const { limit, ...filter } = request.body;
+      const result = await replayDeadLetters(db, broker, filter, limit);
+      request.log.info(
+        {
+          filter,
+          matched: result.matched,
+          replayed: result.replayed.length,
+          failed: result.failed.length,
+          notAttempted: result.notAttempted.length,
+        },
+        'dead letters replayed in bulk',
+      );
+      return result;
     },
   );
 

@@ -154,6 +154,29 @@ export async function listDeadLetters(
   return { deadLetters: list.rows.map(toDeadLetter), total: Number(count.rows[0]?.total ?? 0) };
 }
 
+/**
+ * Ids of the entries a filter selects, oldest first (the order they failed in, which a
+ * bulk replay keeps), at most `limit`, and how many the filter selects in all.
+ */
+export async function selectDeadLetterIds(
+  db: SqlExecutor,
+  filter: DeadLetterFilter,
+  limit: number,
+): Promise<{ ids: string[]; matched: number }> {
+  const { clause, params } = where(filter);
+  const [list, count] = await Promise.all([
+    db.query<{ id: string }>(
+      `SELECT id FROM dead_letters ${clause} ORDER BY quarantined_at, dlq_partition, dlq_offset LIMIT $5`,
+      [...params, limit],
+    ),
+    db.query<{ total: string | number }>(
+      `SELECT count(*) AS total FROM dead_letters ${clause}`,
+      params,
+    ),
+  ]);
+  return { ids: list.rows.map((r) => r.id), matched: Number(count.rows[0]?.total ?? 0) };
+}
+
 export async function groupDeadLetters(
   db: SqlExecutor,
   filter: DeadLetterFilter,

@@ -4,12 +4,18 @@
  * go back to `intern.created`), keyed by its natural key; the entry is kept and marked
  * `replayed` with `replayedAt`.
  */
-import type { SqlExecutor } from '@platform/core';
+import { isAppError, type SqlExecutor } from '@platform/core';
 import { BrokerUnavailableError, type Broker, type PublishResult } from '../broker/broker.js';
 import { findContract } from '../contracts/contract-store.js';
 import { LEGACY_INTERN_TOPIC, topicForRecordType } from '../contracts/topics.js';
 import { errors } from '../errors.js';
-import { findDeadLetter, markReplayed, type DeadLetter } from './dead-letter-store.js';
+import {
+  findDeadLetter,
+  markReplayed,
+  selectDeadLetterIds,
+  type DeadLetter,
+  type DeadLetterFilter,
+} from './dead-letter-store.js';
 
 async function targetTopic(
   db: SqlExecutor,
@@ -59,4 +65,44 @@ export async function replayDeadLetter(
     throw error;
   }
   return { deadLetter: (await markReplayed(db, id)) ?? deadLetter, published };
+}
+
+export interface BulkReplayResult {
+  /** Entries the filter selected in all (before the limit). */
+  matched: number;
+  replayed: Array<{ id: string; topic: string }>;
+  /** Entries that could not be replayed, each with the reason; they stay unreplayed. */
+  failed: Array<{ id: string; code: string; detail: string }>;
+  /** Selected entries not tried because the broker went away (replay them again later). */
+  notAttempted: string[];
+}
+
+/**
+ * Replays the entries a filter selects, oldest first, at most `limit`, one after the
+ * other through `replayDeadLetter`. An entry that cannot be replayed is reported and the
+ * rest go on; when the broker is unavailable the remaining entries are left untried
+ * (each publish would fail the same way) and reported as such.
+ */
+export async function replayDeadLetters(
+  db: SqlExecutor,
+  broker: Broker,
+  filter: DeadLetterFilter,
+  limit: number,
+): Promise<BulkReplayResult> {
+  const { ids, matched } = await selectDeadLetterIds(db, filter, limit);
+  const result: BulkReplayResult = { matched, replayed: [], failed: [], notAttempted: [] };
+  for (const [index, id] of ids.entries()) {
+    try {
+      const { published } = await replayDeadLetter(db, broker, id);
+      result.replayed.push({ id, topic: published.topic });
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      result.failed.push({ id, code: error.code, detail: error.detail });
+      if (error.code === 'BROKER_UNAVAILABLE') {
+        result.notAttempted = ids.slice(index + 1);
+        break;
+      }
+    }
+  }
+  return result;
 }

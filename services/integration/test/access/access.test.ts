@@ -58,6 +58,7 @@ const CONTROL_PLANE_ACCESS: AccessTable = {
   'GET /dead-letters': 'read',
   'GET /dead-letters/:id': 'read',
   'POST /dead-letters/:id/replay': 'operate',
+  'POST /dead-letters/replay': 'operate',
   'GET /console': 'open',
   'GET /console/app.js': 'open',
   'GET /console/api/contracts/:contractId/records': 'operate',

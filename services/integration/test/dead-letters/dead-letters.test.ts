@@ -21,6 +21,7 @@ type Entry = {
   failedAdapter: string;
   replayed: boolean;
   replayedAt: string | null;
+  quarantinedAt: string;
   traceId: string | null;
   originalPayload: unknown;
 };
@@ -220,5 +221,88 @@ describe('dead letters: read API and replay', () => {
         .statusCode,
       404,
     );
+  });
+  it('replays a filtered set in bulk: oldest first, within the limit, reporting what could not be replayed', async () => {
+    const { records } = await h.collect([`${interns.contractId}.updated`]);
+    const replay = (body: unknown) =>
+      h.controlPlane.inject({
+        method: 'POST',
+        url: '/dead-letters/replay',
+        payload: body as object,
+      });
+    const schemaViolations = (await list('?errorType=SCHEMA_VIOLATION&replayed=false')).deadLetters;
+    assert.equal(schemaViolations.length, 2);
+    const replayable = schemaViolations.find((d) => d.contractId === interns.contractId)!;
+    const broken = schemaViolations.find((d) => d.contractId === orders.contractId)!;
+
+    const first = await replay({ errorType: 'SCHEMA_VIOLATION' });
+    assert.equal(first.statusCode, 200, first.body);
+    const body = json<{
+      matched: number;
+      replayed: Array<{ id: string; topic: string }>;
+      failed: Array<{ id: string; code: string; detail: string }>;
+      notAttempted: string[];
+    }>(first);
+    assert.equal(body.matched, 2);
+    assert.deepEqual(body.replayed, [
+      { id: replayable.id, topic: `${interns.contractId}.updated` },
+    ]);
+    assert.deepEqual(
+      body.failed.map((f) => [f.id, f.code]),
+      [[broken.id, 'DEAD_LETTER_NOT_REPLAYABLE']],
+    );
+    assert.deepEqual(body.notAttempted, []);
+    // (the topic also holds the single replay of the test before)
+    const replayedI2 = () =>
+      records
+        .map((r) => JSON.parse(r.value.toString('utf8')) as { naturalKey: string })
+        .filter((e) => e.naturalKey === 'I-dead-2');
+    await waitFor('the envelope replayed in bulk', () => replayedI2().length === 1);
+    assert.deepEqual(replayedI2()[0], originals[1]);
+    assert.equal((await list('?errorType=SCHEMA_VIOLATION&replayed=true')).total, 1);
+
+    // By default only entries not replayed yet: the same filter now selects the broken one only.
+    const again = json<{ matched: number; replayed: unknown[] }>(
+      await replay({ errorType: 'SCHEMA_VIOLATION' }),
+    );
+    assert.equal(again.matched, 1);
+    assert.equal(again.replayed.length, 0);
+
+    // Already replayed entries on request, at most `limit` of them, oldest first.
+    const limited = json<{ matched: number; replayed: Array<{ id: string }> }>(
+      await replay({ contractId: interns.contractId, replayed: true, limit: 1 }),
+    );
+    assert.equal(limited.matched, 2);
+    assert.equal(limited.replayed.length, 1);
+    const replayedEntries = (await list(`?contractId=${interns.contractId}&replayed=true`))
+      .deadLetters;
+    const oldest = replayedEntries.reduce((a, b) => (a.quarantinedAt <= b.quarantinedAt ? a : b));
+    assert.equal(limited.replayed[0]!.id, oldest.id);
+  });
+
+  it('refuses a bulk replay with a bad filter, naming it (400)', async () => {
+    for (const [body, named] of [
+      [{ errorType: 'OOPS' }, 'errorType'],
+      [{ limit: 0 }, 'limit'],
+      [{ limit: 1001 }, 'limit'],
+      [{ contractId: '' }, 'contractId'],
+      [{ colour: 'red' }, 'additional properties'],
+      [{ replayed: 'maybe' }, 'replayed'],
+    ] as const) {
+      const response = await h.controlPlane.inject({
+        method: 'POST',
+        url: '/dead-letters/replay',
+        payload: body,
+      });
+      assert.equal(response.statusCode, 400, JSON.stringify(body));
+      assert.match(json<{ detail: string }>(response).detail, new RegExp(named));
+    }
+    const notJson = await h.controlPlane.inject({
+      method: 'POST',
+      url: '/dead-letters/replay',
+      headers: { 'content-type': 'application/json' },
+      payload: '[1,2',
+    });
+    assert.equal(notJson.statusCode, 400);
   });
 });

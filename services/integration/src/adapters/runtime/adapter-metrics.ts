@@ -2,7 +2,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { contractOfTopic } from './attachment.js';
 import type { Assignment } from '../../broker/broker.js';
-import type { AdapterTarget } from './adapter-target.js';
+import { overrideTarget, type AdapterTarget } from './adapter-target.js';
 
 export type Outcome = 'written' | 'skipped' | 'duplicate' | 'dead_lettered';
 
@@ -86,14 +86,5 @@ export function observeFirstWrites(target: AdapterTarget, registry: Registry): A
         return outcomes;
       }
     : undefined;
-  // Everything else is the target's own, called on the target itself.
-  const observed = new Proxy(target, {
-    get(real, property) {
-      if (property === 'write') return write;
-      if (property === 'writeBatch') return writeBatch;
-      const value: unknown = Reflect.get(real, property, real);
-      return typeof value === 'function' ? value.bind(real) : value;
-    },
-  });
-  return observed;
+  return overrideTarget(target, { write, writeBatch });
 }

@@ -19,7 +19,8 @@ import type { Broker, Consumer } from '../../broker/broker.js';
 import { createAdapterMetrics, observeFirstWrites } from './adapter-metrics.js';
 import type { AdapterTarget } from './adapter-target.js';
 import { AttachmentRegistry } from './attachment-registry.js';
-import type { AttachmentView } from './attachment.js';
+import { AttachmentStats, observeAttachments, type AttachmentFigures } from './attachment-stats.js';
+import { contractOfTopic, type AttachmentView } from './attachment.js';
 import type { AttachmentSource } from './control-plane-client.js';
 import { DEFAULT_RULES } from './failures.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
@@ -47,7 +48,10 @@ export interface AdapterStatus {
   state: 'starting' | 'running' | 'paused' | 'stopped';
   paused: boolean;
   brokerDriver: string;
-  attachments: Array<{ attachmentId: string; contractId: string; enabled: boolean }>;
+  /** Each attachment with its contract's lag (its topics, this consumer group) and its own figures. */
+  attachments: Array<
+    { attachmentId: string; contractId: string; enabled: boolean; lag: number } & AttachmentFigures
+  >;
   topics: string[];
   assignments: Array<{
     topic: string;
@@ -63,6 +67,7 @@ export interface AdapterStatus {
 
 export class AdapterRuntime {
   private readonly registry = new AttachmentRegistry();
+  private readonly stats = new AttachmentStats();
   private readonly pipeline: Pipeline;
   private consumer: Consumer | undefined;
   private subscribedTopics = new Set<string>();
@@ -86,7 +91,7 @@ export class AdapterRuntime {
       () => this.consumer?.assignments() ?? [],
     );
     this.pipeline = createPipeline({
-      target: observeFirstWrites(options.target, options.metrics),
+      target: observeAttachments(observeFirstWrites(options.target, options.metrics), this.stats),
       registry: this.registry,
       broker: options.broker,
       logger: options.logger,
@@ -137,15 +142,22 @@ export class AdapterRuntime {
       lag: Math.max(0, a.endOffset - a.committedOffset),
     }));
     const paused = this.consumer ? this.consumer.paused : this.desiredPaused;
+    const lagOf = new Map<string, number>();
+    for (const a of assignments)
+      lagOf.set(contractOfTopic(a.topic), (lagOf.get(contractOfTopic(a.topic)) ?? 0) + a.lag);
     return {
       adapterType: this.options.target.type,
       consumerGroup: this.options.consumerGroup,
       state: this.stopped ? 'stopped' : paused ? 'paused' : this.consumer ? 'running' : 'starting',
       paused,
       brokerDriver: this.options.broker.driver,
-      attachments: this.registry
-        .all()
-        .map(({ attachmentId, contractId, enabled }) => ({ attachmentId, contractId, enabled })),
+      attachments: this.registry.all().map(({ attachmentId, contractId, enabled }) => ({
+        attachmentId,
+        contractId,
+        enabled,
+        lag: lagOf.get(contractId) ?? 0,
+        ...this.stats.figures(attachmentId),
+      })),
       topics: [...this.subscribedTopics].sort(),
       assignments,
       lag: assignments.reduce((sum, a) => sum + a.lag, 0),
@@ -196,6 +208,8 @@ export class AdapterRuntime {
       if (this.stopped) return;
       const changed = this.registry.update(list.filter((a) => a.adapterType === type));
       await this.pipeline.invalidate(changed);
+      const present = new Set(this.registry.all().map((a) => a.attachmentId));
+      for (const id of changed) if (!present.has(id)) this.stats.forget(id);
       await this.subscribe(this.registry.topics());
     });
     this.applying = run.catch(() => undefined);

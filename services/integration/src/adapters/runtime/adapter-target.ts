@@ -46,3 +46,20 @@ export interface AdapterTarget<Mapping = unknown, Row = unknown> {
   ping?(): Promise<void>;
   close?(): Promise<void>;
 }
+
+/**
+ * The target with some of its methods replaced (observers wrap write and friends);
+ * everything else is the target's own, called on the target itself.
+ */
+export function overrideTarget<M, R>(
+  target: AdapterTarget<M, R>,
+  overrides: Partial<AdapterTarget<M, R>>,
+): AdapterTarget<M, R> {
+  return new Proxy(target, {
+    get(real, property) {
+      if (Object.hasOwn(overrides, property)) return overrides[property as keyof typeof overrides];
+      const value: unknown = Reflect.get(real, property, real);
+      return typeof value === 'function' ? value.bind(real) : value;
+    },
+  });
+}

@@ -26,6 +26,20 @@ const statusSchema = {
           attachmentId: { type: 'string' },
           contractId: { type: 'string' },
           enabled: { type: 'boolean' },
+          lag: { type: 'integer' },
+          written: { type: 'integer' },
+          writtenPerSecond: { type: 'number' },
+          lastWriteAt: { type: ['string', 'null'] },
+          failures: { type: 'integer' },
+          lastError: {
+            anyOf: [
+              {
+                type: 'object',
+                properties: { message: { type: 'string' }, at: { type: 'string' } },
+              },
+              { type: 'null' },
+            ],
+          },
         },
       },
     },
@@ -106,7 +120,8 @@ export async function buildAdminApp(deps: {
     '/admin/status',
     {
       schema: {
-        summary: 'Listener state, assignments and lag',
+        summary:
+          'Listener state, assignments and lag; per attachment its lag, records written, rate and last error',
         tags,
         response: { 200: statusSchema },
       },

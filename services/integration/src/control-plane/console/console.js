@@ -139,6 +139,7 @@ async function selectContract(contractId) {
 
 async function loadAttachments() {
   const attachments = (await api(`/contracts/${selected}/adapters`)).body.attachments ?? [];
+  const statuses = await adapterStatuses([...new Set(attachments.map((a) => a.adapterType))]);
   $('attachment-list').replaceChildren(
     ...attachments.map((a) =>
       el(
@@ -147,6 +148,7 @@ async function loadAttachments() {
         el('td', {}, a.adapterType),
         el('td', {}, el('code', {}, JSON.stringify(a.config))),
         el('td', {}, a.enabled ? 'enabled' : 'disabled'),
+        ...liveCells(statuses.get(a.adapterType), a, 'att'),
         el(
           'td',
           {},
@@ -168,6 +170,51 @@ async function loadAttachments() {
       ),
     ),
   );
+}
+
+// Live status (issue 17): each adapter's admin status, through the control plane's proxy.
+/** adapter type → its status body, or null when it could not be asked. */
+async function adapterStatuses(types) {
+  const known = new Map(adapterTypes.map((t) => [t.type, t]));
+  const entries = await Promise.all(
+    types.map(async (type) => {
+      if (!known.get(type)?.adminUrl) return [type, null];
+      const result = await api(`/console/api/adapter-types/${type}/status`);
+      return [type, result.ok ? result.body : null];
+    }),
+  );
+  return new Map(entries);
+}
+
+/** State, lag, written, per second and last error of one attachment, as table cells. */
+function liveCells(status, attachment, prefix) {
+  const figures = status?.attachments?.find((a) => a.attachmentId === attachment.attachmentId);
+  const state = !status
+    ? 'unreachable'
+    : !attachment.enabled
+      ? 'disabled'
+      : status.paused
+        ? 'paused'
+        : !figures
+          ? 'not served yet'
+          : status.state;
+  const id = attachment.attachmentId;
+  const error = figures?.lastError;
+  return [
+    el(
+      'td',
+      { class: `state-${state.split(' ')[0]}`, 'data-testid': `${prefix}-state-${id}` },
+      state,
+    ),
+    el('td', { 'data-testid': `${prefix}-lag-${id}` }, figures ? figures.lag : ''),
+    el('td', { 'data-testid': `${prefix}-written-${id}` }, figures ? figures.written : ''),
+    el('td', { 'data-testid': `${prefix}-rate-${id}` }, figures ? figures.writtenPerSecond : ''),
+    el(
+      'td',
+      { class: 'last-error', 'data-testid': `${prefix}-error-${id}`, title: error?.message ?? '' },
+      error ? `${error.at.slice(11, 19)} ${error.message.slice(0, 120)}` : '',
+    ),
+  ];
 }
 
 // The config form is generated from the adapter type's published JSON schema.
@@ -322,7 +369,52 @@ async function loadAdapters() {
     }),
   );
   $('adapter-list').replaceChildren(...rows);
+  await loadAttachmentStatus();
 }
+
+async function loadAttachmentStatus() {
+  // Per contract (masked configs), not the adapters' feed, which carries their secrets.
+  contracts = (await api('/contracts')).body.contracts ?? [];
+  const lists = await Promise.all(
+    contracts.map(
+      async (c) => (await api(`/contracts/${c.contractId}/adapters`)).body.attachments ?? [],
+    ),
+  );
+  const attachments = lists.flat();
+  const statuses = await adapterStatuses([...new Set(attachments.map((a) => a.adapterType))]);
+  $('attachment-status').replaceChildren(
+    ...attachments.map((a) =>
+      el(
+        'tr',
+        { 'data-attachment-status': a.attachmentId },
+        el('td', {}, a.adapterType),
+        el('td', {}, a.contractId),
+        el('td', { title: a.attachmentId }, el('code', {}, JSON.stringify(a.config))),
+        ...liveCells(statuses.get(a.adapterType), a, 'live'),
+      ),
+    ),
+  );
+  $('live-stamp').textContent = `updated ${new Date().toLocaleTimeString()}`;
+}
+
+// Updates the status shown while it is on screen: the adapters tab, or a contract's attachments.
+const LIVE_INTERVAL_MS = 2000;
+let liveBusy = false;
+setInterval(async () => {
+  if (liveBusy || document.visibilityState === 'hidden') return;
+  liveBusy = true;
+  try {
+    if (document.getElementById('adapters').classList.contains('active')) await loadAdapters();
+    else if (
+      document.getElementById('contracts').classList.contains('active') &&
+      selected &&
+      !document.getElementById('contract-detail').hidden
+    )
+      await loadAttachments();
+  } finally {
+    liveBusy = false;
+  }
+}, LIVE_INTERVAL_MS);
 
 // Records
 async function loadRecords() {
@@ -375,15 +467,41 @@ $('submit-record').addEventListener('click', async () => {
 });
 
 // Dead letters
+function deadLetterFilter() {
+  const filter = {};
+  if ($('dl-contract').value) filter.contractId = $('dl-contract').value;
+  if ($('dl-adapter').value) filter.failedAdapter = $('dl-adapter').value;
+  if ($('dl-error').value) filter.errorType = $('dl-error').value;
+  if ($('dl-replayed').value) filter.replayed = $('dl-replayed').value === 'true';
+  return filter;
+}
+
+/** Fills a filter's choices with the values present (and their counts), keeping the choice made. */
+async function fillChoices(select, dimension, anyLabel) {
+  const groups = (await api(`/dead-letters?groupBy=${dimension}`)).body.groups ?? [];
+  const current = select.value;
+  const options = groups
+    .filter((g) => g[dimension] !== null)
+    .map((g) => el('option', { value: g[dimension] }, `${g[dimension]} (${g.count})`));
+  if (current && !groups.some((g) => g[dimension] === current))
+    options.push(el('option', { value: current }, `${current} (0)`));
+  select.replaceChildren(el('option', { value: '' }, anyLabel), ...options);
+  select.value = current;
+}
+
+let deadLetterTotal = 0;
 async function loadDeadLetters() {
-  const query = new URLSearchParams();
-  if ($('dl-contract').value.trim()) query.set('contractId', $('dl-contract').value.trim());
-  if ($('dl-error').value) query.set('errorType', $('dl-error').value);
-  if ($('dl-adapter').value.trim()) query.set('failedAdapter', $('dl-adapter').value.trim());
+  await Promise.all([
+    fillChoices($('dl-contract'), 'contractId', 'any contract'),
+    fillChoices($('dl-adapter'), 'failedAdapter', 'any adapter'),
+  ]);
+  const query = new URLSearchParams(
+    Object.entries(deadLetterFilter()).map(([k, v]) => [k, String(v)]),
+  );
   const group = $('dl-group').value;
-  if (group) query.set('groupBy', group);
-  const result = await api(`/dead-letters?${query}`);
   if (group) {
+    query.set('groupBy', group);
+    const result = await api(`/dead-letters?${query}`);
     $('dl-head').replaceChildren(
       el('tr', {}, el('th', {}, group), el('th', {}, 'count'), el('th', {}, 'latest')),
     );
@@ -398,8 +516,20 @@ async function loadDeadLetters() {
         ),
       ),
     );
-    return;
+    query.delete('groupBy');
   }
+  query.set('limit', '200');
+  const result = await api(`/dead-letters?${query}`);
+  deadLetterTotal = result.body.total ?? 0;
+  const shown = result.body.deadLetters ?? [];
+  $('dl-count').textContent =
+    `${deadLetterTotal} dead letter${deadLetterTotal === 1 ? '' : 's'} match` +
+    (deadLetterTotal > shown.length ? ` (newest ${shown.length} shown)` : '');
+  $('dl-replay-all').disabled = deadLetterTotal === 0;
+  $('dl-replay-all').textContent =
+    `Replay ${Math.min(deadLetterTotal, BULK_LIMIT)} matching` +
+    (deadLetterTotal > BULK_LIMIT ? ` (oldest ${BULK_LIMIT} of ${deadLetterTotal})` : '');
+  if (group) return;
   $('dl-head').replaceChildren(
     el(
       'tr',
@@ -410,7 +540,7 @@ async function loadDeadLetters() {
     ),
   );
   $('dl-list').replaceChildren(
-    ...(result.body.deadLetters ?? []).map((d) =>
+    ...shown.map((d) =>
       el(
         'tr',
         { class: 'clickable', 'data-dead-letter': d.id, onclick: () => showDeadLetter(d) },
@@ -425,6 +555,32 @@ async function loadDeadLetters() {
     ),
   );
 }
+for (const id of ['dl-contract', 'dl-adapter', 'dl-error', 'dl-replayed', 'dl-group'])
+  $(id).addEventListener('change', loadDeadLetters);
+
+// Bulk replay: the filter shown, oldest first, as many as the control plane takes at once.
+const BULK_LIMIT = 1000;
+$('dl-replay-all').addEventListener('click', async () => {
+  const count = Math.min(deadLetterTotal, BULK_LIMIT);
+  if (!window.confirm(`Replay ${count} dead letter${count === 1 ? '' : 's'}?`)) return;
+  const result = await api('/dead-letters/replay', {
+    method: 'POST',
+    body: JSON.stringify({ ...deadLetterFilter(), limit: BULK_LIMIT }),
+  });
+  const node = $('dl-bulk-result');
+  if (!result.ok) say(node, result, '');
+  else {
+    const { replayed, failed, notAttempted } = result.body;
+    node.className = failed.length || notAttempted.length ? 'error' : 'ok';
+    node.textContent =
+      `replayed ${replayed.length}` +
+      (failed.length
+        ? `; not replayed ${failed.length}: ` + [...new Set(failed.map((f) => f.detail))].join('; ')
+        : '') +
+      (notAttempted.length ? `; ${notAttempted.length} left for later` : '');
+  }
+  await loadDeadLetters();
+});
 function showDeadLetter(deadLetter) {
   selectedDeadLetter = deadLetter;
   document.getElementById('dl-detail').hidden = false;
