@@ -34,6 +34,8 @@ export {
   normalizeBgDim,
 } from './render/render-replay.js';
 export type { RenderOptions, RenderInput, RenderResult } from './render/render-replay.js';
+export { defaultExtraRenderOptions } from './render/render-options.js';
+export type { ExtraRenderOptionKey } from './render/render-options.js';
 export { resolveFfmpeg } from './ffmpeg/resolve-ffmpeg.js';
 export { loadSkin, parseSkinIni } from './skin/load-skin.js';
 export { extractOsk, skinFolderPrefix } from './skin/extract-osk.js';

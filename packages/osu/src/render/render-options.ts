@@ -87,6 +87,43 @@ export const defaultRenderOptions: Readonly<RenderOptions> = Object.freeze({
   keyOverlay: true,
 });
 
+/** The options a player sets beyond the spec's, as the render service accepts them. */
+export type ExtraRenderOptionKey =
+  | 'musicVolume'
+  | 'hitsoundVolume'
+  | 'hpBar'
+  | 'unstableRate'
+  | 'hitCounter'
+  | 'resultsScreen'
+  | 'ppCounter'
+  | 'hitLighting'
+  | 'useBeatmapSkin'
+  | 'useBeatmapColours'
+  | 'cursorSize'
+  | 'introBgDim'
+  | 'breakBgDim'
+  | 'fps';
+
+/** Their defaults: o!rdr's, where o!rdr has the option. */
+export const defaultExtraRenderOptions: Readonly<
+  Required<Pick<RenderOptions, ExtraRenderOptionKey>>
+> = Object.freeze({
+  musicVolume: 100,
+  hitsoundVolume: 100,
+  hpBar: true,
+  unstableRate: true,
+  hitCounter: false,
+  resultsScreen: true,
+  ppCounter: true,
+  hitLighting: false,
+  useBeatmapSkin: false,
+  useBeatmapColours: true,
+  cursorSize: 1,
+  introBgDim: 0,
+  breakBgDim: 0.3,
+  fps: 60,
+});
+
 export interface ResolvedOptions {
   width: number;
   height: number;
@@ -101,7 +138,7 @@ export interface ResolvedOptions {
 export function resolveOptions(options: RenderOptions): RenderOptions & ResolvedOptions {
   const o = { ...defaultRenderOptions, ...options };
   const base = RESOLUTIONS[o.resolution] ?? RESOLUTIONS['1080p'];
-  const fps = o.fps ?? 60;
+  const fps = o.fps ?? defaultExtraRenderOptions.fps;
   if (!Number.isInteger(fps) || fps < 1 || fps > 240)
     throw new RangeError(`fps must be a whole number from 1 to 240, not ${fps}`);
   return {
@@ -113,21 +150,21 @@ export function resolveOptions(options: RenderOptions): RenderOptions & Resolved
     hitsoundVolume: volume(o.hitsoundVolume),
     draw: {
       bgDim: normalizeBgDim(o.bgDim),
-      introBgDim: o.introBgDim === undefined ? 0 : normalizeBgDim(o.introBgDim),
-      breakBgDim: o.breakBgDim === undefined ? 0.3 : normalizeBgDim(o.breakBgDim),
+      introBgDim: normalizeBgDim(o.introBgDim ?? defaultExtraRenderOptions.introBgDim),
+      breakBgDim: normalizeBgDim(o.breakBgDim ?? defaultExtraRenderOptions.breakBgDim),
       snakingIn: o.snakingIn,
       snakingOut: o.snakingOut,
       hitErrorMeter: o.hitErrorMeter,
       keyOverlay: o.keyOverlay,
-      hpBar: o.hpBar ?? true,
-      unstableRate: o.unstableRate ?? true,
-      hitCounter: o.hitCounter ?? false,
-      resultsScreen: o.resultsScreen ?? true,
-      ppCounter: o.ppCounter ?? true,
-      hitLighting: o.hitLighting ?? false,
-      useBeatmapSkin: o.useBeatmapSkin ?? false,
-      cursorSize: clamp(o.cursorSize, 0.5, 2, 1),
-      useBeatmapColours: o.useBeatmapColours ?? true,
+      hpBar: o.hpBar ?? defaultExtraRenderOptions.hpBar,
+      unstableRate: o.unstableRate ?? defaultExtraRenderOptions.unstableRate,
+      hitCounter: o.hitCounter ?? defaultExtraRenderOptions.hitCounter,
+      resultsScreen: o.resultsScreen ?? defaultExtraRenderOptions.resultsScreen,
+      ppCounter: o.ppCounter ?? defaultExtraRenderOptions.ppCounter,
+      hitLighting: o.hitLighting ?? defaultExtraRenderOptions.hitLighting,
+      useBeatmapSkin: o.useBeatmapSkin ?? defaultExtraRenderOptions.useBeatmapSkin,
+      cursorSize: clamp(o.cursorSize, 0.5, 2, defaultExtraRenderOptions.cursorSize),
+      useBeatmapColours: o.useBeatmapColours ?? defaultExtraRenderOptions.useBeatmapColours,
     },
   };
 }

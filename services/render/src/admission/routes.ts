@@ -1,12 +1,14 @@
 /** `POST /v1/render`: read the form, validate it in the spec's order, admit it. */
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
+import { EXTRA_RENDER_PARAMETERS_HELP } from '../jobs/extra-render-parameters.js';
 import { submitFromRequest } from './submit-from-request.js';
 
 const RENDER_FIELDS =
   'multipart/form-data: replay (file, .osr, required); skin (default "Default", ^[a-zA-Z0-9_ -]+$); ' +
   'bg_dim (0.0-1.0, default 0.95; above 1 is read as a percentage); resolution (1080p|4k, default 1080p); ' +
-  'motion_blur, storyboard, snaking_in, snaking_out, hit_error_meter, key_overlay (bool, default true); video (bool, default false).';
+  'motion_blur, storyboard, snaking_in, snaking_out, hit_error_meter, key_overlay (bool, default true); video (bool, default false). ' +
+  `Beyond the spec, as o!rdr: ${EXTRA_RENDER_PARAMETERS_HELP}.`;
 
 export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext): void {
   app.post(

@@ -8,6 +8,7 @@
 import { defaultRenderOptions } from '@platform/osu';
 import type { RenderSettings } from '../config.js';
 import { renderErrors } from '../errors.js';
+import { parseExtraRenderParameters } from '../jobs/extra-render-parameters.js';
 import type { RenderJobOptions, ReplayInfo } from '../jobs/job-store.js';
 import type { SkinCatalog } from '../skins/skin-catalog.js';
 import { DEFAULT_SKIN, isValidSkinName } from '../skins/skin-name.js';
@@ -110,6 +111,7 @@ export async function validateRenderForm(
     snakingOut: flag('snaking_out', DEFAULT_RENDER_OPTIONS.snakingOut),
     hitErrorMeter: flag('hit_error_meter', DEFAULT_RENDER_OPTIONS.hitErrorMeter),
     keyOverlay: flag('key_overlay', DEFAULT_RENDER_OPTIONS.keyOverlay),
+    ...parseExtraRenderParameters(fields, errors),
   };
   if (errors.length === 0 && !(await checks.skins.exists(skin)))
     errors.push({

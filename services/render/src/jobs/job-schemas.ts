@@ -1,4 +1,6 @@
 /** JSON schemas of the job shapes, for validation of responses and the OpenAPI document. */
+import { EXTRA_RENDER_PARAMETERS_SCHEMA } from './extra-render-parameters.js';
+
 const nullableString = { type: 'string', nullable: true } as const;
 const nullableTime = { type: 'string', format: 'date-time', nullable: true } as const;
 
@@ -25,6 +27,7 @@ export const v1JobSchema = {
         snaking_out: { type: 'boolean' },
         hit_error_meter: { type: 'boolean' },
         key_overlay: { type: 'boolean' },
+        ...EXTRA_RENDER_PARAMETERS_SCHEMA,
       },
     },
     replay: {

@@ -4,13 +4,15 @@
  */
 import type { SqlDatabase, SqlExecutor } from '@platform/core';
 import type { RenderOptions } from '@platform/osu';
+import type { ExtraRenderOptions } from './extra-render-parameters.js';
 
 export const JOB_STATUSES = ['queued', 'downloading', 'rendering', 'completed', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /**
  * Render options as stored with the job (the multipart fields after validation): the
- * renderer's own options, which the worker hands it as they are.
+ * renderer's own options, which the worker hands it as they are. The spec's, and the
+ * extra ones (absent on jobs stored before they existed, which render with their defaults).
  */
 export type RenderJobOptions = Pick<
   RenderOptions,
@@ -23,7 +25,8 @@ export type RenderJobOptions = Pick<
   | 'snakingOut'
   | 'hitErrorMeter'
   | 'keyOverlay'
->;
+> &
+  Partial<ExtraRenderOptions>;
 
 /** What the replay header says, kept for the job view. */
 export interface ReplayInfo {

@@ -2,6 +2,7 @@
  * The two public shapes of a job: the v1 object (ISO 8601 times, links to artifacts) and
  * the legacy status object (dashless id, `complete`, `percent`, Unix-float times).
  */
+import { extraRenderParametersView } from './extra-render-parameters.js';
 import type { JobRemoval, JobRow } from './job-store.js';
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -76,6 +77,7 @@ export function toV1Job(job: JobRow) {
       snaking_out: o.snakingOut,
       hit_error_meter: o.hitErrorMeter,
       key_overlay: o.keyOverlay,
+      ...extraRenderParametersView(o),
     },
     replay: {
       player_name: job.replay_info.playerName,

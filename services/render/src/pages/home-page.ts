@@ -1,5 +1,7 @@
 /** The home page: the render form with every option, skin upload, and the recent jobs. */
+import { defaultExtraRenderOptions } from '@platform/osu';
 import { DEFAULT_RENDER_OPTIONS } from '../admission/validate-render-form.js';
+import { EXTRA_RENDER_PARAMETERS } from '../jobs/extra-render-parameters.js';
 import type { JobRow } from '../jobs/job-store.js';
 import { escapeHtml, layout } from './html.js';
 
@@ -13,7 +15,27 @@ const FLAGS: [string, string, boolean][] = [
   ['snaking_out', 'Snaking sliders out', D.snakingOut],
   ['hit_error_meter', 'Hit error meter', D.hitErrorMeter],
   ['key_overlay', 'Key overlay', D.keyOverlay],
+  ...EXTRA_RENDER_PARAMETERS.filter((p) => p.kind.type === 'bool').map(
+    (p): [string, string, boolean] => [p.field, p.label, defaultExtraRenderOptions[p.key] === true],
+  ),
 ];
+
+/** The extra parameters that are numbers: an input each, with its range and default. */
+function numberInputs(): string {
+  return EXTRA_RENDER_PARAMETERS.map(({ field, key, label, kind }) => {
+    const value = defaultExtraRenderOptions[key];
+    if (kind.type === 'choice')
+      return `<label>${label} <select name="${field}">${kind.choices
+        .map((c) => `<option value="${c}"${c === value ? ' selected' : ''}>${c}</option>`)
+        .join('')}</select></label>`;
+    if (kind.type === 'bool') return '';
+    const [min, max, step] =
+      kind.type === 'dim' ? [0, 1, 0.05] : [kind.min, kind.max, kind.integer ? 1 : 0.1];
+    return `<label>${label} <input type="number" name="${field}" min="${min}" max="${max}" step="${step}" value="${value}"></label>`;
+  })
+    .filter(Boolean)
+    .join(' ');
+}
 
 export function renderHomePage(skins: string[], jobs: JobRow[]): string {
   const skinOptions = skins
@@ -42,6 +64,9 @@ export function renderHomePage(skins: string[], jobs: JobRow[]): string {
 <label>Resolution <select name="resolution"><option value="1080p">1080p</option><option value="4k">4K</option></select></label>
 <label>Background dim <input type="number" name="bg_dim" min="0" max="1" step="0.05" value="${D.bgDim}"></label><br>
 ${flags}
+</fieldset>
+<fieldset><legend>Sound, cursor and dims</legend>
+${numberInputs()}
 </fieldset>
 <button type="submit" id="render-submit">Render</button> <span id="render-message" role="status"></span>
 </form>

@@ -15,6 +15,7 @@ import {
   openTestEngines,
   type TestEngines,
 } from '../helpers/harness.js';
+import { getJob } from '../../src/jobs/job-store.js';
 
 async function countRows(engines: TestEngines) {
   const jobs = await engines.ctx.db.query<{ n: number }>(
@@ -70,6 +71,20 @@ for (const { kind, skip } of await engineSets()) {
         snaking_out: true,
         hit_error_meter: true,
         key_overlay: true,
+        music_volume: 100,
+        hitsound_volume: 100,
+        hp_bar: true,
+        unstable_rate: true,
+        hit_counter: false,
+        pp_counter: true,
+        results_screen: true,
+        hit_lighting: false,
+        use_beatmap_skin: false,
+        use_beatmap_colours: true,
+        cursor_size: 1,
+        intro_bg_dim: 0,
+        break_bg_dim: 0.3,
+        fps: 60,
       });
       assert.match(job.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
       assert.ok(job.replay.player_name.length > 0);
@@ -123,6 +138,81 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(job.options.motion_blur, false);
       assert.equal(job.options.video, true);
       assert.equal(job.options.key_overlay, false);
+    });
+
+    test('the extra parameters (volumes, overlays, cursor, dims, fps) are read, stored and shown', async () => {
+      const res = await submit(app, {
+        address: freshAddress(),
+        replay: tool,
+        fields: {
+          music_volume: '40',
+          hitsound_volume: '0',
+          hit_counter: 'true',
+          pp_counter: 'false',
+          results_screen: 'no',
+          use_beatmap_skin: '1',
+          cursor_size: '1.5',
+          intro_bg_dim: '50',
+          break_bg_dim: '0.1',
+          fps: '30',
+        },
+      });
+      assert.equal(res.statusCode, 202, res.body);
+      const { job_id } = res.json();
+      const job = (await app.inject(`/v1/jobs/${job_id}`)).json();
+      assert.deepEqual(
+        [
+          job.options.music_volume,
+          job.options.hitsound_volume,
+          job.options.hit_counter,
+          job.options.pp_counter,
+          job.options.results_screen,
+          job.options.use_beatmap_skin,
+          job.options.cursor_size,
+          job.options.intro_bg_dim,
+          job.options.break_bg_dim,
+          job.options.fps,
+          job.options.hp_bar,
+        ],
+        [40, 0, true, false, false, true, 1.5, 0.5, 0.1, 30, true],
+      );
+      // The worker hands the stored options to the renderer as they are.
+      const { options } = (await getJob(engines.ctx.db, job_id))!;
+      assert.equal(options.musicVolume, 40);
+      assert.equal(options.introBgDim, 0.5);
+      assert.equal(options.fps, 30);
+    });
+
+    test('bad extra parameters → 422 naming each field; nothing written', async () => {
+      const before = await countRows(engines);
+      const res = await submit(app, {
+        address: freshAddress(),
+        replay: tool,
+        fields: {
+          music_volume: '101',
+          hitsound_volume: '12.5',
+          hp_bar: 'maybe',
+          cursor_size: '3',
+          break_bg_dim: '-1',
+          fps: '144',
+        },
+      });
+      assert.equal(res.statusCode, 422);
+      assert.deepEqual(res.json(), {
+        detail: 'validation error',
+        errors: [
+          { field: 'music_volume', message: 'must be a whole number from 0 to 100' },
+          { field: 'hitsound_volume', message: 'must be a whole number from 0 to 100' },
+          { field: 'hp_bar', message: 'must be true or false' },
+          { field: 'cursor_size', message: 'must be a number from 0.5 to 2' },
+          {
+            field: 'break_bg_dim',
+            message: 'must be a number from 0.0 to 1.0 (values above 1 are read as percent)',
+          },
+          { field: 'fps', message: 'must be one of 30, 60' },
+        ],
+      });
+      assert.deepEqual(await countRows(engines), before);
     });
 
     const badRequests: [string, () => Parameters<typeof submit>[1], number, string][] = [

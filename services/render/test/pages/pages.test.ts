@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../helpers/app.js';
 import { openTestEngines, type TestEngines } from '../helpers/harness.js';
 import { seedJobs } from '../helpers/outbox.js';
+import { EXTRA_RENDER_PARAMETERS } from '../../src/jobs/extra-render-parameters.js';
 
 describe('pages', () => {
   let engines: TestEngines;
@@ -41,6 +42,7 @@ describe('pages', () => {
       'snaking_out',
       'hit_error_meter',
       'key_overlay',
+      ...EXTRA_RENDER_PARAMETERS.map((p) => p.field),
     ]) {
       assert.ok(res.body.includes(`name="${name}"`), `field ${name}`);
     }
