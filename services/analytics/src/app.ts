@@ -36,6 +36,12 @@ export interface AppOptions {
   sqlMaxBytes?: number;
   /** SQL tool queries running at once in the process. @defaultValue 2 */
   sqlMaxConcurrent?: number;
+  /** SQL tool queries running at once for one client (API key, else address). @defaultValue 1 */
+  sqlMaxConcurrentPerClient?: number;
+  /** SQL tool queries per client and window; undefined: no rate bound. */
+  sqlRateLimit?: RateLimiter | undefined;
+  /** The caller's address, for the per-client bounds. @defaultValue the socket's */
+  clientAddress?: ClientAddressResolver | undefined;
   /** The agent's LLM; undefined: the offline planner answers. */
   llm?: LlmProvider;
   /** The agent loop's bounds (model turns, tool calls per turn, deadline). */
@@ -83,13 +89,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sqlMaxRows: options.sqlMaxRows ?? 500,
     sqlTimeoutMs: options.sqlTimeoutMs ?? 5000,
     sqlMaxBytes: options.sqlMaxBytes,
-    sqlGate: createSqlGate(options.sqlMaxConcurrent ?? 2),
+    sqlGate: createSqlGate({
+      maxConcurrent: options.sqlMaxConcurrent ?? 2,
+      maxPerClient: options.sqlMaxConcurrentPerClient ?? 1,
+      limiter: options.sqlRateLimit,
+    }),
     onToolCall: (tool: string, isError: boolean) =>
       toolCalls.inc({ tool, outcome: isError ? 'error' : 'ok' }),
   };
   const agentScope = options.agentScope ?? 'operate';
   const sqlScope = options.sqlScope ?? 'operate';
-  registerMcpRoutes(app, { ...mcp, sqlScope });
+  registerMcpRoutes(app, { ...mcp, sqlScope, clientAddress: options.clientAddress });
   // The agent runs SQL only when everyone who may chat may also run SQL directly.
   const agentMayRunSql = sqlScope === 'open' || sqlScope === agentScope;
   const toolbox = await createMcpToolbox({

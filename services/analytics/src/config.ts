@@ -34,6 +34,12 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   ANALYTICS_SQL_MAX_BYTES: positiveIntVar(1 << 20),
   /** SQL tool queries running at once; one more is refused (503). @defaultValue 2 */
   ANALYTICS_SQL_MAX_CONCURRENT: positiveIntVar(2),
+  /** SQL tool queries running at once for one client (API key, else address); one more is refused (503). @defaultValue 1 */
+  ANALYTICS_SQL_MAX_CONCURRENT_PER_CLIENT: positiveIntVar(1),
+  /** SQL tool queries per client and window; 0 turns the bound off. @defaultValue 60 */
+  ANALYTICS_SQL_RATE_LIMIT: nonNegativeIntVar(60),
+  /** Window of that bound, in seconds. @defaultValue 60 */
+  ANALYTICS_SQL_RATE_WINDOW_SECONDS: positiveIntVar(60),
   /** Time limit of one read-only SQL tool query. @defaultValue 5000 */
   ANALYTICS_SQL_TIMEOUT_MS: positiveIntVar(5_000),
   /**

@@ -11,6 +11,7 @@ export const errors = defineErrors({
   SQL_REJECTED: { status: 400, detail: 'Only a single read-only SELECT statement is allowed' },
   SQL_FAILED: { status: 400, detail: 'The query failed' },
   SQL_BUSY: { status: 503, detail: 'Too many SQL queries are running; retry in a moment' },
+  SQL_RATE_LIMITED: { status: 429, detail: 'Too many SQL queries; retry later' },
   AGENT_RATE_LIMITED: { status: 429, detail: 'Too many chat requests; retry later' },
   LLM_UNAVAILABLE: { status: 502, detail: 'The language model did not give a usable answer' },
   LLM_TIMEOUT: { status: 504, detail: 'The language model did not answer in time' },

@@ -31,6 +31,7 @@ const warehouse = createWarehouse({
   cacheEntries: env.ANALYTICS_QUERY_CACHE_ENTRIES,
 });
 const counters = openCounterStore(env, 'analytics');
+const clientAddress = createClientAddressResolver({ trustedProxies: env.TRUSTED_PROXIES, logger });
 const agentRateLimit =
   env.AGENT_RATE_LIMIT > 0
     ? {
@@ -39,7 +40,7 @@ const agentRateLimit =
           windowSeconds: env.AGENT_RATE_WINDOW_SECONDS,
           name: 'agent-chat',
         }),
-        clientAddress: createClientAddressResolver({ trustedProxies: env.TRUSTED_PROXIES, logger }),
+        clientAddress,
       }
     : undefined;
 const app = await buildApp({
@@ -53,6 +54,16 @@ const app = await buildApp({
   sqlMaxBytes: env.ANALYTICS_SQL_MAX_BYTES,
   hostGuard: { allowedHosts: env.ALLOWED_HOSTS, allowedOrigins: env.ALLOWED_ORIGINS },
   sqlMaxConcurrent: env.ANALYTICS_SQL_MAX_CONCURRENT,
+  sqlMaxConcurrentPerClient: env.ANALYTICS_SQL_MAX_CONCURRENT_PER_CLIENT,
+  sqlRateLimit:
+    env.ANALYTICS_SQL_RATE_LIMIT > 0
+      ? createRateLimiter(counters, {
+          limit: env.ANALYTICS_SQL_RATE_LIMIT,
+          windowSeconds: env.ANALYTICS_SQL_RATE_WINDOW_SECONDS,
+          name: 'analytics-sql',
+        })
+      : undefined,
+  clientAddress,
   llm: createLlmProvider(env.LLM_PROVIDER, {
     baseUrl: env.LLM_BASE_URL,
     apiKey: env.LLM_API_KEY,

@@ -70,3 +70,15 @@ export const BRONZE_TABLES: Record<OlistTable, string> = {
   products: 'products',
   categoryTranslation: 'category_translation',
 };
+
+/** Olist's order statuses, lower case (as silver stores them), most frequent first. */
+export const ORDER_STATUSES = [
+  'delivered',
+  'shipped',
+  'canceled',
+  'unavailable',
+  'invoiced',
+  'processing',
+  'created',
+  'approved',
+] as const;

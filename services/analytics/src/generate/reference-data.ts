@@ -101,16 +101,7 @@ export const CATEGORIES: readonly CategorySpec[] = [
 /** Share of products whose category is empty in the products file. */
 export const MISSING_CATEGORY_SHARE = 0.0185;
 
-export const ORDER_STATUSES = [
-  'delivered',
-  'shipped',
-  'canceled',
-  'unavailable',
-  'invoiced',
-  'processing',
-  'created',
-  'approved',
-] as const;
+export { ORDER_STATUSES } from '../olist-format.js';
 export const ORDER_STATUS_WEIGHTS = [97.02, 1.11, 0.63, 0.61, 0.32, 0.3, 0.005, 0.002];
 
 /** State → (share of customers, a few of its cities with a zip prefix). */

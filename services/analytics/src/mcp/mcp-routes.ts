@@ -10,7 +10,7 @@
  */
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { callerHasScope, type RouteScope } from '@platform/core';
+import { callerHasScope, type ClientAddressResolver, type RouteScope } from '@platform/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createMcpServer, SQL_TOOL, type McpDependencies } from './mcp-server.js';
 
@@ -29,6 +29,21 @@ const MAX_SSE_SESSIONS = 100;
 export interface McpRouteOptions extends McpDependencies {
   /** What `run_sql` needs (`SQL_TOOL_SCOPE`); the endpoints themselves need `read`. @defaultValue operate */
   sqlScope?: RouteScope;
+  /** The caller's address (core's resolver, `TRUSTED_PROXIES`). @defaultValue the socket's */
+  clientAddress?: ClientAddressResolver | undefined;
+}
+
+/**
+ * Who is calling, for the SQL tool's per-client bounds: the API key's name when the caller
+ * presented one (every address of one key is one client), else its address (core's
+ * resolver, which believes `TRUSTED_PROXIES` only).
+ */
+export function sqlClientOf(
+  request: FastifyRequest,
+  clientAddress?: ClientAddressResolver,
+): string {
+  if (request.apiKeyName) return `key:${request.apiKeyName}`;
+  return `address:${clientAddress ? clientAddress(request) : request.ip}`;
 }
 
 /** Why this caller may not run SQL, or undefined when it may. */
@@ -38,9 +53,13 @@ export function sqlRefusalFor(request: FastifyRequest, scope: RouteScope): strin
 }
 
 export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): void {
-  const { sqlScope = 'operate', ...deps } = options;
+  const { sqlScope = 'operate', clientAddress, ...deps } = options;
   const serverFor = (request: FastifyRequest) =>
-    createMcpServer({ ...deps, sqlRefusal: sqlRefusalFor(request, sqlScope) });
+    createMcpServer({
+      ...deps,
+      sqlRefusal: sqlRefusalFor(request, sqlScope),
+      sqlClient: sqlClientOf(request, clientAddress),
+    });
   const config = { scope: 'read' } as const;
   app.post(
     '/mcp',

@@ -29,8 +29,10 @@ export interface McpDependencies {
   sqlTimeoutMs?: number;
   /** Most bytes of rows in one `run_sql` answer. @defaultValue 1 MiB */
   sqlMaxBytes?: number;
-  /** How many `run_sql` queries may run at once (shared by every MCP session and the agent). */
+  /** How many `run_sql` queries may run at once (shared by every MCP session and the agent), in all and per client. */
   sqlGate: SqlGate;
+  /** Who calls, for the per-client bounds of `sqlGate` (`key:NAME` or `address:IP`); unset: the agent. */
+  sqlClient?: string | undefined;
   /** Told of every tool call and whether it failed (metrics). */
   onToolCall?: (tool: string, isError: boolean) => void;
   /**
@@ -91,12 +93,14 @@ export function createMcpServer(deps: McpDependencies): McpServer {
     async ({ sql }: { sql: string }) =>
       run(SQL_TOOL, async () => {
         if (deps.sqlRefusal) throw errors.SQL_TOOL_FORBIDDEN({ detail: deps.sqlRefusal });
-        const output = await deps.sqlGate.run(() =>
-          runReadOnlySql(deps.warehouse, sql, {
-            maxRows,
-            maxBytes: deps.sqlMaxBytes,
-            timeoutMs: deps.sqlTimeoutMs ?? 5000,
-          }),
+        const output = await deps.sqlGate.run(
+          () =>
+            runReadOnlySql(deps.warehouse, sql, {
+              maxRows,
+              maxBytes: deps.sqlMaxBytes,
+              timeoutMs: deps.sqlTimeoutMs ?? 5000,
+            }),
+          deps.sqlClient,
         );
         return {
           columns: output.columns,

@@ -8,6 +8,9 @@
  *   rank then `customer_sk`), `ltv_decile` and `ltv_rank`;
  * - `gold.customer_ltv_deciles`: per decile (and `NULL` for all customers) how many
  *   customers and the `ranking_row` of the first, the totals of a filtered page;
+ * - `gold.monthly_sales_by_status`, `gold.kpi_customer_months`: the monthly and KPI
+ *   measures at a finer grain (month × order status, × customer for the KPIs), rolled up
+ *   by a read that filters on a month range or order status (`catalog.ts`, `rollup`);
  * - `gold.build_info`: this build's identity (`build_id`, `built_at`), read by the service
  *   for `ETag`, `Last-Modified` and `data_as_of`.
  * Amounts are DOUBLE rounded to 2 decimals, percentages from exact decimal sums; ties are
@@ -15,7 +18,7 @@
  */
 import type { DuckDbSession } from '../warehouse/duckdb-session.js';
 
-const money = (expression: string) => `CAST(round(${expression}, 2) AS DOUBLE)`;
+export const money = (expression: string) => `CAST(round(${expression}, 2) AS DOUBLE)`;
 
 const STATEMENTS = [
   // One row even when there are no sales: zero counts and revenue, a null average.
@@ -88,6 +91,33 @@ const STATEMENTS = [
    GROUP BY p.product_category_name
    HAVING sum(f.sales_amount) > 1000
    ORDER BY freight_to_revenue_ratio DESC NULLS LAST, product_category_name`,
+  // Finer grains for the filtered reads (issue 14 item 5): by month and order status,
+  // sums kept exact (rounded when rolled up), so any range and set of statuses adds up.
+  // An order has one month, status and customer, so its count is additive over them;
+  // distinct customers are not, hence the customer grain for the KPIs.
+  `CREATE OR REPLACE TABLE gold.monthly_sales_by_status AS
+   SELECT d.calendar_year AS sales_year,
+          d.calendar_month AS sales_month,
+          f.order_status,
+          count(DISTINCT f.order_id) AS total_orders,
+          count(f.order_item_id) AS total_items_sold,
+          sum(f.sales_amount) AS revenue,
+          sum(f.freight_value) AS freight
+   FROM gold.fact_sales f
+   JOIN gold.dim_date d ON f.order_date_sk = d.date_sk
+   GROUP BY ALL
+   ORDER BY sales_year DESC, sales_month DESC, order_status`,
+  `CREATE OR REPLACE TABLE gold.kpi_customer_months AS
+   SELECT d.calendar_year AS sales_year,
+          d.calendar_month AS sales_month,
+          f.order_status,
+          f.customer_sk,
+          count(DISTINCT f.order_id) AS orders,
+          sum(f.sales_amount) AS revenue
+   FROM gold.fact_sales f
+   JOIN gold.dim_date d ON f.order_date_sk = d.date_sk
+   GROUP BY ALL
+   ORDER BY sales_year, sales_month, order_status, customer_sk`,
   `CREATE OR REPLACE TABLE gold.build_info AS
    SELECT $1::VARCHAR AS build_id, $2::TIMESTAMP AS built_at,
           (SELECT max(order_purchase_timestamp) FROM gold.fact_sales) AS latest_sale_at`,

@@ -3,7 +3,10 @@
  * path, its MCP tool name and description, its typed and bounded parameters, and the
  * shape of its rows. REST routes and MCP tools are both generated from this table.
  */
+import { ORDER_STATUSES } from '../olist-format.js';
+import { money } from '../pipeline/serving.js';
 import type { ViewName } from '../pipeline/views.js';
+import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
 
 export interface NumberParamSpec {
   type: 'integer' | 'number';
@@ -44,6 +47,12 @@ export interface ReadSpec {
    */
   sorts?: Record<string, string>;
   /**
+   * When one of `when` is given, the read rolls the view's rows up from a finer serving
+   * table instead (`from` gets the WHERE clause of every filter, on that table's columns),
+   * ordered by `orderBy`; still one relation per read, the filters applied inside it.
+   */
+  rollup?: { when: string[]; from: (where: string) => string };
+  /**
    * The filtered total as the build stored it, given each filter's placeholder; unset:
    * a count of the view.
    */
@@ -63,6 +72,19 @@ const month = (description: string): StringParamSpec => ({
 });
 /** `YYYY-MM` as the integer `YYYYMM`, compared with `year * 100 + month`. */
 const monthNumber = (placeholder: string) => `CAST(replace(${placeholder}, '-', '') AS INTEGER)`;
+
+const STATUS_LIST = `(${ORDER_STATUSES.join('|')})`;
+const status: StringParamSpec = {
+  type: 'string',
+  pattern: `^${STATUS_LIST}(,${STATUS_LIST}){0,7}$`,
+  description: `Only orders of these statuses, comma-separated (${ORDER_STATUSES.join(', ')}); default every status.`,
+};
+/** The row's status is one of the comma-separated list in the parameter. */
+const statusFilter = (p: string) => `list_contains(string_split(${p}, ','), order_status)`;
+const monthFilters = {
+  from: (p: string) => `sales_year * 100 + sales_month >= ${monthNumber(p)}`,
+  to: (p: string) => `sales_year * 100 + sales_month <= ${monthNumber(p)}`,
+};
 
 const limit = (defaultValue: number, maximum: number): NumberParamSpec => ({
   type: 'integer',
@@ -84,11 +106,24 @@ export const READS = {
     view: 'vw_executive_kpis',
     path: '/api/v1/sales/kpis',
     tool: 'sales_summary',
-    summary: 'Executive KPIs for all time',
+    summary: 'Executive KPIs, all time or for a month range and order statuses',
     description:
-      'All-time headline numbers: total orders, unique customers, total revenue and average order value (BRL). Use for overall size or performance questions.',
-    params: {},
-    filters: {},
+      'Headline numbers: total orders, unique customers, total revenue and average order value (BRL); all time, or only the months from/to (YYYY-MM, inclusive) and orders of the given statuses. Use for overall size or performance questions.',
+    params: {
+      from: month('Only this month (YYYY-MM) and later.'),
+      to: month('Only this month (YYYY-MM) and earlier.'),
+      status,
+    },
+    filters: { ...monthFilters, status: statusFilter },
+    rollup: {
+      when: ['from', 'to', 'status'],
+      from: (where) =>
+        `SELECT CAST(coalesce(sum(orders), 0) AS BIGINT) AS total_lifetime_orders,
+                count(DISTINCT customer_sk) AS total_unique_customers,
+                ${money('coalesce(sum(revenue), 0)')} AS total_lifetime_revenue,
+                ${money('sum(revenue) / nullif(sum(orders), 0)')} AS average_order_value
+         FROM ${WAREHOUSE_CATALOG}.gold.kpi_customer_months${where}`,
+    },
     orderBy: '1',
     columns: {
       total_lifetime_orders: 'integer',
@@ -105,7 +140,7 @@ export const READS = {
     tool: 'monthly_trends',
     summary: 'Sales by calendar month, newest first',
     description:
-      'Orders, items sold, revenue and freight cost per calendar month, newest month first. Optionally one year only. Use for trends, seasonality and best or worst months.',
+      'Orders, items sold, revenue and freight cost per calendar month, newest month first. Optionally one year, a month range (from/to) or orders of some statuses only. Use for trends, seasonality and best or worst months.',
     params: {
       year: {
         type: 'integer',
@@ -115,13 +150,25 @@ export const READS = {
       },
       from: month('Only this month (YYYY-MM) and later.'),
       to: month('Only this month (YYYY-MM) and earlier.'),
+      status,
       limit: limit(120, 1000),
       offset,
     },
     filters: {
       year: (p) => `sales_year = ${p}`,
-      from: (p) => `sales_year * 100 + sales_month >= ${monthNumber(p)}`,
-      to: (p) => `sales_year * 100 + sales_month <= ${monthNumber(p)}`,
+      ...monthFilters,
+      status: statusFilter,
+    },
+    rollup: {
+      when: ['status'],
+      from: (where) =>
+        `SELECT sales_year, sales_month,
+                CAST(sum(total_orders) AS BIGINT) AS total_orders,
+                CAST(sum(total_items_sold) AS BIGINT) AS total_items_sold,
+                ${money('sum(revenue)')} AS total_revenue,
+                ${money('sum(freight)')} AS total_freight_cost
+         FROM ${WAREHOUSE_CATALOG}.gold.monthly_sales_by_status${where}
+         GROUP BY sales_year, sales_month`,
     },
     orderBy: 'sales_year DESC, sales_month DESC',
     columns: {

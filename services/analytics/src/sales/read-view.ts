@@ -50,6 +50,10 @@ export async function readView(
     conditions.push(condition(placeholders[param]));
   }
   const where = conditions.length ? ` WHERE ${conditions.join(' AND ')}` : '';
+  const rolledUp = spec.rollup?.when.some((param) => params[param] !== undefined);
+  // The relation read: the view, or its rows rolled up from a finer table under the filters.
+  const relation = rolledUp ? `(${spec.rollup!.from(where)})` : qualified;
+  const rowFilter = rolledUp ? '' : where;
   const limit = spec.paged ? Number(params.limit ?? spec.params.limit?.default ?? 100) : null;
   const offset = spec.paged ? Number(params.offset ?? 0) : 0;
   const paging =
@@ -58,16 +62,22 @@ export async function readView(
       : ` LIMIT $${values.length + 1}::BIGINT OFFSET $${values.length + 2}::BIGINT`;
   // A named order from the catalog (never the client's text); the default is the stored one.
   const sort = typeof params.sort === 'string' ? params.sort : undefined;
-  const orderBy = sort && spec.sorts?.[sort] ? ` ORDER BY ${spec.sorts[sort]}` : '';
+  const orderBy =
+    sort && spec.sorts?.[sort]
+      ? ` ORDER BY ${spec.sorts[sort]}`
+      : rolledUp
+        ? ` ORDER BY ${spec.orderBy}`
+        : '';
   const [page, total] = await Promise.all([
     warehouse.query(
-      `SELECT * FROM ${qualified}${where}${orderBy}${paging}`,
+      `SELECT * FROM ${relation}${rowFilter}${orderBy}${paging}`,
       limit === null ? values : [...values, limit, offset],
     ),
     limit === null
       ? undefined
       : warehouse.query(
-          spec.total?.(placeholders) ?? `SELECT count(*) AS total FROM ${qualified}${where}`,
+          (!rolledUp && spec.total?.(placeholders)) ||
+            `SELECT count(*) AS total FROM ${relation}${rowFilter}`,
           values,
         ),
   ]);

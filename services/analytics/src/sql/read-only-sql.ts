@@ -11,12 +11,12 @@
  * It then runs on the read-only warehouse connection (no file access, no extensions,
  * locked settings) with a row cap, a cap on the answer's size in bytes and a time limit,
  * bypassing the result cache (`now()` or `random()` must not answer from an old run), and
- * at most `maxConcurrent` at once in the process (a further query is `SQL_BUSY`).
+ * within the bounds of `SqlGate` (at once in the process and per client, per client and window).
  * Errors: `SQL_REJECTED` (not one SELECT, or outside gold), `SQL_FAILED` (DuckDB refused
  * or failed it), `SQL_BUSY`, `QUERY_TIMEOUT`, `WAREHOUSE_NOT_BUILT`.
  */
 import { StatementType } from '@duckdb/node-api';
-import { isAppError } from '@platform/core';
+import { isAppError, type RateLimiter } from '@platform/core';
 import { errors } from '../errors.js';
 import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
 import type { QueryOutput, Warehouse } from '../warehouse/warehouse.js';
@@ -96,31 +96,67 @@ async function assertSingleSelect(warehouse: Warehouse, sql: string): Promise<vo
   if (outside) throw errors.SQL_REJECTED({ detail: outside });
 }
 
-/** Bounds how many SQL tool queries run at once in the process; one more is `SQL_BUSY`. */
+/**
+ * Bounds the SQL tool's queries: at most `maxConcurrent` at once in the process, at most
+ * `maxPerClient` at once for one client, and (with a limiter) so many per client and
+ * window. A query past a bound is refused at once (`SQL_BUSY`, `SQL_RATE_LIMITED`) rather
+ * than queued behind slow ones. `client` names the caller (its API key, else its
+ * address); without one only the process bound applies (the agent, whose callers are
+ * limited per address by the chat's own rate limit).
+ */
 export interface SqlGate {
-  run<T>(work: () => Promise<T>): Promise<T>;
+  run<T>(work: () => Promise<T>, client?: string): Promise<T>;
 }
 
-export function createSqlGate(maxConcurrent: number): SqlGate {
+export interface SqlGateOptions {
+  maxConcurrent: number;
+  /** @defaultValue maxConcurrent */
+  maxPerClient?: number;
+  /** Queries per client and window; undefined: no rate bound. */
+  limiter?: RateLimiter | undefined;
+}
+
+export function createSqlGate(options: SqlGateOptions): SqlGate {
+  const { maxConcurrent, limiter } = options;
+  const maxPerClient = options.maxPerClient ?? maxConcurrent;
   let active = 0;
+  const activeOf = new Map<string, number>();
   return {
-    async run(work) {
+    async run(work, client) {
       if (active >= maxConcurrent) {
         throw errors.SQL_BUSY({
           detail: `${maxConcurrent} SQL queries are already running; retry in a moment`,
         });
       }
+      if (client !== undefined && (activeOf.get(client) ?? 0) >= maxPerClient) {
+        throw errors.SQL_BUSY({
+          detail: `${maxPerClient} of your SQL queries ${maxPerClient === 1 ? 'is' : 'are'} already running; wait for ${maxPerClient === 1 ? 'it' : 'them'}`,
+        });
+      }
+      // Counted before the await, so two calls of one client cannot both pass the bound.
       active += 1;
+      if (client !== undefined) activeOf.set(client, (activeOf.get(client) ?? 0) + 1);
       try {
+        if (client !== undefined && limiter) {
+          const verdict = await limiter.check(client);
+          if (!verdict.allowed)
+            throw errors.SQL_RATE_LIMITED({
+              detail: `Too many SQL queries: at most ${verdict.limit} per client in this window; retry after ${verdict.retryAfterSeconds} seconds`,
+            });
+        }
         return await work();
       } finally {
         active -= 1;
+        if (client !== undefined) {
+          const left = (activeOf.get(client) ?? 1) - 1;
+          if (left > 0) activeOf.set(client, left);
+          else activeOf.delete(client);
+        }
       }
     },
   };
 }
 
-/** What the statement reads that is not allowed, or undefined. */
 export function readsOutsideGold(tree: unknown): string | undefined {
   const cteNames = new Set<string>();
   const tables: Array<{ schema: string; catalog: string; name: string }> = [];

@@ -17,6 +17,8 @@ export interface Sale {
   category: string;
   /** YYYY-MM-DD */
   date: string;
+  /** The order's status (lower case). */
+  status: string;
   priceCents: number;
   freightCents: number;
 }
@@ -52,16 +54,16 @@ export const TRANSLATIONS: string[][] = [
   ['bebes', 'baby'],
 ];
 
-/** order id, customer id, purchase timestamp */
+/** order id, customer id, purchase timestamp, status (default delivered) */
 export const ORDERS: string[][] = [
   ['o1', 'c8', '2015-06-01 10:00:00'],
   ['o2', 'c1', '2016-03-10 09:30:00'],
   ['o3', 'c2', '2016-11-20 23:59:59'],
   ['o4', 'c3', '2018-01-15 12:00:00'],
   ['o5', 'c4', '2018-07-04 08:00:00'],
-  ['o6', 'c5', '2018-07-09 18:00:00'],
+  ['o6', 'c5', '2018-07-09 18:00:00', 'canceled'],
   ['o7', 'c6', '2019-02-02 11:11:11'],
-  ['o8', 'c7', '2019-02-03 11:11:11'],
+  ['o8', 'c7', '2019-02-03 11:11:11', 'Shipped'],
   ['o9', 'c9', '2019-05-05 05:05:05'],
   ['o10', 'c10', '2019-06-01 00:00:00'],
   ['o11', '', '2019-06-02 00:00:00'],
@@ -103,7 +105,14 @@ export function expectedSales(): Sale[] {
   );
   const orders = new Map(
     ORDERS.filter(([, customer, ts]) => customer && /^\d{4}-/.test(ts!)).map(
-      ([id, customer, ts]) => [id!, { customer: customer!, date: ts!.slice(0, 10) }],
+      ([id, customer, ts, status]) => [
+        id!,
+        {
+          customer: customer!,
+          date: ts!.slice(0, 10),
+          status: (status ?? 'delivered').toLowerCase(),
+        },
+      ],
     ),
   );
   const byKey = new Map<string, Sale>();
@@ -117,6 +126,7 @@ export function expectedSales(): Sale[] {
       productId: productId!,
       category: categoryOf.get(productId!) ?? 'unknown',
       date: order.date,
+      status: order.status,
       priceCents: Math.round(Number(price) * 100),
       freightCents: Math.round(Number(freight) * 100),
     });
@@ -143,7 +153,16 @@ export async function writeHandMadeData(
   await write('categoryTranslation', TRANSLATIONS);
   await write(
     'orders',
-    orders.map(([id, customer, ts]) => [id!, customer!, 'delivered', ts!, ts!, '', '', '']),
+    orders.map(([id, customer, ts, status]) => [
+      id!,
+      customer!,
+      status ?? 'delivered',
+      ts!,
+      ts!,
+      '',
+      '',
+      '',
+    ]),
   );
   await write(
     'orderItems',

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { listen } from '@platform/core';
+import { createCounterStore, createRateLimiter, listen } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { SQL_TOOL } from '../../src/mcp/mcp-server.js';
@@ -178,5 +178,30 @@ describe('MCP', () => {
     await other.close();
     assert.ok(performance.now() - started < 3000, 'closed promptly');
     await client.close();
+  });
+  it('run_sql counts per client: past the rate bound a client gets a tool error, the view tools still answer', async () => {
+    const other = await buildApp({
+      warehouse: fixture.warehouse,
+      logger: silentLogger(),
+      sqlRateLimit: createRateLimiter(createCounterStore({ now: () => 1_000_000 }), {
+        limit: 2,
+        windowSeconds: 60,
+        name: 'mcp-sql-test',
+      }),
+    });
+    const otherBase = await listen(other, { port: 0, host: '127.0.0.1' });
+    const client = new Client({ name: 'eager', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${otherBase}/mcp`)));
+    const sql = () => client.callTool({ name: SQL_TOOL, arguments: { sql: 'SELECT 1 AS one' } });
+    const text = (result: Awaited<ReturnType<typeof sql>>) =>
+      (result.content as Array<{ text: string }>)[0]!.text;
+    for (let i = 0; i < 2; i++) assert.notEqual((await sql()).isError, true);
+    const refused = await sql();
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /Too many SQL queries: at most 2 per client/);
+    const view = await client.callTool({ name: READS.sales_summary.tool, arguments: {} });
+    assert.notEqual(view.isError, true);
+    await client.close();
+    await other.close();
   });
 });

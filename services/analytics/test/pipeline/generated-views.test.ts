@@ -56,6 +56,7 @@ async function salesFromCsv(dir: string): Promise<Sale[]> {
       productId: item.product_id!,
       category: categoryOf.get(item.product_id!)!,
       date: order.order_purchase_timestamp!.slice(0, 10),
+      status: order.order_status!.toLowerCase(),
       priceCents: Math.round(Number(item.price) * 100),
       freightCents: Math.round(Number(item.freight_value) * 100),
     };

@@ -9,7 +9,7 @@ import { OLIST_FILES } from '../../src/olist-format.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { READ_NAMES, READS } from '../../src/sales/catalog.js';
 import { openDuckDb } from '../../src/warehouse/duckdb-session.js';
-import { expectedLtv, expectedMonthly } from '../helpers/expected-views.js';
+import { expectedKpis, expectedLtv, expectedMonthly } from '../helpers/expected-views.js';
 import { expectedSales, ORDERS, writeHandMadeData } from '../helpers/hand-made-data.js';
 import {
   createWarehouseFixture,
@@ -83,6 +83,55 @@ describe('REST reads', () => {
       assert.equal(refused.status, 400, bad);
       assert.match(refused.body.detail, /from/, bad);
     }
+  });
+
+  it('KPIs for a month range and order statuses, and monthly rows of some statuses, rolled up exactly', async () => {
+    const sales = expectedSales();
+    const month = (s: { date: string }) => s.date.slice(0, 7);
+    const all = await get('/api/v1/sales/kpis?from=1900-01&to=2100-12');
+    assert.equal(all.status, 200);
+    assert.deepEqual(all.body.data, views.sales_summary, 'the whole range is the all-time view');
+    const range = await get('/api/v1/sales/kpis?from=2016-03&to=2018-07');
+    assert.deepEqual(
+      range.body.data,
+      expectedKpis(sales.filter((s) => month(s) >= '2016-03' && month(s) <= '2018-07')),
+    );
+    assert.deepEqual(range.body.meta.filters, { from: '2016-03', to: '2018-07' });
+    const open = await get('/api/v1/sales/kpis?status=delivered,shipped&from=2018-01');
+    assert.deepEqual(
+      open.body.data,
+      expectedKpis(sales.filter((s) => s.status !== 'canceled' && month(s) >= '2018-01')),
+    );
+    const none = await get('/api/v1/sales/kpis?from=2030-01');
+    assert.deepEqual(none.body.data, expectedKpis([]));
+
+    const delivered = await get('/api/v1/sales/monthly-trend?status=delivered');
+    assert.deepEqual(
+      delivered.body.data,
+      expectedMonthly(sales.filter((s) => s.status === 'delivered')),
+    );
+    assert.equal(delivered.body.meta.total, delivered.body.data.length);
+    const canceled = await get('/api/v1/sales/monthly-trend?status=canceled&limit=1');
+    assert.deepEqual(
+      canceled.body.data,
+      expectedMonthly(sales.filter((s) => s.status === 'canceled')).slice(0, 1),
+    );
+    assert.equal(canceled.body.meta.total, 1);
+    const everyStatus = await get(
+      '/api/v1/sales/monthly-trend?status=delivered,shipped,canceled&year=2019',
+    );
+    assert.deepEqual(
+      everyStatus.body.data,
+      expectedMonthly(sales).filter((r) => r.sales_year === 2019),
+    );
+    for (const bad of ['cancelled', 'delivered,', 'DELIVERED', "delivered' OR 1=1", '']) {
+      const refused = await get(`/api/v1/sales/kpis?status=${encodeURIComponent(bad)}`);
+      assert.equal(refused.status, 400, bad);
+      assert.match(refused.body.detail, /status/, bad);
+    }
+    const badMonth = await get('/api/v1/sales/kpis?to=2018-00');
+    assert.equal(badMonth.status, 400);
+    assert.match(badMonth.body.detail, /to/);
   });
 
   it('sorts the LTV ranking by a named order only', async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { isAppError } from '@platform/core';
+import { createCounterStore, createRateLimiter, isAppError } from '@platform/core';
+import { waitFor } from '@platform/testing';
 import { createSqlGate, runReadOnlySql } from '../../src/sql/read-only-sql.js';
 import { createWarehouseFixture, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
 
@@ -196,7 +197,7 @@ describe('read-only SQL guard', () => {
   });
 
   it('runs at most the gate’s number of queries at once, refusing one more', async () => {
-    const gate = createSqlGate(1);
+    const gate = createSqlGate({ maxConcurrent: 1 });
     let release!: () => void;
     const first = gate.run(() => new Promise<void>((resolve) => (release = resolve)));
     await assert.rejects(
@@ -211,6 +212,55 @@ describe('read-only SQL guard', () => {
     release();
     await first;
     assert.equal(await gate.run(async () => 'after'), 'after');
+  });
+
+  it('bounds each client: at once (another client still runs) and per window (the core rate limiter)', async () => {
+    const store = createCounterStore({ now: () => 1_000_000 }); // pinned: no window ends mid-test
+    const gate = createSqlGate({
+      maxConcurrent: 3,
+      maxPerClient: 1,
+      limiter: createRateLimiter(store, { limit: 3, windowSeconds: 60, name: 'sql-test' }),
+    });
+    const code = (expected: string, status: number) => (error: unknown) => {
+      assert.ok(isAppError(error));
+      assert.equal(error.code, expected);
+      assert.equal(error.statusCode, status);
+      return true;
+    };
+    let release!: () => void;
+    const held = gate.run(() => new Promise<void>((resolve) => (release = resolve)), 'key:a');
+    await assert.rejects(
+      gate.run(async () => 'a again', 'key:a'),
+      code('SQL_BUSY', 503),
+    );
+    assert.equal(await gate.run(async () => 'b', 'key:b'), 'b', 'another client is not held up');
+    assert.equal(await gate.run(async () => 'agent'), 'agent', 'no client: only the process bound');
+    release();
+    await held;
+    // a: 1 ran, 1 refused while busy (not counted: refused before the limiter); 2 more fit in the window.
+    assert.equal(await gate.run(async () => 2, 'key:a'), 2);
+    assert.equal(await gate.run(async () => 3, 'key:a'), 3);
+    await assert.rejects(
+      gate.run(async () => 4, 'key:a'),
+      (error: unknown) => {
+        code('SQL_RATE_LIMITED', 429)(error);
+        assert.match((error as Error & { detail: string }).detail, /at most 3 per client/);
+        return true;
+      },
+    );
+    assert.equal(await gate.run(async () => 'b2', 'key:b'), 'b2', 'b has its own window');
+    // A refused query leaves no slot taken: the process bound still admits three at once.
+    const releases: Array<() => void> = [];
+    const three = ['key:c', 'key:d', 'key:e'].map((client) =>
+      gate.run(() => new Promise<void>((resolve) => releases.push(resolve)), client),
+    );
+    await waitFor('three queries admitted', () => releases.length === 3, 1000);
+    await assert.rejects(
+      gate.run(async () => 'f', 'key:f'),
+      code('SQL_BUSY', 503),
+    );
+    for (const r of releases) r();
+    await Promise.all(three);
   });
 
   it('reports a failing SELECT without internals', async () => {
