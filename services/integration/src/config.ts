@@ -40,6 +40,8 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   SUBMISSION_URL: urlVar(['http', 'https']).optional(),
   /** The API key the platform's parts present to each other (with API_KEYS). @defaultValue the first key of API_KEYS holding every scope */
   PLATFORM_API_KEY: z.string().min(16, { message: 'expected at least 16 characters' }).optional(),
+  /** nats-server's monitoring URL (`http://127.0.0.1:8222`): the broker reads its sync setting there. @defaultValue none (the setting is then unknown and a power loss assumed to lose the last 2 minutes) */
+  NATS_MONITOR_URL: urlVar(['http', 'https']).optional(),
   /** Browser origins allowed on /interns (`*` for any). @defaultValue none */
   CORS_ORIGINS: listVar().default([]),
   /** How often adapters re-read attachments and re-register (heartbeat). @defaultValue 5000 */

@@ -8,9 +8,16 @@ export function platformHealthChecks(db: SqlDatabase, broker: Broker): Record<st
       await db.ping();
       return db.engine;
     },
+    // The driver, and what an acknowledged publish survives on its engine (issue 21).
     broker: async () => {
       await broker.ping();
-      return broker.driver;
+      const { engine, processCrash, powerLoss, detail } = broker.durability();
+      return {
+        driver: broker.driver,
+        engine,
+        acknowledgedPublishSurvives: { processCrash, powerLoss },
+        detail,
+      };
     },
   };
 }

@@ -92,6 +92,7 @@ export async function startPlatform({
       options.broker ??
       (await createBroker({
         natsUrl: env.NATS_URL,
+        natsMonitorUrl: env.NATS_MONITOR_URL,
         db,
         logger,
         sqlLogMaxMessageBytes: env.SQL_LOG_MAX_MESSAGE_BYTES,

@@ -41,6 +41,26 @@ export interface PublishResult {
   topic: string;
   partition: number;
   offset: number;
+  /** The broker already held a record with this de-duplication id and stored nothing (JetStream). */
+  duplicate?: boolean;
+}
+
+/** A record published earlier, as the intake outbox remembers it. */
+export interface PublishedRecord {
+  offset: number;
+  dedupeId: string;
+}
+
+/**
+ * What an acknowledged publish survives on this engine, read at connect: `powerLoss`
+ * false when the engine acknowledges before its write reached the disk (the intake
+ * outbox then covers the gap: see `missing`).
+ */
+export interface BrokerDurability {
+  engine: string;
+  processCrash: boolean;
+  powerLoss: boolean;
+  detail: string;
 }
 
 export interface ConsumerOptions {
@@ -104,6 +124,13 @@ export interface Broker {
   subscribe(options: ConsumerOptions, handler: RecordHandler): Promise<Consumer>;
   /** handler resolves → the whole batch committed; throws → none of it, the batch delivered again. */
   subscribeBatches(options: ConsumerOptions, handler: BatchHandler): Promise<Consumer>;
+  /**
+   * Of records published to one partition, the de-duplication ids the broker no longer
+   * holds at their offset (lost in a power loss, purged, deleted, or their offset taken
+   * by another record after the broker lost its tail).
+   */
+  missing(topic: string, partition: number, published: PublishedRecord[]): Promise<Set<string>>;
+  durability(): BrokerDurability;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

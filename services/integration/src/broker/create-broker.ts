@@ -7,6 +7,8 @@ import { createSqlLogBroker } from './sql-log/sql-log-broker.js';
 export interface CreateBrokerOptions {
   /** `nats://…`; when absent the SQL log on `db` is used. */
   natsUrl?: string | undefined;
+  /** nats-server's monitoring URL, where its sync setting is read (`NATS_MONITOR_URL`). */
+  natsMonitorUrl?: string | undefined;
   /** Database of the SQL-log driver (unused with NATS). */
   db: SqlDatabase;
   logger: Logger;
@@ -16,7 +18,11 @@ export interface CreateBrokerOptions {
 
 export async function createBroker(options: CreateBrokerOptions): Promise<Broker> {
   if (options.natsUrl)
-    return createJetStreamBroker({ url: options.natsUrl, logger: options.logger });
+    return createJetStreamBroker({
+      url: options.natsUrl,
+      logger: options.logger,
+      monitorUrl: options.natsMonitorUrl,
+    });
   return createSqlLogBroker({
     db: options.db,
     logger: options.logger,

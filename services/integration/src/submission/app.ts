@@ -14,6 +14,7 @@ import { installInternsCors } from './cors.js';
 import { registerInternRoutes } from './interns-routes.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { createSubmissionMetrics } from './metrics.js';
+import { OutboxRelay, type OutboxSettings } from './outbox-relay.js';
 import { createIntakeWriter } from './record-use-cases.js';
 import { registerRecordRoutes } from './records-routes.js';
 import { installTraceIds } from './trace.js';
@@ -35,6 +36,8 @@ export interface SubmissionOptions {
   fieldMaxLength?: number;
   /** API keys and scopes (`accessPolicyFromEnv`). @defaultValue local mode */
   access?: AccessPolicy;
+  /** Intake outbox relay and reconciler timings. @defaultValue DEFAULT_OUTBOX_SETTINGS */
+  outbox?: Partial<OutboxSettings>;
 }
 
 export async function buildSubmissionApp(options: SubmissionOptions): Promise<FastifyInstance> {
@@ -58,6 +61,18 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
   const contracts = new ContractCache(db, logger);
   await contracts.start();
   app.addHook('onClose', () => contracts.close());
+  const owner = randomUUID();
+  const relay = new OutboxRelay({
+    db,
+    broker,
+    logger: logger.child({ part: 'outbox' }),
+    contracts,
+    owner,
+    ...(options.outbox ? { settings: options.outbox } : {}),
+  });
+  relay.start();
+  app.addHook('onClose', () => relay.close());
+  app.decorate('outboxRelay', relay);
   const deps = {
     db,
     broker,
@@ -67,10 +82,17 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     now: options.now ?? (() => new Date()),
     mutex: new KeyedMutex(),
     contracts,
-    intake: createIntakeWriter(db),
+    intake: createIntakeWriter(db, owner, relay),
     payloadLimits: { defaultMaxLength: options.fieldMaxLength ?? DEFAULT_FIELD_MAX_LENGTH },
   };
   registerRecordRoutes(app, deps);
   registerInternRoutes(app, deps);
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The submission service's outbox relay (tests run passes with `runOnce`). */
+    outboxRelay?: OutboxRelay;
+  }
 }

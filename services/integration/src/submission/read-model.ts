@@ -1,12 +1,14 @@
 /**
  * The submission service's read model (`submitted_records`): the current state of every
- * record per (contract, natural key). A create first reserves the key (state `pending`),
- * is published, then becomes `active`; a failed publish releases the reservation, so
- * the read model never lists a record that was not published. Functions take the
+ * record per (contract, natural key). A create first reserves the key (state `pending`)
+ * in the statement that queues its envelope in the intake outbox (outbox.ts), is
+ * published, then becomes `active` when its outbox row is marked sent; a failed publish
+ * takes both back, so the read model never lists a record that was not published. Functions take the
  * database handle first.
  */
 import type { SqlExecutor } from '@platform/core';
 import type { Envelope } from '../contracts/envelope.js';
+import { storedEnvelope } from './outbox.js';
 
 export interface ReadModelRecord {
   recordId: string;
@@ -38,8 +40,6 @@ interface Row {
 
 const COLUMNS =
   'record_id, contract_id, record_type, natural_key, schema_version, occurred_at, trace_id, payload, revision, created_at, updated_at';
-/** A reservation older than this is considered abandoned (its process died mid-publish). */
-const STALE_PENDING = "interval '60 seconds'";
 
 function toRecord(row: Row): ReadModelRecord {
   return {
@@ -57,38 +57,36 @@ function toRecord(row: Row): ReadModelRecord {
   };
 }
 
-const envelopeParams = (e: Envelope) => [
-  e.contractId,
-  e.naturalKey,
-  e.recordId,
-  e.recordType,
-  e.schemaVersion,
-  JSON.stringify(e.payload),
-  e.occurredAt,
-  e.traceId,
-];
-
 export type Reservation = { state: 'new' | 'recreate'; revision: number } | { state: 'exists' };
 
+/** A create to reserve: its envelope and the topic it goes to. */
+export interface QueuedCreate {
+  envelope: Envelope;
+  topic: string;
+}
+
 /**
- * Reserves the natural keys of many creates in one statement (the intake write: one
- * place, one statement, so a later outbox row can ride in the same transaction).
- * Per envelope, in order: `new` (first record of the key, revision 1), `recreate` (the
- * key was deleted before; its revision goes on from there, so targets order the new
- * record after the tombstone) or `exists` (an active or in-flight record holds it, or an
- * earlier envelope of this call took the key).
+ * Reserves the natural keys of many creates and queues their envelopes in the intake
+ * outbox, in one statement (one transaction, one round trip for all the creates in
+ * flight). Per create, in order: `new` (first record of the key, revision 1),
+ * `recreate` (the key was deleted before; its revision goes on from there, so targets
+ * order the new record after the tombstone) or `exists` (an active or in-flight record
+ * holds it, or an earlier create of this call took the key; nothing queued). A pending
+ * reservation is never taken over: its outbox row is published by the relay or taken
+ * back, so it always resolves.
  */
 export async function reserveCreates(
   db: SqlExecutor,
-  envelopes: Envelope[],
+  creates: QueuedCreate[],
+  owner: string,
 ): Promise<Reservation[]> {
   const firstOfKey = new Map<string, number>();
-  envelopes.forEach((e, i) => {
+  creates.forEach(({ envelope: e }, i) => {
     const slot = `${e.contractId}\u0000${e.naturalKey}`;
     if (!firstOfKey.has(slot)) firstOfKey.set(slot, i);
   });
-  const unique = [...firstOfKey.values()].map((i) => envelopes[i]!);
-  const rows = unique.map((e) => ({
+  const unique = [...firstOfKey.values()].map((i) => creates[i]!);
+  const rows = unique.map(({ envelope: e, topic }) => ({
     contract_id: e.contractId,
     natural_key: e.naturalKey,
     record_id: e.recordId,
@@ -97,71 +95,40 @@ export async function reserveCreates(
     payload: e.payload,
     occurred_at: e.occurredAt,
     trace_id: e.traceId,
+    topic,
+    envelope: storedEnvelope(e),
   }));
   const { rows: taken } = await db.query<{
     record_id: string;
     inserted: boolean;
     revision: number;
   }>(
-    `INSERT INTO submitted_records (contract_id, natural_key, record_id, record_type, schema_version, payload, occurred_at, trace_id, state)
-     SELECT r.contract_id, r.natural_key, r.record_id, r.record_type, r.schema_version, r.payload, r.occurred_at, r.trace_id, 'pending'
-     FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid, record_type text,
-       schema_version integer, payload jsonb, occurred_at timestamptz, trace_id uuid)
-     ON CONFLICT (contract_id, natural_key) DO UPDATE SET record_id = EXCLUDED.record_id, record_type = EXCLUDED.record_type,
-       schema_version = EXCLUDED.schema_version, payload = EXCLUDED.payload, occurred_at = EXCLUDED.occurred_at,
-       trace_id = EXCLUDED.trace_id, state = 'pending', revision = submitted_records.revision + 1, created_at = now(), updated_at = now()
-     WHERE submitted_records.state = 'deleted'
-        OR (submitted_records.state = 'pending' AND submitted_records.updated_at < now() - ${STALE_PENDING})
-     RETURNING record_id::text AS record_id, (xmax = 0) AS inserted, revision`,
-    [JSON.stringify(rows)],
+    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid,
+       record_type text, schema_version integer, payload jsonb, occurred_at timestamptz, trace_id uuid, topic text, envelope jsonb)),
+     taken AS (
+       INSERT INTO submitted_records (contract_id, natural_key, record_id, record_type, schema_version, payload, occurred_at, trace_id, state)
+       SELECT r.contract_id, r.natural_key, r.record_id, r.record_type, r.schema_version, r.payload, r.occurred_at, r.trace_id, 'pending'
+       FROM r
+       ON CONFLICT (contract_id, natural_key) DO UPDATE SET record_id = EXCLUDED.record_id, record_type = EXCLUDED.record_type,
+         schema_version = EXCLUDED.schema_version, payload = EXCLUDED.payload, occurred_at = EXCLUDED.occurred_at,
+         trace_id = EXCLUDED.trace_id, state = 'pending', revision = submitted_records.revision + 1, created_at = now(), updated_at = now()
+       WHERE submitted_records.state = 'deleted'
+       RETURNING record_id, (xmax = 0) AS inserted, revision
+     ), queued AS (
+       INSERT INTO intake_outbox (record_id, contract_id, natural_key, kind, topic, envelope, revision, owner)
+       SELECT r.record_id, r.contract_id, r.natural_key, 'create', r.topic, r.envelope, taken.revision, $2
+       FROM taken JOIN r ON r.record_id = taken.record_id
+     )
+     SELECT record_id::text AS record_id, inserted, revision FROM taken`,
+    [JSON.stringify(rows), owner],
   );
   const byId = new Map(taken.map((row) => [row.record_id.toLowerCase(), row]));
-  return envelopes.map((e) => {
+  return creates.map(({ envelope: e }) => {
     const row = byId.get(e.recordId.toLowerCase());
     return row
       ? { state: row.inserted ? 'new' : 'recreate', revision: Number(row.revision) }
       : { state: 'exists' };
   });
-}
-
-/** Undoes reservations whose publish failed (a new key is removed, a re-created one is deleted again). */
-export async function releaseCreates(db: SqlExecutor, envelopes: Envelope[]): Promise<void> {
-  await db.query(
-    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid)),
-     gone AS (DELETE FROM submitted_records s USING r
-       WHERE s.contract_id = r.contract_id AND s.natural_key = r.natural_key AND s.record_id = r.record_id
-         AND s.state = 'pending' AND s.revision = 1 RETURNING s.natural_key)
-     UPDATE submitted_records s SET state = 'deleted' FROM r
-     WHERE s.contract_id = r.contract_id AND s.natural_key = r.natural_key AND s.record_id = r.record_id
-       AND s.state = 'pending' AND s.revision > 1`,
-    [
-      JSON.stringify(
-        envelopes.map((e) => ({
-          contract_id: e.contractId,
-          natural_key: e.naturalKey,
-          record_id: e.recordId,
-        })),
-      ),
-    ],
-  );
-}
-
-/** Marks published creates active (one statement for many). */
-export async function activateAll(db: SqlExecutor, envelopes: Envelope[]): Promise<void> {
-  await db.query(
-    `UPDATE submitted_records s SET state = 'active', updated_at = now()
-     FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid)
-     WHERE s.contract_id = r.contract_id AND s.natural_key = r.natural_key AND s.record_id = r.record_id`,
-    [
-      JSON.stringify(
-        envelopes.map((e) => ({
-          contract_id: e.contractId,
-          natural_key: e.naturalKey,
-          record_id: e.recordId,
-        })),
-      ),
-    ],
-  );
 }
 
 export async function findActive(
@@ -174,34 +141,6 @@ export async function findActive(
     [contractId, naturalKey],
   );
   return rows[0] && toRecord(rows[0]);
-}
-
-/** Records a published update-style event; an event older than the row is ignored. */
-export async function applyUpdate(db: SqlExecutor, envelope: Envelope): Promise<void> {
-  await db.query(
-    `UPDATE submitted_records SET record_id = $3, record_type = $4, schema_version = $5, payload = $6::jsonb,
-       occurred_at = $7, trace_id = $8, revision = revision + 1, updated_at = now()
-     WHERE contract_id = $1 AND natural_key = $2 AND state = 'active' AND occurred_at <= $7`,
-    envelopeParams(envelope),
-  );
-}
-
-/** Records a published tombstone. */
-export async function markDeleted(db: SqlExecutor, envelope: Envelope): Promise<void> {
-  await db.query(
-    `UPDATE submitted_records SET record_id = $3, record_type = $4, schema_version = $5, occurred_at = $6,
-       trace_id = $7, state = 'deleted', revision = revision + 1, updated_at = now()
-     WHERE contract_id = $1 AND natural_key = $2 AND state = 'active'`,
-    [
-      envelope.contractId,
-      envelope.naturalKey,
-      envelope.recordId,
-      envelope.recordType,
-      envelope.schemaVersion,
-      envelope.occurredAt,
-      envelope.traceId,
-    ],
-  );
 }
 
 export async function listActive(

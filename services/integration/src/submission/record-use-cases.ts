@@ -1,9 +1,13 @@
 /**
  * Submission use cases: create, update (full state) and delete (tombstone) a record of a
  * contract. Each validates, builds the envelope and checks it against the envelope schema
- * (500 and nothing published when that fails), publishes it keyed by the natural key to
- * the topic of its lifecycle class (503 and nothing published when the broker is down),
- * and keeps the read model in step. Nothing here knows any target format (spec rule 1).
+ * (500 and nothing published when that fails), writes it to the intake outbox in the
+ * statement that changes the read model (outbox.ts), publishes it keyed by the natural
+ * key to the topic of its lifecycle class, and marks it sent after the broker's ack
+ * (which applies it to the read model). When the broker is down the event is taken back
+ * (503, nothing published); when the database fails after the outbox row was written,
+ * the relay (outbox-relay.ts) finishes it and the answer is 202: the event is durable.
+ * Nothing here knows any target format (spec rule 1).
  */
 import { isAppError, type AppError, type Logger, type SqlDatabase } from '@platform/core';
 import { BrokerUnavailableError, MessageTooLargeError, type Broker } from '../broker/broker.js';
@@ -20,21 +24,16 @@ import {
   type Payload,
   type PayloadLimits,
 } from '../contracts/payload.js';
-import { contractTopics, topicName } from '../contracts/topics.js';
+import { topicName } from '../contracts/topics.js';
 import { errors } from '../errors.js';
 import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
 import { MicroBatcher } from './micro-batcher.js';
-import {
-  activateAll,
-  applyUpdate,
-  findActive,
-  markDeleted,
-  releaseCreates,
-  reserveCreates,
-  type Reservation,
-} from './read-model.js';
+import { discardUnsent, enqueueEvent, markSent, type SentPosition } from './outbox.js';
+import type { OutboxRelay } from './outbox-relay.js';
+import { publishEnvelope } from './publish-envelope.js';
+import { findActive, reserveCreates, type QueuedCreate, type Reservation } from './read-model.js';
 
 export interface SubmissionDeps {
   db: SqlDatabase;
@@ -52,19 +51,31 @@ export interface SubmissionDeps {
   payloadLimits: PayloadLimits;
 }
 
-/** The read-model writes of creates, each one statement for all the creates in flight at once. */
+/**
+ * The intake writes, each one statement for all the events in flight at once: creates
+ * reserved and queued in the outbox, published events marked sent. `relay` finishes what
+ * a request could not.
+ */
 export interface IntakeWriter {
-  reserve: MicroBatcher<Envelope, Reservation>;
-  activate: MicroBatcher<Envelope, void>;
+  owner: string;
+  reserve: MicroBatcher<QueuedCreate, Reservation>;
+  sent: MicroBatcher<SentPosition, void>;
+  relay: Pick<OutboxRelay, 'strand'>;
 }
 
-export function createIntakeWriter(db: SqlDatabase): IntakeWriter {
+export function createIntakeWriter(
+  db: SqlDatabase,
+  owner: string,
+  relay: Pick<OutboxRelay, 'strand'>,
+): IntakeWriter {
   return {
-    reserve: new MicroBatcher((envelopes) => reserveCreates(db, envelopes)),
-    activate: new MicroBatcher(async (envelopes) => {
-      await activateAll(db, envelopes);
-      return envelopes.map(() => undefined);
+    owner,
+    reserve: new MicroBatcher((creates) => reserveCreates(db, creates, owner)),
+    sent: new MicroBatcher(async (positions) => {
+      await markSent(db, positions);
+      return positions.map(() => undefined);
     }),
+    relay,
   };
 }
 
@@ -138,29 +149,12 @@ async function publish(
   cls: LifecycleClass,
   operation: Operation,
   envelope: Envelope,
-): Promise<string> {
+): Promise<SentPosition> {
   const topic = topicName(contract.contractId, cls);
-  const headers: Record<string, string> = {
-    traceId: envelope.traceId,
-    contractId: envelope.contractId,
-    recordType: envelope.recordType,
-    schemaVersion: String(envelope.schemaVersion),
-  };
-  if (envelope.revision !== undefined) headers.revision = String(envelope.revision);
   const started = performance.now();
-  const send = () =>
-    deps.broker.publish(topic, envelope.naturalKey, JSON.stringify(envelope), headers, {
-      dedupeId: envelope.recordId,
-    });
+  let result;
   try {
-    try {
-      await send();
-    } catch (error) {
-      // A topic lost by the broker (e.g. a NATS server reset) is provisioned again once.
-      if (!(error instanceof Error && error.name === 'UnknownTopicError')) throw error;
-      for (const spec of contractTopics(contract)) await deps.broker.ensureTopic(spec);
-      await send();
-    }
+    result = await publishEnvelope(deps.broker, async () => contract, topic, envelope);
   } catch (error) {
     if (error instanceof MessageTooLargeError) {
       deps.metrics.rejected(contract.contractId, operation, 'too_large');
@@ -188,7 +182,39 @@ async function publish(
     },
     'record published',
   );
-  return topic;
+  return { recordId: envelope.recordId, partition: result.partition, offset: result.offset };
+}
+
+/**
+ * Finishes events after their publishes: the acknowledged ones are marked sent (one
+ * statement for all in flight), the failed ones taken back from the outbox. Returns the
+ * failed ones that stay queued — a relay sent them meanwhile, or the database could not
+ * take them back — which the relay delivers: they are accepted. What the database could
+ * not finish goes to the relay.
+ */
+async function settle(
+  deps: SubmissionDeps,
+  published: SentPosition[],
+  failed: string[],
+): Promise<Set<string>> {
+  try {
+    await deps.intake.sent.run(published);
+  } catch (error) {
+    deps.logger.warn({ err: error }, 'published events not marked sent; the outbox relay will');
+    deps.intake.relay.strand(published.map((p) => p.recordId));
+  }
+  if (failed.length === 0) return new Set();
+  try {
+    const discarded = await discardUnsent(deps.db, failed);
+    return new Set(failed.filter((id) => !discarded.has(id.toLowerCase())));
+  } catch (error) {
+    deps.logger.warn(
+      { err: error },
+      'failed publishes not taken back; the outbox relay sends them',
+    );
+    deps.intake.relay.strand(failed);
+    return new Set(failed);
+  }
 }
 
 const accepted = (envelope: Envelope, topic: string): Accepted => ({
@@ -205,10 +231,10 @@ export type IntakeResult = { ok: true; accepted: Accepted } | { ok: false; error
 
 /**
  * Creates many records of one contract: each validated on its own (a bad one does not
- * stop its neighbours), the keys reserved in one statement, the envelopes published
- * side by side (each with its recordId as the broker's de-duplication id), the
- * published ones activated in one statement and the failed ones released. One result per
- * input, in order. Throws only for the whole call (unknown contract, unexpected failure).
+ * stop its neighbours), the keys reserved and the envelopes queued in the outbox in one
+ * statement, the envelopes published side by side (each with its recordId as the
+ * broker's de-duplication id), the published ones marked sent (and so activated) in one
+ * statement and the failed ones taken back. One result per input, in order. Throws only for the whole call (unknown contract, unexpected failure).
  */
 export async function createRecords(
   deps: SubmissionDeps,
@@ -232,7 +258,10 @@ export async function createRecords(
       results[index] = { ok: false, error };
     }
   });
-  const reservations = await deps.intake.reserve.run(built.map((b) => b.envelope));
+  const topic = topicName(contractId, 'create');
+  const reservations = await deps.intake.reserve.run(
+    built.map((b) => ({ envelope: b.envelope, topic })),
+  );
   const reserved = built.filter(({ index, envelope }, i) => {
     const reservation = reservations[i]!;
     if (reservation.state !== 'exists') {
@@ -251,28 +280,23 @@ export async function createRecords(
   const sent = await Promise.all(
     reserved.map(({ envelope }) =>
       publish(deps, contract, 'create', 'create', envelope).then(
-        (topic) => ({ topic }),
+        (position) => ({ position }),
         (error: unknown) => ({ error }),
       ),
     ),
   );
-  const failed = reserved.filter((_, i) => 'error' in sent[i]!);
-  if (failed.length > 0)
-    await releaseCreates(
-      deps.db,
-      failed.map((f) => f.envelope),
-    );
+  const positions = sent.flatMap((s) => ('position' in s ? [s.position] : []));
+  const failedIds = reserved.filter((_, i) => 'error' in sent[i]!).map((r) => r.envelope.recordId);
+  const kept = await settle(deps, positions, failedIds);
   const unexpected = sent.find(
     (s): s is { error: unknown } => 'error' in s && !isAppError(s.error),
   );
   if (unexpected) throw unexpected.error;
-  const published = reserved.filter((_, i) => 'topic' in sent[i]!);
-  await deps.intake.activate.run(published.map((p) => p.envelope));
   reserved.forEach(({ index, envelope }, i) => {
     const outcome = sent[i]!;
     results[index] =
-      'topic' in outcome
-        ? { ok: true, accepted: accepted(envelope, outcome.topic) }
+      'position' in outcome || kept.has(envelope.recordId)
+        ? { ok: true, accepted: accepted(envelope, topic) }
         : { ok: false, error: outcome.error as AppError };
   });
   return results;
@@ -329,10 +353,7 @@ export async function updateRecord(
       });
     }
     const envelope = envelopeFor(deps, contract, 'update', 'update', payload, traceId, naturalKey);
-    envelope.revision = current.revision + 1;
-    const topic = await publish(deps, contract, 'update', 'update', envelope);
-    await applyUpdate(deps.db, envelope);
-    return accepted(envelope, topic);
+    return queueAndPublish(deps, contract, 'update', envelope);
   });
 }
 
@@ -360,9 +381,33 @@ export async function deleteRecord(
       traceId,
       naturalKey,
     );
-    envelope.revision = current.revision + 1;
-    const topic = await publish(deps, contract, 'tombstone', 'delete', envelope);
-    await markDeleted(deps.db, envelope);
-    return accepted(envelope, topic);
+    return queueAndPublish(deps, contract, 'delete', envelope);
   });
+}
+
+/** An update or tombstone: queued in the outbox (its revision given there), published, settled. */
+async function queueAndPublish(
+  deps: SubmissionDeps,
+  contract: ContractDefinition,
+  operation: 'update' | 'delete',
+  envelope: Envelope,
+): Promise<Accepted> {
+  const cls = operation === 'update' ? 'update' : 'tombstone';
+  const topic = topicName(contract.contractId, cls);
+  const revision = await enqueueEvent(deps.db, operation, topic, envelope, deps.intake.owner);
+  if (revision === undefined) {
+    deps.metrics.rejected(contract.contractId, operation, 'not_found');
+    throw errors.RECORD_NOT_FOUND({ detail: `record ${envelope.naturalKey} does not exist` });
+  }
+  envelope.revision = revision;
+  let position: SentPosition;
+  try {
+    position = await publish(deps, contract, cls, operation, envelope);
+  } catch (error) {
+    const kept = await settle(deps, [], [envelope.recordId]);
+    if (kept.size === 0) throw error;
+    return accepted(envelope, topic);
+  }
+  await settle(deps, [position], []);
+  return accepted(envelope, topic);
 }

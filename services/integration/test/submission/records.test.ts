@@ -171,7 +171,7 @@ describe('submission: error table and legacy paths (SQL log on PGlite)', () => {
     assert.equal((await post(interns.contractId, payload)).statusCode, 202);
   });
 
-  it('a reservation left by a publish that never finished blocks the key for 60 s, then is taken over', async () => {
+  it('a pending reservation blocks the key and is never listed (the outbox relay resolves it)', async () => {
     const payload = internPayload();
     const key = payload.internId as string;
     await h.db.query(
@@ -185,16 +185,6 @@ describe('submission: error table and legacy paths (SQL log on PGlite)', () => {
         .statusCode,
       404,
       'pending is never listed',
-    );
-    await h.db.query(
-      "UPDATE submitted_records SET updated_at = now() - interval '61 seconds' WHERE contract_id = $1 AND natural_key = $2",
-      [interns.contractId, key],
-    );
-    assert.equal((await post(interns.contractId, payload)).statusCode, 202);
-    assert.equal(
-      (await h.submission.inject({ url: `/contracts/${interns.contractId}/records/${key}` }))
-        .statusCode,
-      200,
     );
   });
 

@@ -24,6 +24,8 @@ import {
 export interface Harness {
   db: SqlDatabase;
   broker: Broker;
+  /** The SQL-log broker's database (a fresh PGlite for JetStream). */
+  brokerDb: SqlDatabase;
   controlPlane: FastifyInstance;
   submission: FastifyInstance;
   register(contract: ContractDefinition): Promise<void>;
@@ -66,6 +68,7 @@ export async function openHarness(
   return {
     db,
     broker: open.broker,
+    brokerDb: open.db,
     controlPlane,
     submission,
     async register(contract) {

@@ -25,6 +25,7 @@ export const PLATFORM_TABLES: readonly string[] = [
   'contract_versions',
   'contracts',
   'dead_letters',
+  'intake_outbox',
   'platform_seeds',
   'schema_migrations',
   'submitted_records',

@@ -23,6 +23,7 @@ import {
 import { partitionFor } from '../partitioner.js';
 import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
 import { assertTopicName, streamName, subjectFor, type StreamDescription } from './naming.js';
+import { readDurability } from './server-durability.js';
 
 export interface JetStreamBrokerOptions {
   url: string;
@@ -35,6 +36,8 @@ export interface JetStreamBrokerOptions {
   publishTimeoutMs?: number;
   /** Wait before a record whose handler threw is delivered again. @defaultValue 250 */
   redeliveryDelayMs?: number;
+  /** nats-server's monitoring URL (`http://host:8222`): where its sync setting is read. */
+  monitorUrl?: string | undefined;
 }
 
 /** NATS server default, used until the server's INFO is known. */
@@ -67,6 +70,20 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     });
   }
   const jsm: JetStreamManager = await nc.jetstreamManager({ timeout: publishTimeout });
+  const durability = await readDurability(nc, options.monitorUrl);
+  (durability.powerLoss ? options.logger.info : options.logger.warn).call(
+    options.logger,
+    { broker: 'jetstream', ...durability },
+    durability.powerLoss
+      ? 'JetStream: an acknowledged publish survives a power loss'
+      : 'JetStream: an acknowledged publish may be lost in a power loss; the intake outbox publishes such records again',
+  );
+  // Partitions whose records have been checked one by one since the last (re)connect: a
+  // server that restarted may have lost its unsynced tail and handed its offsets to others.
+  const verified = new Set<string>();
+  void (async () => {
+    for await (const status of nc.status()) if (status.type === 'reconnect') verified.clear();
+  })().catch(() => undefined);
   const js = nc.jetstream({ timeout: publishTimeout });
   const partitionCounts = new Map<string, number>();
   const consumers = new Set<JetStreamConsumer>();
@@ -179,7 +196,12 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
           timeout: publishTimeout,
           ...(publishOptions.dedupeId ? { msgID: publishOptions.dedupeId } : {}),
         });
-        return { topic, partition, offset: ack.seq - 1 };
+        return {
+          topic,
+          partition,
+          offset: ack.seq - 1,
+          ...(ack.duplicate ? { duplicate: true } : {}),
+        };
       } catch (error) {
         if (error instanceof UnknownTopicError || error instanceof MessageTooLargeError)
           throw error;
@@ -190,6 +212,48 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     },
     subscribe: (consumerOptions, handler) => subscribe(consumerOptions, oneByOne(handler)),
     subscribeBatches: (consumerOptions, handler) => subscribe(consumerOptions, wholeBatch(handler)),
+    async missing(topic, partition, published) {
+      const lost = new Set<string>();
+      if (published.length === 0) return lost;
+      const name = streamName(prefix, topic, partition);
+      let state: { first_seq: number; last_seq: number; deleted?: number[] };
+      try {
+        state = (await jsm.streams.info(name, { deleted_details: true })).state;
+      } catch (error) {
+        if (!/stream not found/i.test((error as Error).message)) throw error;
+        for (const record of published) lost.add(record.dedupeId);
+        return lost;
+      }
+      const deleted = new Set(state.deleted ?? []);
+      const seqCount = new Map<number, number>();
+      for (const record of published)
+        seqCount.set(record.offset, (seqCount.get(record.offset) ?? 0) + 1);
+      const thorough = !verified.has(name);
+      const toRead: typeof published = [];
+      for (const record of published) {
+        const seq = record.offset + 1;
+        if (seq < state.first_seq || seq > state.last_seq || deleted.has(seq))
+          lost.add(record.dedupeId);
+        else if (thorough || seqCount.get(record.offset)! > 1) toRead.push(record);
+      }
+      // Read the records whose identity is in doubt, a few at once.
+      for (let at = 0; at < toRead.length; at += 64) {
+        await Promise.all(
+          toRead.slice(at, at + 64).map(async (record) => {
+            try {
+              const stored = await jsm.streams.getMessage(name, { seq: record.offset + 1 });
+              if (stored.header.get('Nats-Msg-Id') !== record.dedupeId) lost.add(record.dedupeId);
+            } catch (error) {
+              if (/no message found/i.test((error as Error).message)) lost.add(record.dedupeId);
+              else throw error;
+            }
+          }),
+        );
+      }
+      verified.add(name);
+      return lost;
+    },
+    durability: () => durability,
     async ping() {
       if (nc.isClosed()) throw new BrokerUnavailableError('NATS connection closed');
       try {

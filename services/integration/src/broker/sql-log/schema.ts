@@ -39,6 +39,9 @@ const DDL = [
     updated_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (group_id, topic, partition)
   )`,
+  // The publisher's de-duplication id (the record id), so the intake outbox's reconciler
+  // can tell its record from another one at the same offset.
+  'ALTER TABLE broker_messages ADD COLUMN IF NOT EXISTS dedupe_id text',
 ];
 
 export async function ensureBrokerSchema(db: SqlDatabase): Promise<void> {

@@ -44,8 +44,8 @@ const APPEND_SQL = `WITH p AS (
     WHERE topic = $1 AND partition = $2
     RETURNING next_offset - 1 AS off
   ), appended AS (
-    INSERT INTO broker_messages (topic, partition, "offset", key, value, headers)
-    SELECT $1, $2, off, $3, $4, $5::jsonb FROM p
+    INSERT INTO broker_messages (topic, partition, "offset", key, value, headers, dedupe_id)
+    SELECT $1, $2, off, $3, $4, $5::jsonb, $7 FROM p
     RETURNING "offset"
   )
   SELECT "offset", pg_notify($6, $1) FROM appended`;
@@ -118,7 +118,7 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
       );
       return rows.map((row) => ({ name: row.name, partitions: Number(row.partitions) }));
     },
-    async publish(topic, key, value, headers = {}): Promise<PublishResult> {
+    async publish(topic, key, value, headers = {}, publishOptions = {}): Promise<PublishResult> {
       try {
         const partition = partitionFor(key, await partitionsOf(topic));
         const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
@@ -132,6 +132,7 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
           bytes,
           headerJson,
           WAKE_CHANNEL,
+          publishOptions.dedupeId ?? null,
         ]);
         if (!rows[0]) throw new UnknownTopicError(topic);
         return { topic, partition, offset: Number(rows[0].offset) };
@@ -145,6 +146,32 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
     },
     subscribe: (consumerOptions, handler) => subscribe(consumerOptions, oneByOne(handler)),
     subscribeBatches: (consumerOptions, handler) => subscribe(consumerOptions, wholeBatch(handler)),
+    async missing(topic, partition, published) {
+      if (published.length === 0) return new Set<string>();
+      const { rows } = await db.query<{ offset: string | number; dedupe_id: string | null }>(
+        `SELECT "offset", dedupe_id FROM broker_messages
+         WHERE topic = $1 AND partition = $2 AND "offset" = ANY($3::bigint[])`,
+        [topic, partition, published.map((p) => p.offset)],
+      );
+      const held = new Map(rows.map((row) => [Number(row.offset), row.dedupe_id]));
+      return new Set(
+        published
+          .filter((p) => {
+            const id = held.get(p.offset);
+            return id === undefined || (id !== null && id !== p.dedupeId);
+          })
+          .map((p) => p.dedupeId),
+      );
+    },
+    durability: () => ({
+      engine: `sql-log on ${db.engine}`,
+      processCrash: true,
+      powerLoss: db.engine === 'postgres',
+      detail:
+        db.engine === 'postgres'
+          ? 'an acknowledged publish is a committed PostgreSQL transaction (fsync at commit)'
+          : 'an acknowledged publish is a committed PGlite transaction; PGlite does not fsync each commit, so a power loss may drop the last ones (the intake outbox sits in the same database and loses them with them)',
+    }),
     async ping() {
       try {
         await db.ping();

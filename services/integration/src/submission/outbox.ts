@@ -1,0 +1,235 @@
+/**
+ * The intake outbox (`intake_outbox`, issue 21): statements on the events the submission
+ * service accepted. A create's row is written by `reserveCreates` (read-model.ts) in the
+ * statement that reserves its key; an update's or tombstone's by `enqueueEvent`. After
+ * the broker acknowledged, `markSent` records the position and applies the event to the
+ * read model in one statement, so the read model never shows an event that has no
+ * outbox row. Functions take the database handle first.
+ */
+import type { SqlExecutor } from '@platform/core';
+import type { Envelope } from '../contracts/envelope.js';
+
+export type EventKind = 'create' | 'update' | 'delete';
+
+export interface OutboxEntry {
+  seq: number;
+  kind: EventKind;
+  topic: string;
+  /** The envelope as published (its `revision` set). */
+  envelope: Envelope;
+  partition: number | null;
+  offset: number | null;
+  /** The de-duplication id it was last published with. */
+  dedupeId: string;
+}
+
+export interface SentPosition {
+  recordId: string;
+  partition: number;
+  offset: number;
+  /** @defaultValue the record id */
+  dedupeId?: string;
+}
+
+const positionsJson = (positions: SentPosition[]) =>
+  JSON.stringify(
+    positions.map((p) => ({
+      record_id: p.recordId,
+      partition: p.partition,
+      offset: p.offset,
+      dedupe_id: p.dedupeId ?? null,
+    })),
+  );
+
+interface EntryRow {
+  seq: string | number;
+  kind: EventKind;
+  topic: string;
+  envelope: Envelope | string;
+  revision: number;
+  partition: number | null;
+  offset: string | number | null;
+  dedupe_id: string | null;
+  record_id: string;
+}
+
+const ENTRY_COLUMNS =
+  'seq, kind, topic, envelope, revision, partition, "offset", dedupe_id, record_id::text AS record_id';
+
+function toEntry(row: EntryRow): OutboxEntry {
+  const envelope = typeof row.envelope === 'string' ? JSON.parse(row.envelope) : row.envelope;
+  return {
+    seq: Number(row.seq),
+    kind: row.kind,
+    topic: row.topic,
+    envelope: { ...envelope, revision: Number(row.revision) },
+    partition: row.partition === null ? null : Number(row.partition),
+    offset: row.offset === null ? null : Number(row.offset),
+    dedupeId: row.dedupe_id ?? envelope.recordId,
+  };
+}
+
+/** The envelope as stored: without `revision`, which has its own column. */
+export function storedEnvelope(envelope: Envelope): Omit<Envelope, 'revision'> {
+  const { revision: _revision, ...rest } = envelope;
+  return rest;
+}
+
+/**
+ * Queues an update or tombstone of an active record; its revision is the next one after
+ * the read model's and after any event of the key still in the outbox. Returns that
+ * revision, or undefined when the record is not active (nothing queued).
+ */
+export async function enqueueEvent(
+  db: SqlExecutor,
+  kind: 'update' | 'delete',
+  topic: string,
+  envelope: Envelope,
+  owner: string,
+): Promise<number | undefined> {
+  const { rows } = await db.query<{ revision: number }>(
+    `INSERT INTO intake_outbox (record_id, contract_id, natural_key, kind, topic, envelope, revision, owner)
+     SELECT $1, $2, $3, $4, $5, $6::jsonb,
+       GREATEST(s.revision, COALESCE((SELECT max(o.revision) FROM intake_outbox o
+         WHERE o.contract_id = $2 AND o.natural_key = $3), 0)) + 1, $7
+     FROM submitted_records s WHERE s.contract_id = $2 AND s.natural_key = $3 AND s.state = 'active'
+     RETURNING revision`,
+    [
+      envelope.recordId,
+      envelope.contractId,
+      envelope.naturalKey,
+      kind,
+      topic,
+      JSON.stringify(storedEnvelope(envelope)),
+      owner,
+    ],
+  );
+  return rows[0] ? Number(rows[0].revision) : undefined;
+}
+
+/**
+ * Marks published events sent at their broker position and applies them to the read
+ * model (a create becomes active, an update replaces the state, a tombstone deletes),
+ * unless the read model already holds a later revision of the key. One statement.
+ */
+export async function markSent(db: SqlExecutor, positions: SentPosition[]): Promise<void> {
+  if (positions.length === 0) return;
+  await db.query(
+    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(record_id uuid, partition integer, "offset" bigint, dedupe_id text)),
+     sent AS (
+       UPDATE intake_outbox o SET sent_at = now(), partition = r.partition, "offset" = r."offset",
+         dedupe_id = COALESCE(r.dedupe_id, o.dedupe_id)
+       FROM r WHERE o.record_id = r.record_id
+       RETURNING o.record_id, o.contract_id, o.natural_key, o.kind, o.envelope, o.revision
+     )
+     UPDATE submitted_records s SET
+       state = CASE WHEN sent.kind = 'delete' THEN 'deleted' ELSE 'active' END,
+       record_id = sent.record_id,
+       record_type = sent.envelope->>'recordType',
+       schema_version = (sent.envelope->>'schemaVersion')::integer,
+       payload = CASE WHEN sent.kind = 'delete' THEN s.payload ELSE sent.envelope->'payload' END,
+       occurred_at = (sent.envelope->>'occurredAt')::timestamptz,
+       trace_id = (sent.envelope->>'traceId')::uuid,
+       revision = sent.revision,
+       updated_at = now()
+     FROM sent
+     WHERE s.contract_id = sent.contract_id AND s.natural_key = sent.natural_key
+       AND (s.revision < sent.revision OR (s.revision = sent.revision AND s.record_id = sent.record_id))`,
+    [positionsJson(positions)],
+  );
+}
+
+/**
+ * Takes back events whose publish failed and that were not sent since (by a relay):
+ * their rows go, a create's reservation is released (a new key removed, a re-created one
+ * deleted again). Returns the record ids taken back; the others were sent after all.
+ */
+export async function discardUnsent(db: SqlExecutor, recordIds: string[]): Promise<Set<string>> {
+  if (recordIds.length === 0) return new Set();
+  const { rows } = await db.query<{ record_id: string }>(
+    `WITH gone AS (
+       DELETE FROM intake_outbox o WHERE o.record_id = ANY($1::uuid[]) AND o.sent_at IS NULL
+       RETURNING o.record_id, o.contract_id, o.natural_key, o.kind
+     ), creates AS (SELECT * FROM gone WHERE kind = 'create'),
+     removed AS (
+       DELETE FROM submitted_records s USING creates c
+       WHERE s.contract_id = c.contract_id AND s.natural_key = c.natural_key AND s.record_id = c.record_id
+         AND s.state = 'pending' AND s.revision = 1
+     ), deleted_again AS (
+       UPDATE submitted_records s SET state = 'deleted' FROM creates c
+       WHERE s.contract_id = c.contract_id AND s.natural_key = c.natural_key AND s.record_id = c.record_id
+         AND s.state = 'pending' AND s.revision > 1
+     )
+     SELECT record_id::text AS record_id FROM gone`,
+    [recordIds],
+  );
+  return new Set(rows.map((row) => row.record_id.toLowerCase()));
+}
+
+/**
+ * Unsent events the relay should publish, oldest first: those of other processes (or an
+ * earlier run of this one) older than `leaseMs`, and `stranded` ones of this process.
+ */
+export async function unsentEntries(
+  db: SqlExecutor,
+  owner: string,
+  leaseMs: number,
+  stranded: string[],
+  limit: number,
+): Promise<OutboxEntry[]> {
+  const { rows } = await db.query<EntryRow>(
+    `SELECT ${ENTRY_COLUMNS} FROM intake_outbox
+     WHERE sent_at IS NULL
+       AND ((owner <> $1 AND created_at < now() - make_interval(secs => $2::double precision / 1000))
+         OR record_id = ANY($3::uuid[]))
+     ORDER BY seq LIMIT $4`,
+    [owner, leaseMs, stranded, limit],
+  );
+  return rows.map(toEntry);
+}
+
+/** Events sent within the last `windowMs` (the reconciler's window), oldest first. */
+export async function recentlySent(
+  db: SqlExecutor,
+  windowMs: number,
+  limit: number,
+): Promise<OutboxEntry[]> {
+  const { rows } = await db.query<EntryRow>(
+    `SELECT ${ENTRY_COLUMNS} FROM intake_outbox
+     WHERE sent_at > now() - make_interval(secs => $1::double precision / 1000)
+     ORDER BY seq LIMIT $2`,
+    [windowMs, limit],
+  );
+  return rows.map(toEntry);
+}
+
+/** Records where events published again now are (their window starts again). */
+export async function markResent(db: SqlExecutor, positions: SentPosition[]): Promise<void> {
+  if (positions.length === 0) return;
+  await db.query(
+    `UPDATE intake_outbox o SET sent_at = now(), partition = r.partition, "offset" = r."offset",
+       dedupe_id = COALESCE(r.dedupe_id, o.dedupe_id)
+     FROM jsonb_to_recordset($1::jsonb) AS r(record_id uuid, partition integer, "offset" bigint, dedupe_id text)
+     WHERE o.record_id = r.record_id`,
+    [positionsJson(positions)],
+  );
+}
+
+/** Drops sent events older than the reconciler's window. Returns how many. */
+export async function pruneSent(db: SqlExecutor, windowMs: number): Promise<number> {
+  const { rows } = await db.query<{ n: string | number }>(
+    `WITH gone AS (DELETE FROM intake_outbox
+       WHERE sent_at < now() - make_interval(secs => $1::double precision / 1000) RETURNING 1)
+     SELECT count(*) AS n FROM gone`,
+    [windowMs],
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Unsent events (a gauge for /metrics and the relay's log). */
+export async function countUnsent(db: SqlExecutor): Promise<number> {
+  const { rows } = await db.query<{ n: string | number }>(
+    'SELECT count(*) AS n FROM intake_outbox WHERE sent_at IS NULL',
+  );
+  return Number(rows[0]?.n ?? 0);
+}
