@@ -17,6 +17,7 @@ export {
   type ErrorOptions,
   type ErrorRegistry,
 } from './errors/app-error.js';
+export { coreErrors, errorBody, replyWithError } from './errors/core-errors.js';
 export { createHttpApp, type HttpAppOptions } from './http/create-http-app.js';
 export {
   accessPolicyFromEnv,

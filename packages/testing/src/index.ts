@@ -34,3 +34,4 @@ export {
   type FuzzOptions,
   type FuzzReport,
 } from './fuzz.js';
+export { assertErrorTableInStep, errorTableOf, type ErrorRow } from './error-table.js';

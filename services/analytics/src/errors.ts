@@ -18,4 +18,11 @@ export const errors = defineErrors({
   AGENT_DEADLINE: { status: 504, detail: 'The agent did not finish its answer in time' },
   SQL_TOOL_FORBIDDEN: { status: 403, detail: 'run_sql needs an API key with its scope' },
   HISTORY_REJECTED: { status: 400, detail: 'The conversation history is not valid' },
+  HOST_NOT_ALLOWED: { status: 403, detail: 'This Host is not allowed; see ALLOWED_HOSTS' },
+  ORIGIN_NOT_ALLOWED: { status: 403, detail: 'This Origin is not allowed; see ALLOWED_ORIGINS' },
+  MCP_SESSIONS_BUSY: {
+    status: 503,
+    detail: 'Too many open MCP SSE sessions; retry later or use /mcp',
+  },
+  MCP_SESSION_NOT_FOUND: { status: 404, detail: 'Unknown or closed MCP session' },
 });

@@ -2,7 +2,7 @@
  * Fastify bootstrap shared by every HTTP service: JSON logs with request ids, `/health`,
  * `/metrics`, an OpenAPI document from the route schemas (`/openapi.json`, browsable at
  * `/docs`), the access model (`config: { scope }` per route, see `access/`), and one error
- * handler that answers `{"detail": ...}` and never leaks internals.
+ * handler that answers `{"detail": ..., "code": ...}` and never leaks internals.
  *
  * Register routes after `await createHttpApp(...)` so the OpenAPI document sees them.
  */
@@ -12,7 +12,8 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { isAppError } from '../errors/app-error.js';
+import { AppError, isAppError } from '../errors/app-error.js';
+import { coreErrors, errorBody, replyWithError } from '../errors/core-errors.js';
 import { installAccessControl, SECURITY_SCHEME } from './access/access-control.js';
 import { LOCAL_ACCESS, type AccessPolicy } from './access/access-policy.js';
 import { nonFiniteParameter } from './finite-numbers.js';
@@ -46,6 +47,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   const metrics = options.metrics ?? createMetricsRegistry(options.service);
   const requestDuration = createRequestDurationHistogram(metrics);
   const validationStatus = options.validationStatus ?? 400;
+  const invalidRequest = (detail: string) =>
+    new AppError('REQUEST_INVALID', validationStatus, detail);
 
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
@@ -57,10 +60,11 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     },
     // Router-level failures (a URL that does not decode, a bad content type) get the same
-    // `{"detail": ...}` body as every other error.
+    // `{"detail": ..., "code": ...}` body as every other error.
     frameworkErrors: (error, _request, reply) => {
       const raw = reply as unknown as { code(status: number): { send(body: unknown): void } };
-      raw.code(error.statusCode ?? 400).send({ detail: error.message });
+      const coded = clientError(error);
+      raw.code(coded.statusCode).send(errorBody(coded));
     },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
   });
@@ -73,7 +77,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   if (options.access) logAccessMode(options.logger, options.service, access);
   app.addHook('preHandler', async (request, reply) => {
     const problem = nonFiniteParameter(request);
-    if (problem) return reply.code(validationStatus).send({ detail: problem });
+    if (problem) return replyWithError(reply, invalidRequest(problem));
   });
   // While shutting down, answers in flight end their keep-alive connection, so `close()`
   // is not left waiting for clients to hang up.
@@ -164,7 +168,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     },
   });
 
-  app.setNotFoundHandler(async (_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  app.setNotFoundHandler(async (_request, reply) =>
+    replyWithError(reply, coreErrors.ROUTE_NOT_FOUND()),
+  );
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     if (isAppError(error)) {
@@ -172,21 +178,16 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       // warning, not an error page for the operator.
       if (error.statusCode === 503) request.log.warn({ code: error.code }, error.detail);
       else if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
-      return reply
-        .code(error.statusCode)
-        .headers(error.headers)
-        .send({ ...error.body, detail: error.detail });
+      return replyWithError(reply, error);
     }
-    if (error.validation) {
-      return reply.code(validationStatus).send({ detail: error.message });
-    }
+    if (error.validation) return replyWithError(reply, invalidRequest(error.message));
     // Fastify's own client errors (bad JSON, body too large, unsupported media type) carry
     // safe messages and a 4xx status.
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-      return reply.code(error.statusCode).send({ detail: error.message });
+      return replyWithError(reply, clientError(error));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send({ detail: 'Internal Server Error' });
+    return replyWithError(reply, coreErrors.INTERNAL_ERROR());
   });
 
   app.decorate('metricsRegistry', metrics);
@@ -213,4 +214,16 @@ declare module 'fastify' {
     /** The service's Prometheus registry: register service metrics on it. */
     metricsRegistry: Registry;
   }
+}
+
+/** Fastify's codes of client errors that have their own entry in `coreErrors`. */
+const FASTIFY_CODES: Record<string, keyof typeof coreErrors.definitions> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'MEDIA_TYPE_UNSUPPORTED',
+};
+
+/** A Fastify client error (its message is safe to show) as a coded error with its status. */
+function clientError(error: { code?: string; statusCode?: number; message: string }): AppError {
+  const code = (error.code && FASTIFY_CODES[error.code]) || 'REQUEST_INVALID';
+  return new AppError(code, error.statusCode ?? 400, error.message);
 }

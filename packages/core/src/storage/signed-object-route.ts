@@ -6,6 +6,7 @@
  * expiry or key, 404 `{"detail":"Not found."}` for a missing object, 416 for an
  * unsatisfiable range. Registers nothing for a store that serves its own URLs (S3).
  */
+import { coreErrors, replyWithError } from '../errors/core-errors.js';
 import type { FastifyInstance } from 'fastify';
 import { InvalidObjectKeyError, ObjectNotFoundError, type ObjectStore } from './object-store.js';
 import { asSignedObjectServer, type ByteRange, type OpenedObject } from './signed-object-server.js';
@@ -14,9 +15,6 @@ export interface SignedObjectRouteOptions {
   /** Path the route is mounted at; must match the store's. @defaultValue the store's route prefix (`/_objects`) */
   routePrefix?: string;
 }
-
-const FORBIDDEN = { detail: 'Invalid or expired signature.' };
-const NOT_FOUND = { detail: 'Not found.' };
 
 /**
  * Reads a `Range` header against an object of `size` bytes. Returns the range,
@@ -61,15 +59,18 @@ export function registerSignedObjectRoute(
     const key = (request.params as Record<string, string | undefined>)['*'] ?? '';
     const { expires, signature } = request.query as Record<string, unknown>;
     if (typeof expires !== 'string' || typeof signature !== 'string') {
-      return reply.code(403).send(FORBIDDEN);
+      return replyWithError(reply, coreErrors.SIGNATURE_INVALID());
     }
     let object: OpenedObject;
     try {
-      if (!server.verifySignature(key, expires, signature)) return reply.code(403).send(FORBIDDEN);
+      if (!server.verifySignature(key, expires, signature))
+        return replyWithError(reply, coreErrors.SIGNATURE_INVALID());
       object = await server.openObject(key);
     } catch (error) {
-      if (error instanceof InvalidObjectKeyError) return reply.code(403).send(FORBIDDEN);
-      if (error instanceof ObjectNotFoundError) return reply.code(404).send(NOT_FOUND);
+      if (error instanceof InvalidObjectKeyError)
+        return replyWithError(reply, coreErrors.SIGNATURE_INVALID());
+      if (error instanceof ObjectNotFoundError)
+        return replyWithError(reply, coreErrors.OBJECT_NOT_FOUND());
       throw error;
     }
 
@@ -77,10 +78,12 @@ export function registerSignedObjectRoute(
     reply.header('Accept-Ranges', 'bytes').header('Cache-Control', 'private');
     if (range === 'unsatisfiable') {
       await object.close();
-      return reply
-        .code(416)
-        .header('Content-Range', `bytes */${object.size}`)
-        .send({ detail: 'Range not satisfiable.' });
+      return replyWithError(
+        reply,
+        coreErrors.RANGE_NOT_SATISFIABLE({
+          headers: { 'Content-Range': `bytes */${object.size}` },
+        }),
+      );
     }
     reply.header('Content-Type', object.contentType).header('X-Content-Type-Options', 'nosniff');
     if (range === undefined) {

@@ -73,11 +73,11 @@ describe('createHttpApp', () => {
     const app = await buildApp();
     const missing = await app.inject('/things/0');
     assert.equal(missing.statusCode, 404);
-    assert.deepEqual(missing.json(), { detail: 'No such thing.' });
+    assert.deepEqual(missing.json(), { detail: 'No such thing.', code: 'THING_MISSING' });
     const limited = await app.inject('/things/1');
     assert.equal(limited.statusCode, 429);
     assert.equal(limited.headers['retry-after'], '60');
-    assert.deepEqual(limited.json(), { limit: 5, detail: 'Slow down.' });
+    assert.deepEqual(limited.json(), { limit: 5, detail: 'Slow down.', code: 'TOO_MANY' });
     await app.close();
   });
 
@@ -108,7 +108,7 @@ describe('createHttpApp', () => {
     ] as const) {
       const response = await app.inject(url);
       assert.equal(response.statusCode, 400, url);
-      assert.deepEqual(response.json(), { detail }, url);
+      assert.deepEqual(response.json(), { detail, code: 'REQUEST_INVALID' }, url);
     }
     assert.deepEqual((await app.inject('/bounded?n=2.5&k=3')).json(), { n: 2.5, k: 3 });
     await app.close();
@@ -118,19 +118,20 @@ describe('createHttpApp', () => {
     const app = await buildApp();
     const crash = await app.inject('/things/2');
     assert.equal(crash.statusCode, 500);
-    assert.deepEqual(crash.json(), { detail: 'Internal Server Error' });
+    assert.deepEqual(crash.json(), { detail: 'Internal Server Error', code: 'INTERNAL_ERROR' });
     assert.doesNotMatch(crash.body, /passwd|stack|at /);
     const nowhere = await app.inject('/nowhere');
     assert.equal(nowhere.statusCode, 404);
-    assert.deepEqual(nowhere.json(), { detail: 'Not Found' });
+    assert.deepEqual(nowhere.json(), { detail: 'Not Found', code: 'ROUTE_NOT_FOUND' });
     await app.close();
   });
 
-  test('schema and body errors are 4xx with a detail', async () => {
+  test('schema and body errors are 4xx with a detail and a code', async () => {
     const app = await buildApp();
     const invalid = await app.inject({ method: 'POST', url: '/echo', payload: { other: 1 } });
     assert.equal(invalid.statusCode, 400);
     assert.match(invalid.json().detail, /name/);
+    assert.equal(invalid.json().code, 'REQUEST_INVALID');
     const badJson = await app.inject({
       method: 'POST',
       url: '/echo',
@@ -139,9 +140,27 @@ describe('createHttpApp', () => {
     });
     assert.equal(badJson.statusCode, 400);
     assert.equal(typeof badJson.json().detail, 'string');
+    assert.equal(badJson.json().code, 'REQUEST_INVALID');
+    const tooLarge = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    assert.equal(tooLarge.statusCode, 413);
+    assert.equal(tooLarge.json().code, 'BODY_TOO_LARGE');
+    const wrongMedia = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/x-unknown' },
+      payload: 'name=x',
+    });
+    assert.equal(wrongMedia.statusCode, 415);
+    assert.equal(wrongMedia.json().code, 'MEDIA_TYPE_UNSUPPORTED');
     const badUrl = await app.inject('/things/%ZZ');
     assert.equal(badUrl.statusCode, 400);
     assert.equal(typeof badUrl.json().detail, 'string');
+    assert.equal(badUrl.json().code, 'REQUEST_INVALID');
     const wrongType = await app.inject('/things/abc');
     assert.equal(wrongType.statusCode, 400);
     await app.close();

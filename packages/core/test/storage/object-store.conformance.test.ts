@@ -298,7 +298,10 @@ for (const driver of selected) {
       const expired = `/_objects/signed/expiring.txt?expires=${past}&signature=${sign('signed/expiring.txt', past)}`;
       const response = await fetch(h.absolute(expired));
       assert.equal(response.status, 403);
-      assert.deepEqual(await response.json(), { detail: 'Invalid or expired signature.' });
+      assert.deepEqual(await response.json(), {
+        detail: 'Invalid or expired signature.',
+        code: 'SIGNATURE_INVALID',
+      });
 
       const future = Math.floor(Date.now() / 1000) + 60;
       const valid = `/_objects/signed/expiring.txt?expires=${future}&signature=${sign('signed/expiring.txt', future)}`;
@@ -328,7 +331,7 @@ for (const driver of selected) {
 
       const missing = await fetch(h.absolute(await store.signedUrl('signed/gone.txt')));
       assert.equal(missing.status, 404);
-      assert.deepEqual(await missing.json(), { detail: 'Not found.' });
+      assert.deepEqual(await missing.json(), { detail: 'Not found.', code: 'OBJECT_NOT_FOUND' });
 
       // Dot segments are resolved before routing; encoded slashes reach the key check.
       const dotted = `/_objects/a/%2e%2e/%2e%2e/b?expires=${future}&signature=${sign('b', future)}`;

@@ -105,7 +105,10 @@ const chatResponse = {
   },
 };
 
-const errorSchema = { type: 'object', properties: { detail: { type: 'string' } } };
+const errorSchema = {
+  type: 'object',
+  properties: { detail: { type: 'string' }, code: { type: 'string' } },
+};
 
 export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOptions): void {
   app.post(

@@ -10,7 +10,9 @@
  * and for origins. A deployment behind a name lists it (`ALLOWED_HOSTS=analytics.example.com`);
  * `*` allows any host (the operator's proxy checks it).
  */
+import { replyWithError } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.js';
 
 export interface HostGuardOptions {
   /** Host names (no port) answered; `*` for any. @defaultValue the loopback names */
@@ -50,15 +52,21 @@ export function registerHostGuard(app: FastifyInstance, options: HostGuardOption
     if (request.url === '/health' || request.url.startsWith('/health?')) return;
     const host = request.headers.host ?? '';
     if (!anyHost && !hosts.has(hostName(host))) {
-      return reply
-        .code(403)
-        .send({ detail: `Host ${JSON.stringify(host)} is not allowed; see ALLOWED_HOSTS` });
+      return replyWithError(
+        reply,
+        errors.HOST_NOT_ALLOWED({
+          detail: `Host ${JSON.stringify(host)} is not allowed; see ALLOWED_HOSTS`,
+        }),
+      );
     }
     const origin = request.headers.origin;
     if (origin !== undefined && !originAllowed(origin)) {
-      return reply
-        .code(403)
-        .send({ detail: `Origin ${JSON.stringify(origin)} is not allowed; see ALLOWED_ORIGINS` });
+      return replyWithError(
+        reply,
+        errors.ORIGIN_NOT_ALLOWED({
+          detail: `Origin ${JSON.stringify(origin)} is not allowed; see ALLOWED_ORIGINS`,
+        }),
+      );
     }
   });
 }

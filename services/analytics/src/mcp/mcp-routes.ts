@@ -10,8 +10,14 @@
  */
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { callerHasScope, type ClientAddressResolver, type RouteScope } from '@platform/core';
+import {
+  callerHasScope,
+  replyWithError,
+  type ClientAddressResolver,
+  type RouteScope,
+} from '@platform/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errors } from '../errors.js';
 import { createMcpServer, SQL_TOOL, type McpDependencies } from './mcp-server.js';
 
 const notAllowed = {
@@ -112,10 +118,10 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     },
     async (request, reply) => {
       if (sessions.size >= MAX_SSE_SESSIONS) {
-        return reply
-          .code(503)
-          .header('retry-after', '30')
-          .send({ detail: 'Too many open MCP SSE sessions; retry later or use /mcp' });
+        return replyWithError(
+          reply,
+          errors.MCP_SESSIONS_BUSY({ headers: { 'retry-after': '30' } }),
+        );
       }
       reply.hijack();
       const transport = new SSEServerTransport('/messages', reply.raw);
@@ -147,7 +153,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       const { sessionId } = request.query as { sessionId: string };
       const session = sessions.get(sessionId);
       if (!session || session.keyName !== request.apiKeyName)
-        return reply.code(404).send({ detail: 'Unknown or closed MCP session' });
+        return replyWithError(reply, errors.MCP_SESSION_NOT_FOUND());
       reply.hijack();
       await session.transport.handlePostMessage(request.raw, reply.raw, request.body);
     },

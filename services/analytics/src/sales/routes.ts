@@ -26,7 +26,7 @@ function rowSchema(spec: ReadSpec) {
 
 const errorSchema = {
   type: 'object',
-  properties: { detail: { type: 'string' } },
+  properties: { detail: { type: 'string' }, code: { type: 'string' } },
   required: ['detail'],
 };
 

@@ -100,6 +100,7 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(res.statusCode, 422);
       assert.deepEqual(res.json(), {
         detail: 'validation error',
+        code: 'RENDER_VALIDATION',
         errors: [
           {
             field: 'skin',

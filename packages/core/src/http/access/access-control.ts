@@ -10,6 +10,7 @@
  * key, so timing tells nothing about a key or which one matched.
  * Without keys: `operate` routes answer only loopback socket peers (never a header); 403.
  */
+import { coreErrors, replyWithError } from '../../errors/core-errors.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
@@ -40,10 +41,9 @@ export function callerHasScope(request: FastifyRequest, scope: KeyScope): boolea
 export const SECURITY_SCHEME = 'apiKey';
 
 export const ACCESS_DETAILS = {
-  missing: 'An API key is required: send it as "Authorization: Bearer <key>".',
-  invalid: 'The API key is not valid.',
-  localOnly:
-    'This operator route answers only clients on this machine while no API_KEYS are configured.',
+  missing: coreErrors.definitions.API_KEY_MISSING.detail,
+  invalid: coreErrors.definitions.API_KEY_INVALID.detail,
+  localOnly: coreErrors.definitions.LOCAL_ONLY.detail,
   lacksScope: (name: string, scope: string) =>
     `The API key "${name}" does not have the "${scope}" scope.`,
 } as const;
@@ -156,7 +156,7 @@ export function installAccessControl(
     if (hashed.length === 0) {
       const local = isLoopbackAddress(request.raw.socket.remoteAddress);
       if (scope === 'operate' && !local) {
-        return reply.code(403).send({ detail: ACCESS_DETAILS.localOnly });
+        return replyWithError(reply, coreErrors.LOCAL_ONLY());
       }
       request.callerScopes = local ? ALL_SCOPES : REMOTE_LOCAL_SCOPES;
       return;
@@ -165,16 +165,22 @@ export function installAccessControl(
     const key = token === undefined ? undefined : matchKey(hashed, token);
     if (!key) {
       requests.labels(token === undefined ? 'none' : 'invalid', 'unauthenticated').inc();
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer')
-        .send({ detail: token === undefined ? ACCESS_DETAILS.missing : ACCESS_DETAILS.invalid });
+      const headers = { 'www-authenticate': 'Bearer' };
+      return replyWithError(
+        reply,
+        token === undefined
+          ? coreErrors.API_KEY_MISSING({ headers })
+          : coreErrors.API_KEY_INVALID({ headers }),
+      );
     }
     request.apiKeyName = key.name;
     request.callerScopes = key.scopes;
     if (!key.scopes.has(scope)) {
       requests.labels(key.name, 'forbidden').inc();
-      return reply.code(403).send({ detail: ACCESS_DETAILS.lacksScope(key.name, scope) });
+      return replyWithError(
+        reply,
+        coreErrors.SCOPE_MISSING({ detail: ACCESS_DETAILS.lacksScope(key.name, scope) }),
+      );
     }
     requests.labels(key.name, 'accepted').inc();
   });

@@ -38,20 +38,22 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 const REMOTE = { remoteAddress: '203.0.113.9' };
 
 describe('with API keys', () => {
-  test('no key or a wrong key is 401 with WWW-Authenticate; the body is only a detail', async () => {
+  test('no key or a wrong key is 401 with WWW-Authenticate; the body is a detail and a code', async () => {
     const app = await buildApp(keyed);
-    for (const [headers, detail] of [
-      [{}, ACCESS_DETAILS.missing],
-      [{ authorization: 'Basic b3BzOng=' }, ACCESS_DETAILS.missing],
-      [{ authorization: 'Bearer' }, ACCESS_DETAILS.missing],
-      [bearer(`${OPS}x`), ACCESS_DETAILS.invalid],
-      [bearer(OPS.slice(0, -1)), ACCESS_DETAILS.invalid],
-      [{ authorization: `Bearer ${OPS} extra` }, ACCESS_DETAILS.missing],
+    const missing = { detail: ACCESS_DETAILS.missing, code: 'API_KEY_MISSING' };
+    const invalid = { detail: ACCESS_DETAILS.invalid, code: 'API_KEY_INVALID' };
+    for (const [headers, body] of [
+      [{}, missing],
+      [{ authorization: 'Basic b3BzOng=' }, missing],
+      [{ authorization: 'Bearer' }, missing],
+      [bearer(`${OPS}x`), invalid],
+      [bearer(OPS.slice(0, -1)), invalid],
+      [{ authorization: `Bearer ${OPS} extra` }, missing],
     ] as const) {
       const response = await app.inject({ url: '/things', headers });
       assert.equal(response.statusCode, 401, JSON.stringify(headers));
       assert.equal(response.headers['www-authenticate'], 'Bearer');
-      assert.deepEqual(response.json(), { detail });
+      assert.deepEqual(response.json(), body);
     }
     await app.close();
   });
@@ -68,6 +70,7 @@ describe('with API keys', () => {
     assert.equal(denied.statusCode, 403);
     assert.deepEqual(denied.json(), {
       detail: 'The API key "reader" does not have the "submit" scope.',
+      code: 'SCOPE_MISSING',
     });
     assert.equal((await call('POST', '/admin/pause', SUBMITTER)).statusCode, 403);
     // A loopback client still needs a key once keys are set.
@@ -135,7 +138,7 @@ describe('without API keys (local mode)', () => {
     }
     const remote = await app.inject({ method: 'POST', url: '/admin/pause', ...REMOTE });
     assert.equal(remote.statusCode, 403);
-    assert.deepEqual(remote.json(), { detail: ACCESS_DETAILS.localOnly });
+    assert.deepEqual(remote.json(), { detail: ACCESS_DETAILS.localOnly, code: 'LOCAL_ONLY' });
     assert.equal((await app.inject({ url: '/undeclared', ...REMOTE })).statusCode, 403);
     assert.equal((await app.inject({ url: '/metrics', ...REMOTE })).statusCode, 403);
     assert.equal((await app.inject({ url: '/metrics' })).statusCode, 200);

@@ -167,7 +167,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
     handler: async (request, reply) => {
       const { type, action } = request.params;
       if ((action === 'status') !== (request.method === 'GET'))
-        return reply.code(405).send({ detail: 'GET status, POST pause or resume' });
+        throw errors.ADMIN_METHOD_NOT_ALLOWED();
       const adapterType = await findAdapterType(options.db, type);
       if (!adapterType) throw errors.ADAPTER_TYPE_NOT_FOUND();
       if (!adapterType.adminUrl)
