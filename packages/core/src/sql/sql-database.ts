@@ -11,7 +11,13 @@ export interface QueryResult<R> {
 
 /** Anything that runs parameterised SQL: the database itself or an open transaction. */
 export interface SqlExecutor {
-  /** Parameters are `$1, $2, …`; values are never interpolated into the text. */
+  /**
+   * Parameters are `$1, $2, …`; values are never interpolated into the text. Values come
+   * back the same on every engine for json and jsonb: parsed (object, array, string,
+   * number, boolean or null), never JSON text. Pass a json/jsonb parameter as JSON text
+   * (`JSON.stringify(value)`, with `$n::jsonb`): `pg` would send a JS array as a
+   * PostgreSQL array.
+   */
   query<R = Record<string, unknown>>(
     text: string,
     params?: readonly unknown[],

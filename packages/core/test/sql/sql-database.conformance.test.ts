@@ -16,6 +16,7 @@ import {
   loadMigrations,
   runMigrations,
   type SqlDatabase,
+  type SqlExecutor,
 } from '../../src/index.js';
 
 const postgresUrl = await postgresUrlForTests();
@@ -76,6 +77,43 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
         { name: 'a', n: 1 },
         { name: "b'; DROP TABLE items; --", n: 2 },
       ]);
+    });
+
+    test('returns json and jsonb values parsed, the same on every engine, also in a transaction', async () => {
+      await db.query('CREATE TABLE documents (id int PRIMARY KEY, b jsonb, j json)');
+      const values: unknown[] = [
+        { name: 'Ada', tags: ['x', 'y'], nested: { n: 1.5, ok: true, none: null } },
+        ['a', 2, { three: 3 }],
+        'a string, not JSON text: {"k": 1}',
+        '{"looks": "like an object"}',
+        42,
+        false,
+        null,
+        { text: 'ünïcödé 😀 \\ "quoted"' },
+      ];
+      for (const [id, value] of values.entries())
+        await db.query('INSERT INTO documents (id, b, j) VALUES ($1, $2::jsonb, $2::json)', [
+          id,
+          JSON.stringify(value),
+        ]);
+      const read = (executor: SqlExecutor) =>
+        executor.query<{ b: unknown; j: unknown }>('SELECT b, j FROM documents ORDER BY id');
+      const { rows } = await read(db);
+      assert.deepEqual(
+        rows.map((row) => row.b),
+        values,
+      );
+      assert.deepEqual(
+        rows.map((row) => row.j),
+        values,
+      );
+      assert.deepEqual((await db.transaction(read)).rows, rows);
+      // Built by SQL functions, not only read from columns.
+      const built = await db.query<{ o: unknown; agg: unknown }>(
+        "SELECT jsonb_build_object('k', 1) AS o, (SELECT jsonb_agg(b ORDER BY id) FROM documents) AS agg",
+      );
+      assert.deepEqual(built.rows[0], { o: { k: 1 }, agg: values });
+      await db.query('DROP TABLE documents');
     });
 
     test('commits a transaction that resolves and rolls back one that throws', async () => {

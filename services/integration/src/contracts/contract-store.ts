@@ -13,18 +13,16 @@ export interface StoredContract {
 }
 
 interface ContractRow {
-  definition: ContractDefinition | string;
+  definition: ContractDefinition;
   created_at: Date | string;
   updated_at: Date | string;
 }
 
 const iso = (value: Date | string): string => new Date(value).toISOString();
-const parse = <T>(value: T | string): T =>
-  typeof value === 'string' ? (JSON.parse(value) as T) : value;
 
 function toStored(row: ContractRow): StoredContract {
   return {
-    contract: parse(row.definition),
+    contract: row.definition,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
   };
@@ -153,6 +151,6 @@ export async function listVersions(
   return rows.map((row) => ({
     schemaVersion: Number(row.schema_version),
     createdAt: iso(row.created_at),
-    contract: parse(row.definition),
+    contract: row.definition,
   }));
 }

@@ -32,7 +32,7 @@ interface Row {
   schema_version: number;
   occurred_at: Date;
   trace_id: string;
-  payload: Record<string, string> | string;
+  payload: Record<string, string>;
   revision: number;
   created_at: Date;
   updated_at: Date;
@@ -50,7 +50,7 @@ function toRecord(row: Row): ReadModelRecord {
     schemaVersion: Number(row.schema_version),
     occurredAt: new Date(row.occurred_at).toISOString(),
     traceId: row.trace_id,
-    payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
+    payload: row.payload,
     revision: Number(row.revision),
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),

@@ -8,6 +8,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { ADVISORY_LOCK_SQL, advisoryLockKey, assertChannelName } from '../advisory-key.js';
+import { JSON_TYPE_OIDS, parseJsonValue } from '../json-values.js';
 import type { QueryResult, SqlDatabase, SqlExecutor } from '../sql-database.js';
 
 export interface PgliteOptions {
@@ -21,7 +22,9 @@ interface PgliteQueryable {
 
 export async function createPgliteDatabase({ dataDir }: PgliteOptions): Promise<SqlDatabase> {
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+  const db = await PGlite.create(dataDir, {
+    parsers: Object.fromEntries(JSON_TYPE_OIDS.map((oid) => [oid, parseJsonValue])),
+  });
 
   const run = async <R>(target: PgliteQueryable, text: string, params?: readonly unknown[]) => {
     const result = await target.query<R>(text, params as unknown[] | undefined);

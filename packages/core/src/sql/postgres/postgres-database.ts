@@ -2,6 +2,7 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { ADVISORY_LOCK_SQL, advisoryLockKey, assertChannelName } from '../advisory-key.js';
+import { JSON_TYPE_OIDS, parseJsonValue } from '../json-values.js';
 import type { QueryResult, SqlDatabase, SqlExecutor, Unlisten } from '../sql-database.js';
 
 export interface PostgresOptions {
@@ -27,6 +28,12 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
     statement_timeout: options.statementTimeoutMs ?? 30_000,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        JSON_TYPE_OIDS.includes(oid)
+          ? parseJsonValue
+          : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   // An idle client losing its connection must not crash the process.
   pool.on('error', (error) => options.logger?.warn({ err: error }, 'idle PostgreSQL client error'));

@@ -34,7 +34,7 @@ interface MessageRow {
   offset: string | number;
   key: string;
   value: Uint8Array;
-  headers: Record<string, string> | string;
+  headers: Record<string, string>;
   created_at: Date | string;
 }
 
@@ -212,7 +212,7 @@ export class SqlLogConsumer implements Consumer {
       offset: Number(row.offset),
       key: row.key,
       value: Buffer.from(row.value),
-      headers: typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers,
+      headers: row.headers,
       timestamp: new Date(row.created_at),
     }));
     const interrupted = () => this.stopped || this.isPaused || state.generation !== generation;

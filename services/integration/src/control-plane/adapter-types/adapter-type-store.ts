@@ -35,8 +35,7 @@ function toStored(row: Row): StoredAdapterType {
   return {
     type: row.adapter_type,
     description: row.description,
-    configSchema:
-      typeof row.config_schema === 'string' ? JSON.parse(row.config_schema) : row.config_schema,
+    configSchema: row.config_schema,
     consumerGroup: row.consumer_group,
     ...(row.admin_url ? { adminUrl: row.admin_url } : {}),
     registeredAt: new Date(row.registered_at).toISOString(),

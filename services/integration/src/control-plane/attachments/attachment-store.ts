@@ -15,7 +15,7 @@ interface Row {
   attachment_id: string;
   contract_id: string;
   adapter_type: string;
-  config: Record<string, unknown> | string;
+  config: Record<string, unknown>;
   enabled: boolean;
   created_at: Date;
   updated_at: Date;
@@ -28,7 +28,7 @@ function toAttachment(row: Row): Attachment {
     attachmentId: row.attachment_id,
     contractId: row.contract_id,
     adapterType: row.adapter_type,
-    config: typeof row.config === 'string' ? JSON.parse(row.config) : row.config,
+    config: row.config,
     enabled: row.enabled,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
