@@ -3,7 +3,8 @@
  * disabled and the configuration locked, so no query can read or write other files,
  * load extensions or change settings. When `analytics build` replaces the file, the next
  * query opens the new one (the old instance closes once its queries finish). Each query
- * runs on its own connection with a time limit (interrupt) and an optional row cap.
+ * runs with a time limit (interrupt) and an optional row cap: the views' reads on pooled
+ * connections with their statements prepared once, the SQL tool's on a connection of its own.
  * Each opened file carries its build's identity (`gold.build_info`), returned with every
  * result so answers can name the build they come from (`ETag`, `data_as_of`). The result
  * cache is the second level behind the serving tables: it is cleared when a new build is
@@ -14,7 +15,12 @@
  */
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { errors } from '../errors.js';
 import { toJsonRow, type Row } from './duckdb-session.js';
 
@@ -71,6 +77,12 @@ export interface Warehouse {
    * one) its prepared statement type (`StatementType`).
    */
   inspect(sql: string): Promise<{ count: number; statementType?: number }>;
+  /**
+   * A derived answer (e.g. a serialized response) under the build now serving: kept in the
+   * result cache beside query results, so it is dropped with them when a new build opens
+   * and computed every time when the cache is off.
+   */
+  remember<T extends object | string>(key: string, compute: () => Promise<T>): Promise<T>;
   /** Resolves with where the warehouse is; rejects (`WAREHOUSE_NOT_BUILT`) when absent. */
   ping(): Promise<WarehouseInfo>;
   /** The build now serving (opens it when needed); rejects (`WAREHOUSE_NOT_BUILT`) when absent. */
@@ -84,7 +96,24 @@ interface Opened {
   build: BuildInfo;
   active: number;
   retired: boolean;
+  /** Idle connections of this file, each with its prepared statements (see `Pooled`). */
+  idle: Pooled[];
 }
+
+/**
+ * A connection kept between queries, with the statements it prepared, by SQL text. The
+ * reads are a few dozen statement shapes, so a repeated read binds and runs a statement
+ * prepared before: one trip to DuckDB's threads instead of four (connect, extract,
+ * prepare, run), which is what a query cost under concurrent load.
+ */
+interface Pooled {
+  connection: DuckDBConnection;
+  prepared: Map<string, DuckDBPreparedStatement>;
+}
+
+/** Idle connections kept per file, and statements kept per connection (least recently used dropped). */
+const POOLED_CONNECTIONS = 8;
+const PREPARED_PER_CONNECTION = 64;
 
 /** Results with more rows than this are not cached. */
 const CACHEABLE_ROWS = 5000;
@@ -112,9 +141,41 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
     }
   }
 
+  function closeInstance(opened: Opened) {
+    for (const pooled of opened.idle.splice(0)) pooled.connection.closeSync();
+    opened.instance.closeSync();
+  }
+
   function release(opened: Opened) {
     opened.active -= 1;
-    if (opened.retired && opened.active === 0) opened.instance.closeSync();
+    if (opened.retired && opened.active === 0) closeInstance(opened);
+  }
+
+  async function takeConnection(opened: Opened): Promise<Pooled> {
+    return (
+      opened.idle.pop() ?? { connection: await opened.instance.connect(), prepared: new Map() }
+    );
+  }
+
+  function giveBack(opened: Opened, pooled: Pooled) {
+    if (opened.retired || opened.idle.length >= POOLED_CONNECTIONS) pooled.connection.closeSync();
+    else opened.idle.push(pooled);
+  }
+
+  /** The statement for `sql` on this connection, prepared once (most recently used last). */
+  async function preparedFor(pooled: Pooled, sql: string): Promise<DuckDBPreparedStatement> {
+    let statement = pooled.prepared.get(sql);
+    if (statement) pooled.prepared.delete(sql);
+    else {
+      statement = await pooled.connection.prepare(sql);
+      if (pooled.prepared.size >= PREPARED_PER_CONNECTION) {
+        const [oldest, dropped] = pooled.prepared.entries().next().value!;
+        pooled.prepared.delete(oldest);
+        dropped.destroySync();
+      }
+    }
+    pooled.prepared.set(sql, statement);
+    return statement;
   }
 
   async function acquire(): Promise<Opened> {
@@ -142,11 +203,11 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         throw error;
       }
       const previous = current;
-      current = { instance, identity: id, build, active: 0, retired: false };
+      current = { instance, identity: id, build, active: 0, retired: false, idle: [] };
       cache.clear();
       if (previous) {
         previous.retired = true;
-        if (previous.active === 0) previous.instance.closeSync();
+        if (previous.active === 0) closeInstance(previous);
       }
       return current;
     })().finally(() => {
@@ -167,22 +228,40 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         queryOptions.maxRows ?? null,
       ]);
       const useCache = queryOptions.cache !== false;
-      const cached = useCache ? cache.get(key) : undefined;
+      const cached = useCache ? (cache.get(key) as QueryOutput | undefined) : undefined;
       if (cached) {
         release(opened);
         return cached;
       }
-      const connection = await opened.instance.connect();
+      // Cached reads (the views) run prepared statements on pooled connections; the SQL
+      // tool's queries (`cache: false`) get a fresh connection each, so nothing one of them
+      // does to its connection outlives it.
+      const pooled: Pooled = useCache
+        ? await takeConnection(opened)
+        : { connection: await opened.instance.connect(), prepared: new Map() };
+      const { connection } = pooled;
       let timedOut = false;
+      let failed = false;
       const timer = setTimeout(() => {
         timedOut = true;
         connection.interrupt();
       }, queryOptions.timeoutMs ?? defaultTimeout);
       try {
-        const reader =
-          queryOptions.maxRows === undefined
-            ? await connection.runAndReadAll(sql, params)
-            : await connection.streamAndReadUntil(sql, queryOptions.maxRows + 1, params);
+        let reader;
+        if (useCache) {
+          const statement = await preparedFor(pooled, sql);
+          statement.clearBindings();
+          if (params?.length) statement.bind(params);
+          reader =
+            queryOptions.maxRows === undefined
+              ? await statement.runAndReadAll()
+              : await statement.streamAndReadUntil(queryOptions.maxRows + 1);
+        } else {
+          reader =
+            queryOptions.maxRows === undefined
+              ? await connection.runAndReadAll(sql, params)
+              : await connection.streamAndReadUntil(sql, queryOptions.maxRows + 1, params);
+        }
         const all = reader.getRowObjectsJS();
         const cap = queryOptions.maxRows ?? Infinity;
         const output = {
@@ -199,13 +278,27 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
           cache.set(key, output);
         return output;
       } catch (error) {
+        failed = true;
         if (timedOut) throw errors.QUERY_TIMEOUT({ cause: error });
         throw error;
       } finally {
         clearTimeout(timer);
-        connection.closeSync();
+        // A connection whose query failed or was interrupted is not reused.
+        if (useCache && !failed && !timedOut) giveBack(opened, pooled);
+        else connection.closeSync();
         release(opened);
       }
+    },
+    async remember(key, compute) {
+      const opened = await acquire();
+      release(opened);
+      const full = JSON.stringify(['remember', opened.identity, key]);
+      const hit = cache.get(full);
+      if (hit !== undefined) return hit as never;
+      const value = await compute();
+      // Kept only while the build it was computed under still serves.
+      if (current === opened && charsLeft(value, CACHEABLE_CHARS) >= 0) cache.set(full, value);
+      return value;
     },
     async inspect(sql) {
       const opened = await acquire();
@@ -236,7 +329,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       await opening?.catch(() => undefined);
       if (current) {
         current.retired = true;
-        if (current.active === 0) current.instance.closeSync();
+        if (current.active === 0) closeInstance(current);
         current = undefined;
       }
     },
@@ -273,10 +366,10 @@ async function readBuildInfo(instance: DuckDBInstance, fileIdentity: string): Pr
 
 /** A small LRU of query results (a Map keeps insertion order). Results are frozen: callers share them. */
 class ResultCache {
-  private readonly entries = new Map<string, QueryOutput>();
+  private readonly entries = new Map<string, QueryOutput | object | string>();
   constructor(private readonly capacity: number) {}
 
-  get(key: string): QueryOutput | undefined {
+  get(key: string): QueryOutput | object | string | undefined {
     const hit = this.entries.get(key);
     if (hit) {
       this.entries.delete(key);
@@ -285,7 +378,7 @@ class ResultCache {
     return hit;
   }
 
-  set(key: string, value: QueryOutput): void {
+  set(key: string, value: QueryOutput | object | string): void {
     if (this.capacity <= 0) return;
     this.entries.set(key, deepFreeze(value));
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
