@@ -63,4 +63,5 @@ export const errors = defineErrors({
   },
   UPSTREAM_UNREACHABLE: { status: 502, detail: 'upstream service unreachable' },
   BROKER_UNAVAILABLE: { status: 503, detail: 'broker unavailable; nothing was published' },
+  DATABASE_UNAVAILABLE: { status: 503, detail: 'database unavailable; try again shortly' },
 });

@@ -38,6 +38,11 @@ export interface HttpAppOptions {
    * @defaultValue local mode: no keys, `operate` routes answer loopback peers only
    */
   access?: AccessPolicy;
+  /**
+   * Turns an error that is not an `AppError` into one, e.g. a lost database connection
+   * into a 503 naming the dependency; undefined leaves it a bare 500.
+   */
+  classifyError?: (error: unknown) => AppError | undefined;
 }
 
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -172,7 +177,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     replyWithError(reply, coreErrors.ROUTE_NOT_FOUND()),
   );
 
-  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+  app.setErrorHandler(async (thrown: FastifyError, request, reply) => {
+    const error = (!isAppError(thrown) && options.classifyError?.(thrown)) || thrown;
     if (isAppError(error)) {
       // A 503 is the service saying "not now" (a dependency down, capacity reached): worth a
       // warning, not an error page for the operator.

@@ -21,6 +21,7 @@ import { registerContractRoutes } from './contracts-routes.js';
 import { registerDeadLetterRoutes } from './dead-letters-routes.js';
 import { seedInternsAttachment } from './seed-interns.js';
 import { installTextGuard } from '../text-guard.js';
+import { classifyDependencyError } from '../dependency-errors.js';
 import { platformHealthChecks } from '../health-checks.js';
 
 export interface ControlPlaneOptions {
@@ -49,6 +50,7 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.access ? { access: options.access } : {}),
     health: platformHealthChecks(db, broker),
+    classifyError: classifyDependencyError(db),
     openapi: {
       title: 'Integration platform: control plane',
       version: '1.0.0',

@@ -8,6 +8,7 @@ import { isAppError, type SqlExecutor } from '@platform/core';
 import { BrokerUnavailableError, type Broker, type PublishResult } from '../broker/broker.js';
 import { findContract } from '../contracts/contract-store.js';
 import { LEGACY_INTERN_TOPIC, topicForRecordType } from '../contracts/topics.js';
+import { RETRY_AFTER_SECONDS } from '../dependency-errors.js';
 import { errors } from '../errors.js';
 import {
   findDeadLetter,
@@ -61,7 +62,11 @@ export async function replayDeadLetter(
   try {
     published = await broker.publish(topic, key, JSON.stringify(envelope), headers);
   } catch (error) {
-    if (error instanceof BrokerUnavailableError) throw errors.BROKER_UNAVAILABLE({ cause: error });
+    if (error instanceof BrokerUnavailableError)
+      throw errors.BROKER_UNAVAILABLE({
+        cause: error,
+        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      });
     throw error;
   }
   return { deadLetter: (await markReplayed(db, id)) ?? deadLetter, published };

@@ -19,6 +19,7 @@ import { createIntakeWriter } from './record-use-cases.js';
 import { registerRecordRoutes } from './records-routes.js';
 import { installTraceIds } from './trace.js';
 import { installTextGuard } from '../text-guard.js';
+import { classifyDependencyError } from '../dependency-errors.js';
 import { platformHealthChecks } from '../health-checks.js';
 
 export interface SubmissionOptions {
@@ -48,6 +49,7 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.access ? { access: options.access } : {}),
     health: platformHealthChecks(db, broker),
+    classifyError: classifyDependencyError(db),
     openapi: {
       title: 'Integration platform: submission service',
       version: '1.0.0',

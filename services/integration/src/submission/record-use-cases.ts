@@ -25,6 +25,7 @@ import {
   type PayloadLimits,
 } from '../contracts/payload.js';
 import { topicName } from '../contracts/topics.js';
+import { RETRY_AFTER_SECONDS } from '../dependency-errors.js';
 import { errors } from '../errors.js';
 import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
@@ -168,7 +169,11 @@ async function publish(
       { err: error, traceId: envelope.traceId, contractId: contract.contractId, topic },
       'publish failed; nothing published',
     );
-    if (error instanceof BrokerUnavailableError) throw errors.BROKER_UNAVAILABLE({ cause: error });
+    if (error instanceof BrokerUnavailableError)
+      throw errors.BROKER_UNAVAILABLE({
+        cause: error,
+        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      });
     throw error;
   }
   deps.metrics.published(contract.contractId, operation, (performance.now() - started) / 1000);
