@@ -36,7 +36,7 @@ export {
 export type { RenderOptions, RenderInput, RenderResult } from './render/render-replay.js';
 export { defaultExtraRenderOptions } from './render/render-options.js';
 export type { ExtraRenderOptionKey } from './render/render-options.js';
-export { resolveFfmpeg } from './ffmpeg/resolve-ffmpeg.js';
+export { resolveFfmpeg, type FfmpegPaths } from './ffmpeg/resolve-ffmpeg.js';
 export { loadSkin, parseSkinIni } from './skin/load-skin.js';
 export { extractOsk, skinFolderPrefix } from './skin/extract-osk.js';
 export type { Skin, SkinIni } from './skin/load-skin.js';

@@ -83,6 +83,10 @@ export const renderEnvSchema = coreEnvSchema.extend({
   BEATMAP_MIRROR_URL: urlVar(['http', 'https']).optional(),
   /** Shared secret of the remote-worker callback (HMAC-SHA256); unset: the callback route refuses. */
   CALLBACK_SECRET: z.string().min(16, { message: 'expected at least 16 characters' }).optional(),
+  /** ffmpeg binary the worker runs. @defaultValue ffmpeg on PATH, else the one bundled with the package */
+  FFMPEG_PATH: z.string().min(1).optional(),
+  /** ffprobe binary. @defaultValue beside FFMPEG_PATH, else on PATH, else bundled */
+  FFPROBE_PATH: z.string().min(1).optional(),
   /** Video width × height override (e.g. for small test renders). @defaultValue from resolution */
   RENDER_WIDTH: optionalPositiveInt,
   RENDER_HEIGHT: optionalPositiveInt,

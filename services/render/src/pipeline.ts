@@ -11,7 +11,7 @@ import type { RenderMetrics } from './metrics.js';
 import type { TaskQueue } from './queue/task-queue.js';
 import { redispatchAfterRestart, startReaper } from './reaper/reaper.js';
 import { startRetentionSweeper } from './retention/retention-sweeper.js';
-import { osuRenderer } from './renderer/renderer.js';
+import { createOsuRenderer } from './renderer/renderer.js';
 import { DEFAULT_SKIN_LIMITS } from './skins/skin-archive.js';
 import { startRenderWorker } from './worker/render-worker.js';
 
@@ -31,7 +31,7 @@ export async function startPipeline(
         db: ctx.db,
         store: ctx.store,
         logger: ctx.logger,
-        renderer: osuRenderer,
+        renderer: createOsuRenderer({ ffmpegPath: env.FFMPEG_PATH, ffprobePath: env.FFPROBE_PATH }),
         beatmaps: createBeatmapResolver({
           dirs: beatmapDirs,
           mirrorUrl: env.BEATMAP_MIRROR_URL,

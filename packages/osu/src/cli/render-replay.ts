@@ -149,6 +149,8 @@ export async function main(
         skinDir,
         outputVideoPath: output,
         outputThumbnailPath: thumbnail,
+        // The command line is where this package meets the environment.
+        ffmpeg: { ffmpegPath: process.env.FFMPEG_PATH, ffprobePath: process.env.FFPROBE_PATH },
         options: {
           resolution,
           bgDim: num(v['bg-dim']) ?? defaultRenderOptions.bgDim,

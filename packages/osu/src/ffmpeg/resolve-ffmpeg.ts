@@ -1,7 +1,9 @@
 /**
- * Finds ffmpeg and ffprobe: FFMPEG_PATH / FFPROBE_PATH when set, else the system's
- * (on PATH), else the binaries shipped in @ffmpeg-installer / @ffprobe-installer
- * (made executable when npm did not run their install scripts).
+ * Finds ffmpeg and ffprobe: the paths the caller gives (a service reads them from its
+ * configuration, e.g. render's FFMPEG_PATH / FFPROBE_PATH; this package reads no
+ * environment), else the system's (on PATH), else the binaries shipped in
+ * @ffmpeg-installer / @ffprobe-installer (made executable when npm did not run their
+ * install scripts).
  */
 import { accessSync, chmodSync, constants, existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -43,26 +45,41 @@ function bundled(pkg: string, platformPkg: string, name: string): string | undef
   }
 }
 
-let cached: { ffmpeg: string; ffprobe: string } | undefined;
+/** Where ffmpeg and ffprobe are, when the caller knows. */
+export interface FfmpegPaths {
+  /** ffmpeg binary; ffprobe is looked for beside it first. */
+  ffmpegPath?: string | undefined;
+  ffprobePath?: string | undefined;
+}
 
-export function resolveFfmpeg(): { ffmpeg: string; ffprobe: string } {
-  if (cached && !process.env.FFMPEG_PATH && !process.env.FFPROBE_PATH) return cached;
+/** What PATH and the installer packages offer; looked up once. */
+let found: { ffmpeg: string; ffprobe: string } | undefined;
+
+function discovered(): { ffmpeg: string; ffprobe: string } {
   const platform = `${process.platform}-${process.arch}`;
-  const ffmpeg =
-    process.env.FFMPEG_PATH ||
-    onPath('ffmpeg') ||
-    bundled('@ffmpeg-installer/ffmpeg', `@ffmpeg-installer/${platform}`, 'ffmpeg') ||
-    'ffmpeg';
-  const ffprobe =
-    process.env.FFPROBE_PATH ||
-    (process.env.FFMPEG_PATH && existsSync(join(dirname(process.env.FFMPEG_PATH), 'ffprobe'))
-      ? join(dirname(process.env.FFMPEG_PATH), 'ffprobe')
-      : undefined) ||
-    onPath('ffprobe') ||
-    bundled('@ffprobe-installer/ffprobe', `@ffprobe-installer/${platform}`, 'ffprobe') ||
-    'ffprobe';
-  cached = { ffmpeg, ffprobe };
-  return cached;
+  found ??= {
+    ffmpeg:
+      onPath('ffmpeg') ||
+      bundled('@ffmpeg-installer/ffmpeg', `@ffmpeg-installer/${platform}`, 'ffmpeg') ||
+      'ffmpeg',
+    ffprobe:
+      onPath('ffprobe') ||
+      bundled('@ffprobe-installer/ffprobe', `@ffprobe-installer/${platform}`, 'ffprobe') ||
+      'ffprobe',
+  };
+  return found;
+}
+
+export function resolveFfmpeg(given: FfmpegPaths = {}): { ffmpeg: string; ffprobe: string } {
+  const { ffmpegPath, ffprobePath } = given;
+  const besideFfmpeg = ffmpegPath ? join(dirname(ffmpegPath), 'ffprobe') : undefined;
+  return {
+    ffmpeg: ffmpegPath || discovered().ffmpeg,
+    ffprobe:
+      ffprobePath ||
+      (besideFfmpeg && existsSync(besideFfmpeg) ? besideFfmpeg : undefined) ||
+      discovered().ffprobe,
+  };
 }
 
 /** True when the resolved ffmpeg runs. */

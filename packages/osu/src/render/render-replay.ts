@@ -7,7 +7,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { resolveFfmpeg } from '../ffmpeg/resolve-ffmpeg.js';
+import { resolveFfmpeg, type FfmpegPaths } from '../ffmpeg/resolve-ffmpeg.js';
 import type { JudgementSummary } from '../judgement/types.js';
 import { decodeReplay } from '../replay/decode-replay.js';
 import { modsToString } from '../replay/mods.js';
@@ -35,6 +35,8 @@ export interface RenderInput {
   onProgress?: (percent: number) => void;
   log?: (line: string) => void;
   signal?: AbortSignal;
+  /** ffmpeg and ffprobe to run. @defaultValue found on PATH, else the bundled ones */
+  ffmpeg?: FfmpegPaths;
 }
 
 export interface RenderResult {
@@ -99,7 +101,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     `video covers map time ${Math.round(startTime)}..${Math.round(startTime + durationSeconds * 1000 * speed)} ms: ${frames} frames, ${durationSeconds.toFixed(2)} s`,
   );
 
-  const { ffmpeg, ffprobe } = resolveFfmpeg();
+  const { ffmpeg, ffprobe } = resolveFfmpeg(input.ffmpeg);
   await mkdir(dirname(input.outputVideoPath), { recursive: true });
   let media: MediaInputs | undefined;
   let encoder: FfmpegEncoder | undefined;

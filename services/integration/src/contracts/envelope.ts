@@ -4,8 +4,8 @@
  * anything is published. The envelope schema leaves additional properties open; the
  * payload part is strict for the producer.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { ValidatorCache } from '../json-schema/validator-cache.js';
 import type { ContractDefinition, LifecycleClass } from './contract.js';
 import { naturalKeyOf, type Payload } from './payload.js';
 
@@ -99,41 +99,39 @@ export function envelopeSchema(
   };
 }
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, strict: true }));
-const validators = new Map<string, ValidateFunction>();
-/** By definition object first: a cached contract is validated without serialising it again. */
-const byObject = new WeakMap<ContractDefinition, Map<LifecycleClass, ValidateFunction>>();
-
-function validatorFor(
-  contract: ContractDefinition,
-  lifecycleClass: LifecycleClass,
-): ValidateFunction {
-  const known = byObject.get(contract)?.get(lifecycleClass);
-  if (known) return known;
-  const cacheKey = `${contract.contractId}@${contract.schemaVersion}:${lifecycleClass}:${JSON.stringify(contract)}`;
-  let validate = validators.get(cacheKey);
-  if (!validate) {
-    validate = ajv.compile(envelopeSchema(contract, lifecycleClass));
-    validators.set(cacheKey, validate);
-  }
-  const perClass = byObject.get(contract) ?? new Map<LifecycleClass, ValidateFunction>();
-  perClass.set(lifecycleClass, validate);
-  byObject.set(contract, perClass);
-  return validate;
+/** Checks built envelopes against their contract's envelope schema (created by the submission service). */
+export interface EnvelopeValidator {
+  /** The schema violations of an envelope (empty when valid). */
+  violations(
+    contract: ContractDefinition,
+    lifecycleClass: LifecycleClass,
+    envelope: unknown,
+  ): string[];
 }
 
-/** Validates an envelope; returns the schema violations (empty when valid). */
-export function envelopeViolations(
-  contract: ContractDefinition,
-  lifecycleClass: LifecycleClass,
-  envelope: unknown,
-): string[] {
-  const validate = validatorFor(contract, lifecycleClass);
-  if (validate(envelope)) return [];
-  return (validate.errors ?? []).map(
-    (e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`,
-  );
+export function createEnvelopeValidator(maxValidators?: number): EnvelopeValidator {
+  const cache = new ValidatorCache({ allErrors: true, strict: true }, maxValidators);
+  // By definition object first: a cached contract is validated without serialising it again.
+  const byObject = new WeakMap<ContractDefinition, Map<LifecycleClass, ValidateFunction>>();
+  const validatorFor = (contract: ContractDefinition, lifecycleClass: LifecycleClass) => {
+    const known = byObject.get(contract)?.get(lifecycleClass);
+    if (known) return known;
+    const key = `${contract.contractId}@${contract.schemaVersion}:${lifecycleClass}:${JSON.stringify(contract)}`;
+    const validate = cache.compile(key, envelopeSchema(contract, lifecycleClass));
+    const perClass = byObject.get(contract) ?? new Map<LifecycleClass, ValidateFunction>();
+    perClass.set(lifecycleClass, validate);
+    byObject.set(contract, perClass);
+    return validate;
+  };
+  return {
+    violations(contract, lifecycleClass, envelope) {
+      const validate = validatorFor(contract, lifecycleClass);
+      if (validate(envelope)) return [];
+      return (validate.errors ?? []).map(
+        (e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`,
+      );
+    },
+  };
 }
 
 export interface EnvelopeIdentity {

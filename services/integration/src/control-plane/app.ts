@@ -19,6 +19,7 @@ import { registerAttachmentRoutes } from './attachments/attachments-routes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
 import { registerContractRoutes } from './contracts-routes.js';
 import { registerDeadLetterRoutes } from './dead-letters-routes.js';
+import { createConfigSchemas } from './config-schema.js';
 import { seedInternsAttachment } from './seed-interns.js';
 import { installTextGuard } from '../text-guard.js';
 import { classifyDependencyError } from '../dependency-errors.js';
@@ -59,15 +60,17 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
     },
   });
   installTextGuard(app);
+  const configSchemas = createConfigSchemas();
   registerContractRoutes(app, { db, broker });
   registerAdapterTypeRoutes(app, {
     db,
+    configSchemas,
     livenessSeconds: options.livenessSeconds ?? 90,
     ...(options.seedInternsAttachments === false
       ? {}
-      : { onRegistered: (type) => seedInternsAttachment(db, logger, type) }),
+      : { onRegistered: (type) => seedInternsAttachment(db, logger, type, configSchemas) }),
   });
-  registerAttachmentRoutes(app, { db });
+  registerAttachmentRoutes(app, { db, configSchemas });
   registerDeadLetterRoutes(app, { db, broker });
   registerConsoleRoutes(app, {
     db,

@@ -1,30 +1,25 @@
 /**
  * Attachment configs are validated against the JSON schema their adapter type
- * published. One Ajv instance (non-strict: adapter authors may use any standard
- * keyword; formats enabled; defaults filled in) with compiled validators cached per
- * schema text.
+ * published. The control plane creates one `ConfigSchemas` and hands it to the routes
+ * that need it: non-strict Ajv (adapter authors may use any standard keyword), formats
+ * enabled, defaults filled in, compiled validators cached per schema text (bounded).
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false, useDefaults: true }));
-const cache = new Map<string, ValidateFunction>();
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { ValidatorCache } from '../json-schema/validator-cache.js';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** Compiles (or reuses) a validator; throws when the schema itself is not valid JSON Schema. */
-export function configValidator(schema: JsonSchema): ValidateFunction {
-  const key = JSON.stringify(schema);
-  let validate = cache.get(key);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    // The validator keeps working; the instance forgets the schema's `$id`, so another
-    // type, or this type's next schema, may use the same `$id`.
-    ajv.removeSchema(schema);
-    cache.set(key, validate);
-  }
-  return validate;
+export interface ConfigSchemas {
+  /** Compiles (or reuses) a validator; throws when the schema itself is not valid JSON Schema. */
+  validator(schema: JsonSchema): ValidateFunction;
+}
+
+export function createConfigSchemas(maxValidators?: number): ConfigSchemas {
+  const cache = new ValidatorCache(
+    { allErrors: true, strict: false, useDefaults: true },
+    maxValidators,
+  );
+  return { validator: (schema) => cache.compile(JSON.stringify(schema), schema) };
 }
 
 export interface ConfigError {

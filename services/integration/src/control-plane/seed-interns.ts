@@ -14,7 +14,7 @@ import { INTERNS_CONTRACT } from '../contracts/interns-contract.js';
 import { contractTopics } from '../contracts/topics.js';
 import type { StoredAdapterType } from './adapter-types/adapter-type-store.js';
 import { insertAttachment } from './attachments/attachment-store.js';
-import { configErrors, configValidator } from './config-schema.js';
+import { configErrors, type ConfigSchemas } from './config-schema.js';
 import { evolveContract } from './contract-use-cases.js';
 
 /** Default attachment configs of the interns contract, by adapter type. */
@@ -69,6 +69,7 @@ export async function seedInternsAttachment(
   db: SqlDatabase,
   logger: Logger,
   type: StoredAdapterType,
+  configSchemas: ConfigSchemas,
   configs: Record<string, Record<string, unknown>> = INTERNS_SEED_CONFIGS,
 ): Promise<void> {
   const seed = configs[type.type];
@@ -76,7 +77,7 @@ export async function seedInternsAttachment(
   const name = `interns-attachment:${type.type}`;
   if (!(await claimSeed(db, name))) return;
   const config = structuredClone(seed);
-  const validate = configValidator(type.configSchema);
+  const validate = configSchemas.validator(type.configSchema);
   if (!validate(config)) {
     await releaseSeed(db, name);
     logger.error(

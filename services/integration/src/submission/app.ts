@@ -8,6 +8,7 @@ import { createHttpApp, type AccessPolicy, type Logger, type SqlDatabase } from 
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
+import { createEnvelopeValidator } from '../contracts/envelope.js';
 import { DEFAULT_FIELD_MAX_LENGTH } from '../contracts/payload.js';
 import { ContractCache } from './contract-cache.js';
 import { installInternsCors } from './cors.js';
@@ -86,6 +87,7 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
     contracts,
     intake: createIntakeWriter(db, owner, relay),
     payloadLimits: { defaultMaxLength: options.fieldMaxLength ?? DEFAULT_FIELD_MAX_LENGTH },
+    envelopes: createEnvelopeValidator(),
   };
   registerRecordRoutes(app, deps);
   registerInternRoutes(app, deps);

@@ -16,7 +16,7 @@ import {
   type ContractDefinition,
   type LifecycleClass,
 } from '../contracts/contract.js';
-import { buildEnvelope, envelopeViolations, type Envelope } from '../contracts/envelope.js';
+import { buildEnvelope, type Envelope, type EnvelopeValidator } from '../contracts/envelope.js';
 import {
   naturalKeyOf,
   tombstonePayload,
@@ -50,6 +50,8 @@ export interface SubmissionDeps {
   intake: IntakeWriter;
   /** Field lengths where a contract declares none. */
   payloadLimits: PayloadLimits;
+  /** Checks each built envelope against its contract's envelope schema. */
+  envelopes: EnvelopeValidator;
 }
 
 /**
@@ -132,7 +134,7 @@ function envelopeFor(
     { recordId: deps.newRecordId(), traceId, occurredAt: deps.now() },
     naturalKey,
   );
-  const violations = envelopeViolations(contract, cls, envelope);
+  const violations = deps.envelopes.violations(contract, cls, envelope);
   if (violations.length > 0) {
     deps.metrics.rejected(contract.contractId, operation, 'envelope_invalid');
     deps.logger.error(

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { buildEnvelope, envelopeViolations } from '../../src/contracts/envelope.js';
+import { buildEnvelope, createEnvelopeValidator } from '../../src/contracts/envelope.js';
 import { INTERNS_CONTRACT } from '../../src/contracts/interns-contract.js';
 import { naturalKeyOf, tombstonePayload, validatePayload } from '../../src/contracts/payload.js';
 import { createOnly, internPayload } from '../support/contracts.js';
+
+const envelopes = createEnvelopeValidator();
+const envelopeViolations = envelopes.violations.bind(envelopes);
 
 describe('payload validation (producer strict)', () => {
   it('applies the default before the required check (absent or blank)', () => {

@@ -2,6 +2,7 @@
 import type { SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.js';
+import type { ConfigSchemas } from '../config-schema.js';
 import {
   findAdapterType,
   listAdapterTypes,
@@ -16,6 +17,8 @@ const typeParams = { type: 'object', properties: { type: { type: 'string' } }, r
 
 export interface AdapterTypeRouteOptions {
   db: SqlDatabase;
+  /** Compiles descriptors' config schemas (a schema that does not compile is refused). */
+  configSchemas: ConfigSchemas;
   /** A type is `live` when it re-registered within this many seconds. */
   livenessSeconds: number;
   /** Called after every successful registration (the interns seed attaches itself here). */
@@ -48,7 +51,11 @@ export function registerAdapterTypeRoutes(
       },
     },
     async (request, reply) => {
-      const { descriptor, violations } = validateDescriptor(request.params.type, request.body);
+      const { descriptor, violations } = validateDescriptor(
+        request.params.type,
+        request.body,
+        options.configSchemas,
+      );
       if (!descriptor) {
         const first = violations[0]!;
         throw errors.ADAPTER_TYPE_INVALID({

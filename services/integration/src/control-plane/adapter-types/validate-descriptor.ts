@@ -4,7 +4,7 @@
  * object schema whose every property carries a description (so the control plane can
  * quote it back when an attachment config is refused) and that compiles.
  */
-import { configValidator, type JsonSchema } from '../config-schema.js';
+import type { ConfigSchemas, JsonSchema } from '../config-schema.js';
 import type { AdapterTypeDescriptor } from './adapter-type-store.js';
 
 export const ADAPTER_TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,62}$/;
@@ -18,6 +18,7 @@ export interface DescriptorViolation {
 export function validateDescriptor(
   type: string,
   input: unknown,
+  configSchemas: ConfigSchemas,
 ): { descriptor?: AdapterTypeDescriptor; violations: DescriptorViolation[] } {
   const violations: DescriptorViolation[] = [];
   const fail = (path: string, message: string) => violations.push({ path, message });
@@ -61,7 +62,7 @@ export function validateDescriptor(
       }
     }
     try {
-      configValidator(schema);
+      configSchemas.validator(schema);
     } catch (error) {
       fail(
         'configSchema',

@@ -8,13 +8,14 @@ import type { SqlExecutor } from '@platform/core';
 import { findContract } from '../../contracts/contract-store.js';
 import { errors } from '../../errors.js';
 import { findAdapterType } from '../adapter-types/adapter-type-store.js';
-import { configErrors, configValidator } from '../config-schema.js';
+import { configErrors, type ConfigSchemas } from '../config-schema.js';
 import { insertAttachment, type Attachment } from './attachment-store.js';
 
 export async function attachAdapter(
   db: SqlExecutor,
   contractId: string,
   input: unknown,
+  configSchemas: ConfigSchemas,
 ): Promise<Attachment> {
   if (!(await findContract(db, contractId))) throw errors.CONTRACT_NOT_FOUND();
   const body = (
@@ -56,7 +57,7 @@ export async function attachAdapter(
     });
   }
   const config = structuredClone(body.config ?? {}) as Record<string, unknown>;
-  const validate = configValidator(type.configSchema);
+  const validate = configSchemas.validator(type.configSchema);
   if (typeof config !== 'object' || config === null || Array.isArray(config) || !validate(config)) {
     const found =
       typeof config === 'object' && config !== null && !Array.isArray(config)

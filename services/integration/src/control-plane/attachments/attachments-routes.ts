@@ -10,6 +10,7 @@ import type { SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { findContract, listContracts } from '../../contracts/contract-store.js';
 import { errors } from '../../errors.js';
+import type { ConfigSchemas } from '../config-schema.js';
 import { attachAdapter } from './attach-adapter.js';
 import { listAttachments, setAttachmentEnabled } from './attachment-store.js';
 import { maskAttachment } from './mask-secrets.js';
@@ -31,8 +32,11 @@ const idParams = {
   required: ['contractId'],
 };
 
-export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDatabase }): void {
-  const { db } = deps;
+export function registerAttachmentRoutes(
+  app: FastifyInstance,
+  deps: { db: SqlDatabase; configSchemas: ConfigSchemas },
+): void {
+  const { db, configSchemas } = deps;
   // Any successful write to the control plane (attach, enable, a new contract version, a
   // type registration that seeds an attachment) wakes the waiting feed requests, which
   // re-read the feed and answer if it changed.
@@ -76,7 +80,12 @@ export function registerAttachmentRoutes(app: FastifyInstance, deps: { db: SqlDa
       },
     },
     async (request, reply) => {
-      const attachment = await attachAdapter(db, request.params.contractId, request.body);
+      const attachment = await attachAdapter(
+        db,
+        request.params.contractId,
+        request.body,
+        configSchemas,
+      );
       request.log.info(
         {
           contractId: attachment.contractId,
