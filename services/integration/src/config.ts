@@ -48,6 +48,8 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   ATTACHMENT_REFRESH_MS: positiveIntVar(5000),
   /** An adapter type is reported live when it re-registered within this many seconds. @defaultValue 30 */
   ADAPTER_LIVENESS_SECONDS: positiveIntVar(30),
+  /** Tables of the adapter database's current schema relational attachments may write besides records and interns; any other table name is a table of the contract's own schema. @defaultValue none */
+  RELATIONAL_ALLOWED_TABLES: listVar().default([]),
   /** Longest value (characters) of a contract field that declares no maxLength. @defaultValue 10000 */
   FIELD_MAX_LENGTH: positiveIntVar(10_000),
   /** Largest message (bytes) the SQL-log broker takes; JetStream uses the server's max_payload. @defaultValue 1048576 */

@@ -168,7 +168,12 @@ export async function startPlatform({
       [
         'relational',
         env.RELATIONAL_ADAPTER_PORT,
-        (port) => buildRelationalAdapter({ ...adapterDeps('RELATIONAL', port), db }),
+        (port) =>
+          buildRelationalAdapter({
+            ...adapterDeps('RELATIONAL', port),
+            db,
+            allowedTables: env.RELATIONAL_ALLOWED_TABLES,
+          }),
       ],
       [
         'csv',

@@ -6,7 +6,17 @@ import {
   parseRelationalConfig,
   RELATIONAL_CONFIG_SCHEMA,
 } from '../../src/adapters/relational/relational-config.js';
+import { randomUUID } from 'node:crypto';
+import { createRelationalTarget } from '../../src/adapters/relational/relational-target.js';
+import {
+  allowedTables,
+  contractSchema,
+  targetTable,
+} from '../../src/adapters/relational/target-table.js';
+import { RELATIONAL_MIGRATIONS_DIR } from '../../src/adapters/relational/build-relational-adapter.js';
+import type { AttachmentView } from '../../src/adapters/runtime/attachment.js';
 import { UnmappableDataError } from '../../src/adapters/runtime/failures.js';
+import { loadMigrations, runMigrations } from '@platform/core';
 import { internsLike } from '../support/contracts.js';
 import { openHarness, type Harness } from '../support/harness.js';
 
@@ -59,5 +69,66 @@ describe('relational attachments stay in their lane', () => {
     const refused = await attach('submitted_records');
     assert.equal(refused.statusCode, 400, refused.body);
     assert.equal((await attach('my_target')).statusCode, 201);
+  });
+
+  it("resolves any other table name inside the contract's own schema, one schema per contract id", () => {
+    assert.equal(contractSchema('orders_v2'), 'contract_orders_v2');
+    const dashed = contractSchema('a-b');
+    assert.match(dashed, /^contractx_a_b_[0-9a-f]{10}$/);
+    assert.notEqual(dashed, contractSchema('a_b'));
+    assert.ok(contractSchema('x'.repeat(63)).length <= 63);
+    const allowed = allowedTables(['ledger']);
+    assert.deepEqual(targetTable('records', 'orders', allowed), {
+      schema: undefined,
+      table: 'records',
+      sql: '"records"',
+    });
+    assert.equal(targetTable('ledger', 'orders', allowed).sql, '"ledger"');
+    assert.equal(targetTable('mine', 'orders', allowed).sql, '"contract_orders"."mine"');
+    assert.throws(() => targetTable('contracts', 'orders', allowed), UnmappableDataError);
+    assert.throws(() => allowedTables(['dead_letters']), /table of the platform itself/);
+    assert.throws(() => allowedTables(['Bad-Name']), /not a lower-case SQL identifier/);
+  });
+
+  it('writes a generic attachment with its own table into the contract schema, never the current schema', async () => {
+    await runMigrations(
+      h.db,
+      'integration-relational-adapter',
+      loadMigrations(RELATIONAL_MIGRATIONS_DIR),
+    );
+    const target = createRelationalTarget(h.db);
+    const contract = internsLike();
+    const attachment: AttachmentView = {
+      attachmentId: randomUUID(),
+      contractId: contract.contractId,
+      adapterType: 'relational',
+      config: { mode: 'generic', table: 'audit_copy' },
+      enabled: true,
+      contract,
+    };
+    const mapping = await target.resolveMapping(attachment);
+    const schema = contractSchema(contract.contractId);
+    const envelope = {
+      recordId: randomUUID(),
+      contractId: contract.contractId,
+      recordType: 'intern.created',
+      schemaVersion: 1,
+      naturalKey: 'I-1',
+      occurredAt: new Date().toISOString(),
+      traceId: randomUUID(),
+      payload: { internId: 'I-1' },
+      legacyFlat: false,
+      revision: 1,
+    };
+    const event = { envelope, lifecycle: 'create' as const, attachment };
+    assert.equal(await target.write(mapping, target.transform(mapping, event), event), 'written');
+    const { rows } = await h.db.query<{ table_schema: string }>(
+      "SELECT table_schema FROM information_schema.tables WHERE table_name = 'audit_copy'",
+    );
+    assert.deepEqual(rows, [{ table_schema: schema }]);
+    const landed = await h.db.query<{ natural_key: string }>(
+      `SELECT natural_key FROM "${schema}".audit_copy`,
+    );
+    assert.deepEqual(landed.rows, [{ natural_key: 'I-1' }]);
   });
 });

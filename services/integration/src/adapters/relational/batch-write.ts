@@ -60,7 +60,7 @@ function genericStatement(
   /** Keep a newer row (by event time) alone; off for events ordered by revision. */
   guard: boolean,
 ): [string, unknown[]] {
-  const t = q(m.table);
+  const t = m.sqlTable;
   const source = `jsonb_populate_recordset(NULL::${t}, $1::jsonb)`;
   if (lifecycle === 'tombstone') {
     const rows = winners.map(({ event: { envelope } }) => ({
@@ -102,7 +102,7 @@ function shapedStatement(
   /** Keep a newer row (by event time) alone; off for events ordered by revision. */
   guard: boolean,
 ): [string, unknown[]] {
-  const t = q(m.table);
+  const t = m.sqlTable;
   const key = q(m.keyColumn);
   const source = `jsonb_populate_recordset(NULL::${t}, $1::jsonb)`;
   if (lifecycle === 'tombstone') {

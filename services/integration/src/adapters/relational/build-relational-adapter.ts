@@ -7,12 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { loadMigrations, runMigrations, type SqlDatabase } from '@platform/core';
 import { buildAdapter, type Adapter, type AdapterDeps } from '../runtime/build-adapter.js';
 import { createRelationalTarget } from './relational-target.js';
+import { allowedTables } from './target-table.js';
 
 export const RELATIONAL_MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
 export interface RelationalAdapterDeps extends AdapterDeps {
   /** Database holding the target tables. */
   db: SqlDatabase;
+  /** Tables of the current schema attachments may write besides records and interns (`RELATIONAL_ALLOWED_TABLES`). @defaultValue none */
+  allowedTables?: readonly string[];
 }
 
 export async function buildRelationalAdapter(deps: RelationalAdapterDeps): Promise<Adapter> {
@@ -21,5 +24,6 @@ export async function buildRelationalAdapter(deps: RelationalAdapterDeps): Promi
     'integration-relational-adapter',
     loadMigrations(RELATIONAL_MIGRATIONS_DIR),
   );
-  return buildAdapter({ ...deps, target: createRelationalTarget(deps.db) });
+  const target = createRelationalTarget(deps.db, { allowed: allowedTables(deps.allowedTables) });
+  return buildAdapter({ ...deps, target });
 }

@@ -4,6 +4,8 @@ import { IDENTIFIER, type RelationalConfig } from './relational-config.js';
 
 interface BaseMapping extends RelationalConfig {
   attachmentId: string;
+  /** The quoted, qualified table statements write (see `target-table.ts`). */
+  sqlTable: string;
 }
 export interface GenericMapping extends BaseMapping {
   mode: 'generic';

@@ -48,7 +48,7 @@ export const RELATIONAL_CONFIG_SCHEMA = {
       not: { enum: PLATFORM_TABLES },
       default: 'records',
       description:
-        'Target table (lower-case SQL identifier; never one of the platform\'s own tables). Generic mode: "records" (created if absent). Shaped mode: an existing table with record_id, created_at and one snake_case column per contract field.',
+        'Target table (lower-case SQL identifier; never one of the platform\'s own tables). "records", "interns" and the operator\'s RELATIONAL_ALLOWED_TABLES are tables of the database\'s current schema; any other name is a table of the contract\'s own schema (contract_<contractId>). Generic mode: created if absent. Shaped mode: an existing table with record_id, created_at and one snake_case column per contract field.',
     },
     tombstone: {
       type: 'string',

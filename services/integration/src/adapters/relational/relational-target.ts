@@ -17,12 +17,13 @@ import { writeRelationalBatch } from './batch-write.js';
 import { q, type Mapping, type Row } from './mapping.js';
 import { parseRelationalConfig, RELATIONAL_CONFIG_SCHEMA } from './relational-config.js';
 import { tableColumns, validateInternsTable } from './shaped-table.js';
+import { allowedTables, targetTable, type TargetTable } from './target-table.js';
 import { inTransaction } from './transaction.js';
 
 const CONTRACT_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-const GENERIC_TABLE_DDL = (table: string) => `CREATE TABLE IF NOT EXISTS ${q(table)} (
+const GENERIC_TABLE_DDL = (table: TargetTable) => `CREATE TABLE IF NOT EXISTS ${table.sql} (
   record_id uuid PRIMARY KEY, contract_id text NOT NULL, record_type text NOT NULL, natural_key text NOT NULL,
   payload jsonb NOT NULL, occurred_at timestamptz NOT NULL, created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(), deleted_at timestamptz, UNIQUE (contract_id, natural_key))`;
@@ -47,8 +48,17 @@ function transform(mapping: Mapping, event: TargetEvent): Row {
   return row;
 }
 
-export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, Row> {
-  const ensureQueryableIndexes = async (table: string, attachment: AttachmentView) => {
+export interface RelationalTargetOptions {
+  /** Tables of the current schema attachments may write (`allowedTables`); any other name is a table of the contract's own schema. @defaultValue records, interns */
+  allowed?: ReadonlySet<string>;
+}
+
+export function createRelationalTarget(
+  db: SqlDatabase,
+  options: RelationalTargetOptions = {},
+): AdapterTarget<Mapping, Row> {
+  const allowed = options.allowed ?? allowedTables();
+  const ensureQueryableIndexes = async (table: TargetTable, attachment: AttachmentView) => {
     const { contract } = attachment;
     if (!CONTRACT_ID.test(contract.contractId))
       throw new UnmappableDataError(`contract id ${contract.contractId} cannot name an index`);
@@ -56,13 +66,13 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
       if (!FIELD_NAME.test(field.name))
         throw new UnmappableDataError(`field ${field.name} cannot be indexed`);
       const hash = createHash('sha256')
-        .update(`${table}/${contract.contractId}/${field.name}`)
+        .update(`${table.sql}/${contract.contractId}/${field.name}`)
         .digest('hex')
         .slice(0, 10);
-      const name = `${table.slice(0, 20)}_q_${snakeCase(field.name).slice(0, 20)}_${hash}`;
+      const name = `${table.table.slice(0, 20)}_q_${snakeCase(field.name).slice(0, 20)}_${hash}`;
       // Identifiers and literals were checked against strict patterns above; DDL takes no parameters.
       await db.query(
-        `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${q(table)} ((payload->>'${field.name}')) WHERE contract_id = '${contract.contractId}'`,
+        `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${table.sql} ((payload->>'${field.name}')) WHERE contract_id = '${contract.contractId}'`,
       );
     }
   };
@@ -76,12 +86,19 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
     },
     async resolveMapping(attachment): Promise<Mapping> {
       const config = parseRelationalConfig(attachment.config);
+      const target = targetTable(config.table, attachment.contract.contractId, allowed);
       if (config.mode === 'generic') {
-        await db.query(GENERIC_TABLE_DDL(config.table));
-        await ensureQueryableIndexes(config.table, attachment);
-        return { ...config, mode: 'generic', attachmentId: attachment.attachmentId };
+        if (target.schema) await db.query(`CREATE SCHEMA IF NOT EXISTS ${q(target.schema)}`);
+        await db.query(GENERIC_TABLE_DDL(target));
+        await ensureQueryableIndexes(target, attachment);
+        return {
+          ...config,
+          mode: 'generic',
+          attachmentId: attachment.attachmentId,
+          sqlTable: target.sql,
+        };
       }
-      const actual = await tableColumns(db, config.table);
+      const actual = await tableColumns(db, config.table, target.schema);
       if (actual.size === 0)
         throw new UnmappableDataError(`shaped table ${config.table} does not exist`);
       // Consumer tolerant: a field added by a later contract version and not (yet) a column
@@ -115,6 +132,7 @@ export function createRelationalTarget(db: SqlDatabase): AdapterTarget<Mapping, 
         ...config,
         mode: 'shaped',
         attachmentId: attachment.attachmentId,
+        sqlTable: target.sql,
         columns,
         keyColumn,
       };

@@ -1,11 +1,16 @@
 /** Shaped tables: reading a table's columns, and the start-up check of the interns table (spec 2.6). */
 import type { SqlExecutor } from '@platform/core';
 
-export async function tableColumns(db: SqlExecutor, table: string): Promise<Map<string, string>> {
+/** Columns of `table` in `schema` (the current schema when undefined). */
+export async function tableColumns(
+  db: SqlExecutor,
+  table: string,
+  schema?: string,
+): Promise<Map<string, string>> {
   const { rows } = await db.query<{ column_name: string; data_type: string }>(
     `SELECT column_name, data_type FROM information_schema.columns
-     WHERE table_schema = current_schema() AND table_name = $1`,
-    [table],
+     WHERE table_schema = coalesce($2, current_schema()) AND table_name = $1`,
+    [table, schema ?? null],
   );
   return new Map(rows.map((row) => [row.column_name, row.data_type]));
 }
