@@ -55,7 +55,15 @@ const driverBoundaries = [
 ];
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', 'data/**', '**/dist/**', '**/*.d.ts'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      'data/**',
+      '**/dist/**',
+      '**/*.d.ts',
+      'packages/client/src/generated/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -18,7 +18,14 @@ export {
   type ErrorRegistry,
 } from './errors/app-error.js';
 export { coreErrors, errorBody, replyWithError } from './errors/core-errors.js';
-export { createHttpApp, type HttpAppOptions } from './http/create-http-app.js';
+export { createHttpApp, type HttpAppOptions, type OpenApiInfo } from './http/create-http-app.js';
+export { localServer } from './http/openapi/servers.js';
+export { errorResponse, errorSchema, ERROR_SCHEMA_ID } from './http/openapi/error-schema.js';
+export {
+  installResponseCheck,
+  openApiPath,
+  responseCheckEnabled,
+} from './http/openapi/response-check.js';
 export {
   accessPolicyFromEnv,
   listenHost,

@@ -17,6 +17,9 @@ import { coreErrors, errorBody, replyWithError } from '../errors/core-errors.js'
 import { installAccessControl, SECURITY_SCHEME } from './access/access-control.js';
 import { LOCAL_ACCESS, type AccessPolicy } from './access/access-policy.js';
 import { nonFiniteParameter } from './finite-numbers.js';
+import { errorSchema } from './openapi/error-schema.js';
+import { installResponseCheck, responseCheckEnabled } from './openapi/response-check.js';
+import { addStandardResponses } from './openapi/standard-responses.js';
 import { checkHealth, type HealthCheck } from './health.js';
 import { createMetricsRegistry, createRequestDurationHistogram } from './metrics.js';
 
@@ -28,7 +31,7 @@ export interface HttpAppOptions {
   health?: Record<string, HealthCheck>;
   /** Metrics registry the service also registers its own metrics on. @defaultValue a new one */
   metrics?: Registry;
-  openapi?: { title: string; version: string; description?: string };
+  openapi?: OpenApiInfo;
   /** Largest accepted request body. @defaultValue 1 MiB */
   bodyLimitBytes?: number;
   /** Status for a request that fails its route schema. @defaultValue 400 */
@@ -43,6 +46,22 @@ export interface HttpAppOptions {
    * into a 503 naming the dependency; undefined leaves it a bare 500.
    */
   classifyError?: (error: unknown) => AppError | undefined;
+  /**
+   * Check every response against the app's own OpenAPI document (`installResponseCheck`).
+   * @defaultValue on under `node --test` or with `OPENAPI_RESPONSE_CHECK=1`
+   */
+  responseCheck?: boolean;
+}
+
+/** What a service says about itself in its OpenAPI document. */
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+  /** Where the service answers; the first is where `npm start` runs it. */
+  servers?: { url: string; description?: string }[];
+  /** The tags its operations use, each with what it groups. */
+  tags?: { name: string; description: string }[];
 }
 
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -79,6 +98,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   });
   const access = options.access ?? LOCAL_ACCESS;
   installAccessControl(app, access, metrics);
+  // After the access hook (it sets each route's scope), before swagger reads the routes.
+  app.addHook('onRoute', (route) => addStandardResponses(route, validationStatus));
+  if (options.responseCheck ?? responseCheckEnabled()) installResponseCheck(app);
   if (options.access) logAccessMode(options.logger, options.service, access);
   app.addHook('preHandler', async (request, reply) => {
     const problem = nonFiniteParameter(request);
@@ -100,7 +122,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       .observe(reply.elapsedTime / 1000);
   });
 
+  app.addSchema(errorSchema);
   await app.register(swagger, {
+    // Shared schemas keep their `$id` as their component name (`Error`, `HealthReport`, …),
+    // so generated clients get readable type names.
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
     openapi: {
       openapi: '3.0.3',
       info: {
@@ -108,6 +136,11 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
         version: options.openapi?.version ?? '1.0.0',
         description: options.openapi?.description ?? '',
       },
+      servers: options.openapi?.servers ?? [],
+      tags: [
+        { name: 'operations', description: 'Health, metrics: for operators and orchestrators.' },
+        ...(options.openapi?.tags ?? []),
+      ],
       components: {
         securitySchemes: {
           [SECURITY_SCHEME]: {
@@ -130,11 +163,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     '/health',
     {
       schema: {
+        operationId: 'getHealth',
         summary: 'Service health and the state of each dependency',
         tags: ['operations'],
         response: {
-          200: { $ref: 'HealthReport#' },
-          503: { $ref: 'HealthReport#' },
+          200: { description: 'Every dependency is up.', $ref: 'HealthReport#' },
+          503: { description: 'A dependency is down.', $ref: 'HealthReport#' },
         },
       },
     },
@@ -146,7 +180,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
 
   app.get(
     '/metrics',
-    { schema: { summary: 'Prometheus metrics', tags: ['operations'], produces: ['text/plain'] } },
+    {
+      schema: {
+        operationId: 'getMetrics',
+        summary: 'Prometheus metrics',
+        tags: ['operations'],
+        response: {
+          200: {
+            description: 'The metrics in the Prometheus text format.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
     async (_request, reply) =>
       reply.header('content-type', metrics.contentType).send(await metrics.metrics()),
   );
@@ -154,6 +200,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   app.addSchema({
     $id: 'HealthReport',
     type: 'object',
+    required: ['status', 'service', 'uptimeSeconds', 'dependencies'],
     properties: {
       status: { type: 'string', enum: ['ok', 'unavailable'] },
       service: { type: 'string' },
