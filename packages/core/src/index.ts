@@ -20,7 +20,12 @@ export {
 export { coreErrors, errorBody, replyWithError } from './errors/core-errors.js';
 export { createHttpApp, type HttpAppOptions, type OpenApiInfo } from './http/create-http-app.js';
 export { localServer } from './http/openapi/servers.js';
-export { errorResponse, errorSchema, ERROR_SCHEMA_ID } from './http/openapi/error-schema.js';
+export {
+  errorResponse,
+  errorResponses,
+  errorSchema,
+  ERROR_SCHEMA_ID,
+} from './http/openapi/error-schema.js';
 export {
   installResponseCheck,
   openApiPath,

@@ -17,13 +17,22 @@ import { z } from 'zod';
 export const ROLES = ['submission', 'control-plane', 'relational', 'csv', 'webhook'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** Where each part answers when nothing is configured (the documents' `servers`). */
+export const DEFAULT_PORTS = {
+  PORT: 8080,
+  RELATIONAL_ADAPTER_PORT: 8081,
+  CSV_ADAPTER_PORT: 8082,
+  CONTROL_PLANE_PORT: 8083,
+  WEBHOOK_ADAPTER_PORT: 8084,
+} as const;
+
 export const integrationEnvSchema = coreEnvSchema.extend({
   /** Submission service. @defaultValue 8080 */
-  PORT: portVar(8080),
-  RELATIONAL_ADAPTER_PORT: portVar(8081),
-  CSV_ADAPTER_PORT: portVar(8082),
-  CONTROL_PLANE_PORT: portVar(8083),
-  WEBHOOK_ADAPTER_PORT: portVar(8084),
+  PORT: portVar(DEFAULT_PORTS.PORT),
+  RELATIONAL_ADAPTER_PORT: portVar(DEFAULT_PORTS.RELATIONAL_ADAPTER_PORT),
+  CSV_ADAPTER_PORT: portVar(DEFAULT_PORTS.CSV_ADAPTER_PORT),
+  CONTROL_PLANE_PORT: portVar(DEFAULT_PORTS.CONTROL_PLANE_PORT),
+  WEBHOOK_ADAPTER_PORT: portVar(DEFAULT_PORTS.WEBHOOK_ADAPTER_PORT),
   /** Parts run by this process. @defaultValue all of them */
   INTEGRATION_ROLES: listVar()
     .refine(

@@ -51,7 +51,6 @@ export const errors = defineErrors({
     detail:
       "record too large: its envelope exceeds the broker's message limit; nothing was published",
   },
-  ADMIN_METHOD_NOT_ALLOWED: { status: 405, detail: 'GET status, POST pause or resume' },
   DEAD_LETTER_NOT_REPLAYABLE: {
     status: 422,
     detail:

@@ -13,14 +13,14 @@ import { buildRelationalAdapter } from './adapters/relational/build-relational-a
 import { createControlPlaneClient } from './adapters/runtime/control-plane-client.js';
 import { buildWebhookAdapter } from './adapters/webhook/build-webhook-adapter.js';
 import { createBroker } from './broker/create-broker.js';
-import { integrationEnvSchema } from './config.js';
+import { DEFAULT_PORTS } from './config.js';
 import { buildControlPlaneApp } from './control-plane/app.js';
 import { migrateIntegration } from './migrations.js';
 import { buildSubmissionApp } from './submission/app.js';
 
 export async function integrationOpenApiDocuments(): Promise<Record<string, unknown>> {
   const logger = createLogger({ service: 'integration-openapi', level: 'silent' });
-  const env = integrationEnvSchema.parse({});
+  const env = DEFAULT_PORTS;
   const dir = await mkdtemp(join(tmpdir(), 'integration-openapi-'));
   const db = await createSqlDatabase({ dataDir: 'memory://' });
   const apps: FastifyInstance[] = [];

@@ -44,103 +44,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Pause the adapter consumer (offsets stop advancing) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            adapterType?: string;
-                            consumerGroup?: string;
-                            /** @enum {string} */
-                            state?: "starting" | "running" | "paused" | "stopped";
-                            paused?: boolean;
-                            brokerDriver?: string;
-                            attachments?: {
-                                attachmentId?: string;
-                                contractId?: string;
-                                enabled?: boolean;
-                            }[];
-                            topics?: string[];
-                            assignments?: {
-                                topic?: string;
-                                partition?: number;
-                                committedOffset?: number;
-                                endOffset?: number;
-                                lag?: number;
-                            }[];
-                            lag?: number;
-                            lastRefreshAt?: string | null;
-                            lastRefreshError?: string | null;
-                        };
-                    };
-                };
-                /** @description A parameter or the body does not match its schema. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is larger than the service accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body has a content type this operation does not accept. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["pauseAdapter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -157,103 +61,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resume the adapter consumer (the backlog is consumed) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            adapterType?: string;
-                            consumerGroup?: string;
-                            /** @enum {string} */
-                            state?: "starting" | "running" | "paused" | "stopped";
-                            paused?: boolean;
-                            brokerDriver?: string;
-                            attachments?: {
-                                attachmentId?: string;
-                                contractId?: string;
-                                enabled?: boolean;
-                            }[];
-                            topics?: string[];
-                            assignments?: {
-                                topic?: string;
-                                partition?: number;
-                                committedOffset?: number;
-                                endOffset?: number;
-                                lag?: number;
-                            }[];
-                            lag?: number;
-                            lastRefreshAt?: string | null;
-                            lastRefreshError?: string | null;
-                        };
-                    };
-                };
-                /** @description A parameter or the body does not match its schema. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is larger than the service accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body has a content type this operation does not accept. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["resumeAdapter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -267,7 +75,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Listener state, assignments and lag */
+        /** Listener state, assignments and lag; per attachment its lag, records written, rate and last error */
         get: {
             parameters: {
                 query?: never;
@@ -277,23 +85,32 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The adapter listener: state, attachments, assignments and lag */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            adapterType?: string;
-                            consumerGroup?: string;
+                            adapterType: string;
+                            consumerGroup: string;
                             /** @enum {string} */
-                            state?: "starting" | "running" | "paused" | "stopped";
-                            paused?: boolean;
+                            state: "starting" | "running" | "paused" | "stopped";
+                            paused: boolean;
                             brokerDriver?: string;
                             attachments?: {
                                 attachmentId?: string;
                                 contractId?: string;
                                 enabled?: boolean;
+                                lag?: number;
+                                written?: number;
+                                writtenPerSecond?: number;
+                                lastWriteAt?: string | null;
+                                failures?: number;
+                                lastError?: {
+                                    message?: string;
+                                    at?: string;
+                                } | null;
                             }[];
                             topics?: string[];
                             assignments?: {
@@ -354,57 +171,7 @@ export interface paths {
             cookie?: never;
         };
         /** The interns in this adapter's own target */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            interns?: {
-                                [key: string]: unknown;
-                            }[];
-                        };
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["listTargetInterns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -504,6 +271,269 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseAdapter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The adapter listener: state, attachments, assignments and lag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        adapterType: string;
+                        consumerGroup: string;
+                        /** @enum {string} */
+                        state: "starting" | "running" | "paused" | "stopped";
+                        paused: boolean;
+                        brokerDriver?: string;
+                        attachments?: {
+                            attachmentId?: string;
+                            contractId?: string;
+                            enabled?: boolean;
+                            lag?: number;
+                            written?: number;
+                            writtenPerSecond?: number;
+                            lastWriteAt?: string | null;
+                            failures?: number;
+                            lastError?: {
+                                message?: string;
+                                at?: string;
+                            } | null;
+                        }[];
+                        topics?: string[];
+                        assignments?: {
+                            topic?: string;
+                            partition?: number;
+                            committedOffset?: number;
+                            endOffset?: number;
+                            lag?: number;
+                        }[];
+                        lag?: number;
+                        lastRefreshAt?: string | null;
+                        lastRefreshError?: string | null;
+                    };
+                };
+            };
+            /** @description A parameter or the body does not match its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a content type this operation does not accept. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeAdapter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The adapter listener: state, attachments, assignments and lag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        adapterType: string;
+                        consumerGroup: string;
+                        /** @enum {string} */
+                        state: "starting" | "running" | "paused" | "stopped";
+                        paused: boolean;
+                        brokerDriver?: string;
+                        attachments?: {
+                            attachmentId?: string;
+                            contractId?: string;
+                            enabled?: boolean;
+                            lag?: number;
+                            written?: number;
+                            writtenPerSecond?: number;
+                            lastWriteAt?: string | null;
+                            failures?: number;
+                            lastError?: {
+                                message?: string;
+                                at?: string;
+                            } | null;
+                        }[];
+                        topics?: string[];
+                        assignments?: {
+                            topic?: string;
+                            partition?: number;
+                            committedOffset?: number;
+                            endOffset?: number;
+                            lag?: number;
+                        }[];
+                        lag?: number;
+                        lastRefreshAt?: string | null;
+                        lastRefreshError?: string | null;
+                    };
+                };
+            };
+            /** @description A parameter or the body does not match its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a content type this operation does not accept. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTargetInterns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every intern row or line the target holds */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        interns: {
+                            [key: string]: unknown;
+                        }[];
+                    };
                 };
             };
             /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */

@@ -52,12 +52,14 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description An unexpected failure; the body never carries internals. */
+                500: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
                 };
             };
         };
@@ -80,7 +82,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a replay for rendering
-         * @description multipart/form-data: replay (file, .osr, required); skin (default "Default", ^[a-zA-Z0-9_ -]+$); bg_dim (0.0-1.0, default 0.95; above 1 is read as a percentage); resolution (1080p|4k, default 1080p); motion_blur, storyboard, snaking_in, snaking_out, hit_error_meter, key_overlay (bool, default true); video (bool, default false). Checks, first failure wins: extension/size (400/413), replay structure and mode 0 (415), parameters (422), rate limit 5/min/address (429), queue depth and rendering capacity (503), two active jobs per address (429).
+         * @description multipart/form-data: replay (file, .osr, required); skin (default "Default", ^[a-zA-Z0-9_ -]+$); bg_dim (0.0-1.0, default 0.95; above 1 is read as a percentage); resolution (1080p|4k, default 1080p); motion_blur, storyboard, snaking_in, snaking_out, hit_error_meter, key_overlay (bool, default true); video (bool, default false). Beyond the spec, as o!rdr: music_volume (a whole number from 0 to 100, default 100); hitsound_volume (a whole number from 0 to 100, default 100); hp_bar (true or false, default true); unstable_rate (true or false, default true); hit_counter (true or false, default false); pp_counter (true or false, default true); results_screen (true or false, default true); hit_lighting (true or false, default false); use_beatmap_skin (true or false, default false); use_beatmap_colours (true or false, default true); cursor_size (a number from 0.5 to 2, default 1); intro_bg_dim (a number from 0.0 to 1.0 (values above 1 are read as percent), default 0); break_bg_dim (a number from 0.0 to 1.0 (values above 1 are read as percent), default 0.3); fps (one of 30, 60, default 60). Checks, first failure wins: extension/size (400/413), replay structure and mode 0 (415), parameters (422), rate limit 5/min/address (429), queue depth and rendering capacity (503), two active jobs per address (429).
          */
         post: {
             parameters: {
@@ -1399,6 +1401,37 @@ export interface components {
                 snaking_out?: boolean;
                 hit_error_meter?: boolean;
                 key_overlay?: boolean;
+                /** @description Music volume */
+                music_volume?: number;
+                /** @description Hitsound volume */
+                hitsound_volume?: number;
+                /** @description HP bar */
+                hp_bar?: boolean;
+                /** @description Unstable rate */
+                unstable_rate?: boolean;
+                /** @description Hit counter */
+                hit_counter?: boolean;
+                /** @description PP counter */
+                pp_counter?: boolean;
+                /** @description Results screen */
+                results_screen?: boolean;
+                /** @description Hit lighting */
+                hit_lighting?: boolean;
+                /** @description Beatmap's own skin */
+                use_beatmap_skin?: boolean;
+                /** @description Beatmap's combo colours */
+                use_beatmap_colours?: boolean;
+                /** @description Cursor size */
+                cursor_size?: number;
+                /** @description Intro background dim */
+                intro_bg_dim?: number;
+                /** @description Break background dim */
+                break_bg_dim?: number;
+                /**
+                 * @description Frames per second
+                 * @enum {integer}
+                 */
+                fps?: 30 | 60;
             };
             replay?: {
                 player_name?: string;

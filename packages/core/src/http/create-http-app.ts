@@ -135,6 +135,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
         title: options.openapi?.title ?? options.service,
         version: options.openapi?.version ?? '1.0.0',
         description: options.openapi?.description ?? '',
+        // The repository carries no licence: say so rather than leave a client guessing.
+        license: { name: 'UNLICENSED: a private project; no licence is granted' },
       },
       servers: options.openapi?.servers ?? [],
       tags: [

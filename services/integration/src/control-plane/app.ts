@@ -7,6 +7,7 @@ import {
   createHttpApp,
   createOutboundGuard,
   LOCAL_OUTBOUND,
+  localServer,
   type AccessPolicy,
   type Logger,
   type SqlDatabase,
@@ -23,6 +24,8 @@ import { createConfigSchemas } from './config-schema.js';
 import { seedInternsAttachment } from './seed-interns.js';
 import { installTextGuard } from '../text-guard.js';
 import { classifyDependencyError } from '../dependency-errors.js';
+import { DEFAULT_PORTS } from '../config.js';
+import { contractSchema } from './contract-schema.js';
 import { platformHealthChecks } from '../health-checks.js';
 
 export interface ControlPlaneOptions {
@@ -57,8 +60,20 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
       version: '1.0.0',
       description:
         'Contracts (versioned, BACKWARD-compatible edits), adapter types, attachments, dead letters.',
+      servers: [localServer(DEFAULT_PORTS.CONTROL_PLANE_PORT, 'The control plane')],
+      tags: [
+        {
+          name: 'contracts',
+          description: 'The contract registry: versioned, compatibility-checked.',
+        },
+        { name: 'adapter types', description: 'Adapter types as they register themselves.' },
+        { name: 'attachments', description: 'Which contract each adapter type serves, and how.' },
+        { name: 'dead letters', description: 'Records the adapters could not write; replay.' },
+        { name: 'console', description: "The operator console's page and the calls it relays." },
+      ],
     },
   });
+  app.addSchema(contractSchema);
   installTextGuard(app);
   const configSchemas = createConfigSchemas();
   registerContractRoutes(app, { db, broker });

@@ -1,12 +1,30 @@
 /** Control-plane routes of the contract registry: register, read, versions, dry-run check, versioned edit. */
-import type { SqlDatabase } from '@platform/core';
+import { errorResponses, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../broker/broker.js';
 import { findContract, listContracts, listVersions } from '../contracts/contract-store.js';
 import { errors } from '../errors.js';
+import { storedContractSchema } from './contract-schema.js';
 import { checkEvolution, evolveContract, registerContract } from './contract-use-cases.js';
 
 const tags = ['contracts'];
+const created = {
+  201: {
+    description: 'Registered; `Location` names the new version',
+    type: 'object',
+    required: ['contract'],
+    properties: { contract: { $ref: 'Contract#' } },
+  },
+} as const;
+const versionSchema = {
+  type: 'object',
+  required: ['schemaVersion', 'contract'],
+  properties: {
+    schemaVersion: { type: 'integer' },
+    createdAt: { type: 'string' },
+    contract: { $ref: 'Contract#' },
+  },
+} as const;
 const idParams = {
   type: 'object',
   properties: { contractId: { type: 'string' } },
@@ -29,9 +47,18 @@ export function registerContractRoutes(
     {
       config: { scope: 'operate' },
       schema: {
+        operationId: 'registerContract',
         summary: 'Register a contract (provisions its topics)',
         tags,
         body: definitionBody,
+        response: {
+          ...created,
+          ...errorResponses(errors.definitions, [
+            'CONTRACT_INVALID',
+            'CONTRACT_EXISTS',
+            'BROKER_UNAVAILABLE',
+          ]),
+        },
       },
     },
     async (request, reply) => {
@@ -49,7 +76,35 @@ export function registerContractRoutes(
 
   app.get(
     '/contracts',
-    { config: { scope: 'read' }, schema: { summary: 'List contracts (current versions)', tags } },
+    {
+      config: { scope: 'read' },
+      schema: {
+        operationId: 'listContracts',
+        summary: 'List contracts (current versions)',
+        tags,
+        response: {
+          200: {
+            description: 'Every contract at its current version, with its timestamps',
+            type: 'object',
+            required: ['contracts'],
+            properties: {
+              contracts: {
+                type: 'array',
+                items: {
+                  allOf: [
+                    { $ref: 'Contract#' },
+                    {
+                      type: 'object',
+                      properties: { createdAt: { type: 'string' }, updatedAt: { type: 'string' } },
+                    },
+                  ],
+                },
+              },
+            },
+          },
+        },
+      },
+    },
     async () => ({
       contracts: (await listContracts(db)).map(({ contract, createdAt, updatedAt }) => ({
         ...contract,
@@ -63,7 +118,16 @@ export function registerContractRoutes(
     '/contracts/:contractId',
     {
       config: { scope: 'read' },
-      schema: { summary: 'The current version of a contract', tags, params: idParams },
+      schema: {
+        operationId: 'getContract',
+        summary: 'The current version of a contract',
+        tags,
+        params: idParams,
+        response: {
+          200: { description: 'The current version', ...storedContractSchema },
+          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+        },
+      },
     },
     async (request) => {
       const stored = await findContract(db, request.params.contractId);
@@ -80,7 +144,21 @@ export function registerContractRoutes(
     '/contracts/:contractId/versions',
     {
       config: { scope: 'read' },
-      schema: { summary: 'Every version of a contract', tags, params: idParams },
+      schema: {
+        operationId: 'listContractVersions',
+        summary: 'Every version of a contract',
+        tags,
+        params: idParams,
+        response: {
+          200: {
+            description: 'Every version, oldest first',
+            type: 'object',
+            required: ['versions'],
+            properties: { versions: { type: 'array', items: versionSchema } },
+          },
+          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+        },
+      },
     },
     async (request) => {
       const versions = await listVersions(db, request.params.contractId);
@@ -94,12 +172,20 @@ export function registerContractRoutes(
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'getContractVersion',
         summary: 'One version of a contract',
         tags,
         params: {
           type: 'object',
           properties: { contractId: { type: 'string' }, version: { type: 'integer', minimum: 1 } },
           required: ['contractId', 'version'],
+        },
+        response: {
+          200: { description: 'The version', ...versionSchema },
+          ...errorResponses(errors.definitions, [
+            'CONTRACT_NOT_FOUND',
+            'CONTRACT_VERSION_NOT_FOUND',
+          ]),
         },
       },
     },
@@ -117,11 +203,36 @@ export function registerContractRoutes(
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'checkContractCompatibility',
         summary:
           'Dry run: is this proposed definition a compatible next version (BACKWARD)? Nothing is written',
         tags,
         params: idParams,
         body: definitionBody,
+        response: {
+          200: {
+            description:
+              'Whether the definition would be accepted as the next version, and why not',
+            type: 'object',
+            required: ['contractId', 'currentVersion', 'proposedVersion', 'compatible', 'mode'],
+            properties: {
+              contractId: { type: 'string' },
+              currentVersion: { type: 'integer' },
+              proposedVersion: { type: 'integer' },
+              compatible: { type: 'boolean' },
+              incompatibilities: {
+                type: 'array',
+                items: { type: 'object', additionalProperties: true },
+              },
+              mode: { type: 'string', enum: ['BACKWARD'] },
+            },
+          },
+          ...errorResponses(errors.definitions, [
+            'CONTRACT_INVALID',
+            'CONTRACT_NOT_FOUND',
+            'CONTRACT_VERSION_CONFLICT',
+          ]),
+        },
       },
     },
     async (request) => {
@@ -136,11 +247,22 @@ export function registerContractRoutes(
     {
       config: { scope: 'operate' },
       schema: {
+        operationId: 'addContractVersion',
         summary:
           'Edit a contract: a versioned, compatibility-checked update (409 with the incompatibilities when refused)',
         tags,
         params: idParams,
         body: definitionBody,
+        response: {
+          ...created,
+          ...errorResponses(errors.definitions, [
+            'CONTRACT_INVALID',
+            'CONTRACT_NOT_FOUND',
+            'CONTRACT_VERSION_CONFLICT',
+            'CONTRACT_INCOMPATIBLE',
+            'BROKER_UNAVAILABLE',
+          ]),
+        },
       },
     },
     async (request, reply) => {

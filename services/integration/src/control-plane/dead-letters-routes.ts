@@ -1,5 +1,5 @@
 /** Dead-letter read API (non-destructive: filter, group, inspect) and replay. */
-import type { SqlDatabase } from '@platform/core';
+import { errorResponses, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../broker/broker.js';
 import {
@@ -15,6 +15,32 @@ import { errors } from '../errors.js';
 const tags = ['dead letters'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const idParams = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+const deadLetterSchema = {
+  type: 'object',
+  required: ['id', 'originalTopic', 'errorType', 'errorMessage', 'failedAdapter', 'replayed'],
+  properties: {
+    id: { type: 'string' },
+    originalTopic: { type: 'string' },
+    originalPartition: { type: 'integer' },
+    originalOffset: { type: 'integer' },
+    originalKey: { type: 'string' },
+    contractId: { type: ['string', 'null'] },
+    originalPayload: {
+      description: 'The unmodified original message: JSON when it parsed, else its text',
+    },
+    errorType: { type: 'string' },
+    errorMessage: { type: 'string' },
+    failedAdapter: { type: 'string' },
+    attemptCount: { type: 'integer' },
+    quarantinedAt: { type: 'string' },
+    traceId: { type: ['string', 'null'] },
+    replayed: { type: 'boolean' },
+    replayedAt: { type: ['string', 'null'] },
+    deadLetterTopic: { type: 'string' },
+    deadLetterPartition: { type: 'integer' },
+    deadLetterOffset: { type: 'integer' },
+  },
+} as const;
 
 interface Query {
   contractId?: string;
@@ -37,6 +63,7 @@ export function registerDeadLetterRoutes(
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'listDeadLetters',
         summary:
           'Dead letters, newest first; filter by contract, error type, adapter, replayed; or group (groupBy=contractId,errorType,failedAdapter)',
         tags,
@@ -55,6 +82,29 @@ export function registerDeadLetterRoutes(
             },
             limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
             offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+          },
+        },
+        response: {
+          200: {
+            description:
+              'A page (`deadLetters`, `total`, `limit`, `offset`), or with groupBy the groups (`groupBy`, `groups` with a `count` each)',
+            type: 'object',
+            properties: {
+              deadLetters: { type: 'array', items: deadLetterSchema },
+              total: { type: 'integer' },
+              limit: { type: 'integer' },
+              offset: { type: 'integer' },
+              groupBy: { type: 'array', items: { type: 'string' } },
+              groups: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['count'],
+                  properties: { count: { type: 'integer' } },
+                  additionalProperties: true,
+                },
+              },
+            },
           },
         },
       },
@@ -86,6 +136,7 @@ export function registerDeadLetterRoutes(
     {
       config: { scope: 'operate' },
       schema: {
+        operationId: 'replayDeadLetters',
         summary:
           'Replay every dead letter a filter selects (oldest first, at most limit; by default only those not replayed yet); each entry is replayed as by /dead-letters/{id}/replay',
         tags,
@@ -106,6 +157,37 @@ export function registerDeadLetterRoutes(
             failedAdapter: { type: 'string', minLength: 1, maxLength: 200 },
             replayed: { type: 'boolean', default: false },
             limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+          },
+        },
+        response: {
+          200: {
+            description: 'What was replayed, what failed (and why), what was not tried',
+            type: 'object',
+            required: ['matched', 'replayed', 'failed', 'notAttempted'],
+            properties: {
+              matched: { type: 'integer' },
+              replayed: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['id', 'topic'],
+                  properties: { id: { type: 'string' }, topic: { type: 'string' } },
+                },
+              },
+              failed: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['id', 'code', 'detail'],
+                  properties: {
+                    id: { type: 'string' },
+                    code: { type: 'string' },
+                    detail: { type: 'string' },
+                  },
+                },
+              },
+              notAttempted: { type: 'array', items: { type: 'string' } },
+            },
           },
         },
       },
@@ -131,7 +213,21 @@ export function registerDeadLetterRoutes(
     '/dead-letters/:id',
     {
       config: { scope: 'read' },
-      schema: { summary: 'One dead letter with the original message', tags, params: idParams },
+      schema: {
+        operationId: 'getDeadLetter',
+        summary: 'One dead letter with the original message',
+        tags,
+        params: idParams,
+        response: {
+          200: {
+            description: 'The dead letter',
+            type: 'object',
+            required: ['deadLetter'],
+            properties: { deadLetter: deadLetterSchema },
+          },
+          ...errorResponses(errors.definitions, ['DEAD_LETTER_NOT_FOUND']),
+        },
+      },
     },
     async (request) => {
       const deadLetter = UUID.test(request.params.id)
@@ -147,10 +243,35 @@ export function registerDeadLetterRoutes(
     {
       config: { scope: 'operate' },
       schema: {
+        operationId: 'replayDeadLetter',
         summary:
           'Republish the original envelope to the topic of its own record type and contract; the entry is kept and marked replayed',
         tags,
         params: idParams,
+        response: {
+          200: {
+            description: 'The entry (now marked replayed) and where it was published',
+            type: 'object',
+            required: ['deadLetter', 'published'],
+            properties: {
+              deadLetter: deadLetterSchema,
+              published: {
+                type: 'object',
+                properties: {
+                  topic: { type: 'string' },
+                  partition: { type: 'integer' },
+                  offset: { type: 'integer' },
+                },
+                additionalProperties: true,
+              },
+            },
+          },
+          ...errorResponses(errors.definitions, [
+            'DEAD_LETTER_NOT_FOUND',
+            'DEAD_LETTER_NOT_REPLAYABLE',
+            'BROKER_UNAVAILABLE',
+          ]),
+        },
       },
     },
     async (request) => {

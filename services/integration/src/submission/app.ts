@@ -4,7 +4,13 @@
  * injected dependencies so tests drive it with `app.inject()`.
  */
 import { randomUUID } from 'node:crypto';
-import { createHttpApp, type AccessPolicy, type Logger, type SqlDatabase } from '@platform/core';
+import {
+  createHttpApp,
+  localServer,
+  type AccessPolicy,
+  type Logger,
+  type SqlDatabase,
+} from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Broker } from '../broker/broker.js';
@@ -21,6 +27,7 @@ import { registerRecordRoutes } from './records-routes.js';
 import { installTraceIds } from './trace.js';
 import { installTextGuard } from '../text-guard.js';
 import { classifyDependencyError } from '../dependency-errors.js';
+import { DEFAULT_PORTS } from '../config.js';
 import { platformHealthChecks } from '../health-checks.js';
 
 export interface SubmissionOptions {
@@ -56,6 +63,11 @@ export async function buildSubmissionApp(options: SubmissionOptions): Promise<Fa
       version: '1.0.0',
       description:
         'Submit records of runtime contracts; each is validated, wrapped in an envelope and published.',
+      servers: [localServer(DEFAULT_PORTS.PORT, 'The submission service')],
+      tags: [
+        { name: 'records', description: 'Records of any registered contract.' },
+        { name: 'interns (legacy)', description: 'The flat intern intake of the first releases.' },
+      ],
     },
   });
   installTraceIds(app);

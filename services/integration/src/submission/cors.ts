@@ -27,7 +27,17 @@ export function installInternsCors(app: FastifyInstance, origins: readonly strin
     '/interns',
     {
       config: { scope: 'open' },
-      schema: { summary: 'CORS preflight for /interns', tags: ['interns (legacy)'] },
+      schema: {
+        operationId: 'preflightInterns',
+        summary: 'CORS preflight for /interns',
+        tags: ['interns (legacy)'],
+        response: {
+          204: {
+            description: 'The CORS headers, when the Origin is allowed (CORS_ORIGINS)',
+            type: 'null',
+          },
+        },
+      },
     },
     async (request, reply) => {
       if (reply.getHeader('access-control-allow-origin')) {

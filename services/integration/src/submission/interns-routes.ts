@@ -3,7 +3,9 @@
  * `GET /interns` lists submitted interns in the flat form (`recordId`, the payload
  * fields, `createdAt`). Both go through the interns contract like any other record.
  */
+import { errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.js';
 import { INTERNS_CONTRACT_ID } from '../contracts/interns-contract.js';
 import { listActive } from './read-model.js';
 import { createRecord, loadContract, type SubmissionDeps } from './record-use-cases.js';
@@ -17,9 +19,30 @@ export function registerInternRoutes(app: FastifyInstance, deps: SubmissionDeps)
     {
       config: { scope: 'submit' },
       schema: {
+        operationId: 'submitIntern',
         summary: 'Submit an intern (flat form); 202 with the recordId',
         tags,
         body: { type: 'object', description: 'intern payload fields' },
+        response: {
+          202: {
+            description: 'Accepted: validated and published',
+            type: 'object',
+            required: ['recordId', 'internId', 'traceId'],
+            properties: {
+              recordId: { type: 'string', format: 'uuid' },
+              internId: { type: 'string', description: 'the natural key' },
+              traceId: { type: 'string' },
+            },
+          },
+          ...errorResponses(errors.definitions, [
+            'PAYLOAD_INVALID',
+            'CONTRACT_NOT_FOUND',
+            'RECORD_EXISTS',
+            'RECORD_TOO_LARGE',
+            'ENVELOPE_INVALID',
+            'BROKER_UNAVAILABLE',
+          ]),
+        },
       },
     },
     async (request, reply) => {
@@ -37,9 +60,33 @@ export function registerInternRoutes(app: FastifyInstance, deps: SubmissionDeps)
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'listInterns',
         summary: 'Submitted interns in the flat form (read model)',
         tags,
         querystring: pageQuery,
+        response: {
+          200: {
+            description: 'A page of the live interns, oldest first',
+            type: 'object',
+            required: ['interns', 'total', 'limit', 'offset'],
+            properties: {
+              interns: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  description: '`recordId`, the payload fields, `createdAt`',
+                  required: ['recordId'],
+                  properties: { recordId: { type: 'string' }, createdAt: { type: 'string' } },
+                  additionalProperties: true,
+                },
+              },
+              total: { type: 'integer' },
+              limit: { type: 'integer' },
+              offset: { type: 'integer' },
+            },
+          },
+          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+        },
       },
     },
     async (request) => {

@@ -1,4 +1,5 @@
 /** Contract record routes of the submission service: thin, parse → use case → reply. */
+import { errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../errors.js';
 import { listActive, findActive } from './read-model.js';
@@ -29,20 +30,53 @@ export const pageQuery = {
     offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
   },
 };
-const acceptedResponse = {
-  202: {
-    description: 'Accepted: validated and published',
-    type: 'object',
-    properties: {
-      recordId: { type: 'string', format: 'uuid' },
-      contractId: { type: 'string' },
-      recordType: { type: 'string' },
-      naturalKey: { type: 'string' },
-      schemaVersion: { type: 'integer' },
-      traceId: { type: 'string', format: 'uuid' },
-      topic: { type: 'string' },
-    },
+const acceptedBody = {
+  type: 'object',
+  required: [
+    'recordId',
+    'contractId',
+    'recordType',
+    'naturalKey',
+    'schemaVersion',
+    'traceId',
+    'topic',
+  ],
+  properties: {
+    recordId: { type: 'string', format: 'uuid' },
+    contractId: { type: 'string' },
+    recordType: { type: 'string' },
+    naturalKey: { type: 'string' },
+    schemaVersion: { type: 'integer' },
+    traceId: { type: 'string' },
+    topic: { type: 'string' },
   },
+} as const;
+/** A record as the read model keeps it. */
+export const readModelRecord = {
+  type: 'object',
+  required: ['recordId', 'contractId', 'recordType', 'naturalKey', 'schemaVersion', 'payload'],
+  properties: {
+    recordId: { type: 'string' },
+    contractId: { type: 'string' },
+    recordType: { type: 'string' },
+    naturalKey: { type: 'string' },
+    schemaVersion: { type: 'integer' },
+    occurredAt: { type: 'string' },
+    traceId: { type: 'string' },
+    payload: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'the payload as submitted',
+    },
+    revision: { type: 'integer' },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+} as const;
+/** What every publishing route can fail with, beside its own errors. */
+const publishErrors = ['RECORD_TOO_LARGE', 'ENVELOPE_INVALID', 'BROKER_UNAVAILABLE'] as const;
+const acceptedResponse = {
+  202: { description: 'Accepted: validated and published', ...acceptedBody },
 };
 
 type KeyRoute = { Params: { contractId: string; naturalKey: string } };
@@ -70,11 +104,20 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
     {
       config: { scope: 'submit' },
       schema: {
+        operationId: 'submitRecord',
         summary: 'Submit a record (create); 202 once published',
         tags,
         params: idParams,
         body: { type: 'object', description: 'payload object of the contract' },
-        response: acceptedResponse,
+        response: {
+          ...acceptedResponse,
+          ...errorResponses(errors.definitions, [
+            'PAYLOAD_INVALID',
+            'CONTRACT_NOT_FOUND',
+            'RECORD_EXISTS',
+            ...publishErrors,
+          ]),
+        },
       },
     },
     async (request, reply) =>
@@ -90,12 +133,39 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
       config: { scope: 'submit' },
       bodyLimit: BATCH_BODY_LIMIT,
       schema: {
+        operationId: 'submitRecordBatch',
         summary: `Submit up to ${MAX_BATCH_RECORDS} records (creates) at once; one result per record, in order`,
         description:
           'Each record is validated, reserved and published on its own: 202 with what a single POST answers, or its own 400 (with errors), 409, 500 or 503. A bad record never stops its neighbours. 404 when the contract is unknown.',
         tags,
         params: idParams,
         body: batchBody,
+        response: {
+          200: {
+            description: 'One result per record, in the order sent',
+            type: 'object',
+            required: ['results'],
+            properties: {
+              results: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  description:
+                    'status 202 with what a single submission answers, or the error status with `detail` (and `errors` for a 400)',
+                  required: ['status'],
+                  properties: {
+                    status: { type: 'integer' },
+                    ...acceptedBody.properties,
+                    detail: { type: 'string' },
+                    code: { type: 'string' },
+                  },
+                  additionalProperties: true,
+                },
+              },
+            },
+          },
+          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+        },
       },
     },
     async (request) => {
@@ -124,10 +194,25 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'listRecords',
         summary: "Submitted records, from the submission service's own read model",
         tags,
         params: idParams,
         querystring: pageQuery,
+        response: {
+          200: {
+            description: 'A page of the live records, oldest first',
+            type: 'object',
+            required: ['records', 'total', 'limit', 'offset'],
+            properties: {
+              records: { type: 'array', items: readModelRecord },
+              total: { type: 'integer' },
+              limit: { type: 'integer' },
+              offset: { type: 'integer' },
+            },
+          },
+          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+        },
       },
     },
     async (request) => {
@@ -146,9 +231,19 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'getRecord',
         summary: 'One submitted record by natural key (read model)',
         tags,
         params: keyParams,
+        response: {
+          200: {
+            description: 'The record',
+            type: 'object',
+            required: ['record'],
+            properties: { record: readModelRecord },
+          },
+          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND', 'RECORD_NOT_FOUND']),
+        },
       },
     },
     async (request) => {
@@ -168,11 +263,21 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
     {
       config: { scope: 'submit' },
       schema: {
+        operationId: 'replaceRecord',
         summary: 'Replace a record (update-style envelope, full payload)',
         tags,
         params: keyParams,
         body: { type: 'object', description: 'full payload' },
-        response: acceptedResponse,
+        response: {
+          ...acceptedResponse,
+          ...errorResponses(errors.definitions, [
+            'PAYLOAD_INVALID',
+            'CONTRACT_NOT_FOUND',
+            'RECORD_NOT_FOUND',
+            'NO_UPDATE_TYPE',
+            ...publishErrors,
+          ]),
+        },
       },
     },
     async (request, reply) =>
@@ -194,10 +299,19 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
     {
       config: { scope: 'submit' },
       schema: {
+        operationId: 'deleteRecord',
         summary: 'Delete a record (tombstone envelope)',
         tags,
         params: keyParams,
-        response: acceptedResponse,
+        response: {
+          ...acceptedResponse,
+          ...errorResponses(errors.definitions, [
+            'CONTRACT_NOT_FOUND',
+            'RECORD_NOT_FOUND',
+            'NO_TOMBSTONE_TYPE',
+            ...publishErrors,
+          ]),
+        },
       },
     },
     async (request, reply) =>

@@ -134,11 +134,13 @@ export function installAccessControl(
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') table.push({ method, url: route.url, scope });
     }
-    if (scope !== 'open' && !(route.schema as { hide?: boolean } | undefined)?.hide) {
+    if (!(route.schema as { hide?: boolean } | undefined)?.hide) {
+      // Open routes say so (`security: []`): the document states every operation's needs.
       route.schema = {
         ...route.schema,
-        security: [{ [SECURITY_SCHEME]: [] }],
-        'x-scope': scope,
+        ...(scope === 'open'
+          ? { security: [] }
+          : { security: [{ [SECURITY_SCHEME]: [] }], 'x-scope': scope }),
       } as RouteOptions['schema'];
     }
   });

@@ -21,3 +21,21 @@ export const errorSchema = {
 export function errorResponse(description: string) {
   return { description, $ref: `${ERROR_SCHEMA_ID}#` } as const;
 }
+
+/**
+ * The error answers of a route from its error registry: one response per status, its
+ * description listing each code and detail (`errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND'])`).
+ */
+export function errorResponses<T extends Record<string, { status: number; detail: string }>>(
+  definitions: T,
+  codes: readonly (keyof T & string)[],
+): Record<number, ReturnType<typeof errorResponse>> {
+  const lines: Record<number, string[]> = {};
+  for (const code of codes) {
+    const { status, detail } = definitions[code]!;
+    (lines[status] ??= []).push(`\`${code}\`: ${detail}`);
+  }
+  return Object.fromEntries(
+    Object.entries(lines).map(([status, text]) => [status, errorResponse(text.join('; '))]),
+  );
+}

@@ -11,7 +11,9 @@ import type { AdapterRuntime } from './adapter-runtime.js';
 import type { AdapterTarget } from './adapter-target.js';
 
 const statusSchema = {
+  description: 'The adapter listener: state, attachments, assignments and lag',
   type: 'object',
+  required: ['adapterType', 'consumerGroup', 'state', 'paused'],
   properties: {
     adapterType: { type: 'string' },
     consumerGroup: { type: 'string' },
@@ -70,6 +72,8 @@ export async function buildAdminApp(deps: {
   logger: Logger;
   metrics: Registry;
   access?: AccessPolicy | undefined;
+  /** Where the admin API answers (the document's server). */
+  adminUrl?: string | undefined;
 }): Promise<FastifyInstance> {
   const { runtime, target } = deps;
   const app = await createHttpApp({
@@ -85,6 +89,13 @@ export async function buildAdminApp(deps: {
       title: `Integration ${target.type} adapter`,
       version: '1.0.0',
       description: target.description,
+      servers: deps.adminUrl
+        ? [{ url: deps.adminUrl, description: "This adapter's admin API" }]
+        : [],
+      tags: [
+        { name: 'admin', description: 'Pause, resume and watch the adapter listener.' },
+        { name: 'target', description: "Reads of the adapter's own target." },
+      ],
     },
   });
   const tags = ['admin'];
@@ -92,6 +103,7 @@ export async function buildAdminApp(deps: {
     '/admin/pause',
     {
       schema: {
+        operationId: 'pauseAdapter',
         summary: 'Pause the adapter consumer (offsets stop advancing)',
         tags,
         response: { 200: statusSchema },
@@ -106,6 +118,7 @@ export async function buildAdminApp(deps: {
     '/admin/resume',
     {
       schema: {
+        operationId: 'resumeAdapter',
         summary: 'Resume the adapter consumer (the backlog is consumed)',
         tags,
         response: { 200: statusSchema },
@@ -120,6 +133,7 @@ export async function buildAdminApp(deps: {
     '/admin/status',
     {
       schema: {
+        operationId: 'getAdapterStatus',
         summary:
           'Listener state, assignments and lag; per attachment its lag, records written, rate and last error',
         tags,
@@ -134,11 +148,14 @@ export async function buildAdminApp(deps: {
       {
         config: { scope: 'read' },
         schema: {
+          operationId: 'listTargetInterns',
           summary: "The interns in this adapter's own target",
           tags: ['target'],
           response: {
             200: {
+              description: 'Every intern row or line the target holds',
               type: 'object',
+              required: ['interns'],
               properties: {
                 interns: { type: 'array', items: { type: 'object', additionalProperties: true } },
               },

@@ -67,6 +67,7 @@ export async function buildAdapter(
     logger,
     metrics,
     access: deps.access,
+    adminUrl: deps.adminUrl,
   });
   let stopped = false;
   return {

@@ -1,5 +1,5 @@
 /** Adapter type registry: adapters PUT their descriptor at start and on every refresh (heartbeat). */
-import type { SqlDatabase } from '@platform/core';
+import { errorResponses, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.js';
 import type { ConfigSchemas } from '../config-schema.js';
@@ -14,6 +14,30 @@ import { validateDescriptor } from './validate-descriptor.js';
 
 const tags = ['adapter types'];
 const typeParams = { type: 'object', properties: { type: { type: 'string' } }, required: ['type'] };
+const adapterTypeSchema = {
+  type: 'object',
+  required: ['type', 'description', 'configSchema', 'consumerGroup', 'live'],
+  properties: {
+    type: { type: 'string' },
+    description: { type: 'string' },
+    configSchema: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'JSON Schema of an attachment config',
+    },
+    consumerGroup: { type: 'string' },
+    adminUrl: { type: ['string', 'null'] },
+    registeredAt: { type: 'string' },
+    lastSeenAt: { type: 'string' },
+    live: { type: 'boolean', description: 'Re-registered within the liveness window' },
+  },
+} as const;
+const oneType = (description: string) => ({
+  description,
+  type: 'object',
+  required: ['adapterType'],
+  properties: { adapterType: adapterTypeSchema },
+});
 
 export interface AdapterTypeRouteOptions {
   db: SqlDatabase;
@@ -42,11 +66,17 @@ export function registerAdapterTypeRoutes(
       schema: {
         summary:
           'Register (or refresh) an adapter type: its description, config schema, consumer group and admin URL',
+        operationId: 'registerAdapterType',
         tags,
         params: typeParams,
         body: {
           type: 'object',
           description: '{ type, description, configSchema, consumerGroup, adminUrl }',
+        },
+        response: {
+          200: oneType('Refreshed (a heartbeat of a known type)'),
+          201: oneType('Registered for the first time'),
+          ...errorResponses(errors.definitions, ['ADAPTER_TYPE_INVALID', 'CONSUMER_GROUP_TAKEN']),
         },
       },
     },
@@ -84,7 +114,19 @@ export function registerAdapterTypeRoutes(
     '/adapter-types',
     {
       config: { scope: 'read' },
-      schema: { summary: 'Registered adapter types and their liveness', tags },
+      schema: {
+        operationId: 'listAdapterTypes',
+        summary: 'Registered adapter types and their liveness',
+        tags,
+        response: {
+          200: {
+            description: 'Every registered type',
+            type: 'object',
+            required: ['adapterTypes'],
+            properties: { adapterTypes: { type: 'array', items: adapterTypeSchema } },
+          },
+        },
+      },
     },
     async () => ({
       adapterTypes: (await listAdapterTypes(db)).map(withLiveness),
@@ -95,7 +137,16 @@ export function registerAdapterTypeRoutes(
     '/adapter-types/:type',
     {
       config: { scope: 'read' },
-      schema: { summary: 'One adapter type', tags, params: typeParams },
+      schema: {
+        operationId: 'getAdapterType',
+        summary: 'One adapter type',
+        tags,
+        params: typeParams,
+        response: {
+          200: oneType('The type'),
+          ...errorResponses(errors.definitions, ['ADAPTER_TYPE_NOT_FOUND']),
+        },
+      },
     },
     async (request) => {
       const type = await findAdapterType(db, request.params.type);

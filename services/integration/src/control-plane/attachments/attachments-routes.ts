@@ -6,7 +6,7 @@
  * of at their next poll.
  */
 import { createHash } from 'node:crypto';
-import type { SqlDatabase } from '@platform/core';
+import { errorResponses, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { findContract, listContracts } from '../../contracts/contract-store.js';
 import { errors } from '../../errors.js';
@@ -26,6 +26,29 @@ export const FEED_RECHECK_MS = 250;
 export const FEED_MAX_WAIT_SECONDS = 30;
 
 const tags = ['attachments'];
+const attachmentSchema = {
+  type: 'object',
+  required: ['attachmentId', 'contractId', 'adapterType', 'config', 'enabled'],
+  properties: {
+    attachmentId: { type: 'string' },
+    contractId: { type: 'string' },
+    adapterType: { type: 'string' },
+    config: {
+      type: 'object',
+      additionalProperties: true,
+      description: "The type's config; secrets (tokens, HMAC secrets) show as ********",
+    },
+    enabled: { type: 'boolean' },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+} as const;
+const oneAttachment = (description: string) => ({
+  description,
+  type: 'object',
+  required: ['attachment'],
+  properties: { attachment: attachmentSchema },
+});
 const idParams = {
   type: 'object',
   properties: { contractId: { type: 'string' } },
@@ -74,9 +97,19 @@ export function registerAttachmentRoutes(
       schema: {
         summary:
           "Attach an adapter type to a contract; the config is validated against the type's config schema",
+        operationId: 'attachAdapter',
         tags,
         params: idParams,
         body: { type: 'object', description: '{ adapterType, config, enabled? }' },
+        response: {
+          201: oneAttachment('Attached; `Location` names the attachment'),
+          ...errorResponses(errors.definitions, [
+            'ADAPTER_CONFIG_INVALID',
+            'ADAPTER_TYPE_UNKNOWN',
+            'CONTRACT_NOT_FOUND',
+            'ATTACHMENT_EXISTS',
+          ]),
+        },
       },
     },
     async (request, reply) => {
@@ -109,9 +142,19 @@ export function registerAttachmentRoutes(
     {
       config: { scope: 'read' },
       schema: {
+        operationId: 'listContractAttachments',
         summary: 'Attachments of a contract (secrets such as tokens show as ********)',
         tags,
         params: idParams,
+        response: {
+          200: {
+            description: 'The attachments of the contract',
+            type: 'object',
+            required: ['attachments'],
+            properties: { attachments: { type: 'array', items: attachmentSchema } },
+          },
+          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+        },
       },
     },
     async (request) => {
@@ -129,6 +172,7 @@ export function registerAttachmentRoutes(
     {
       config: { scope: 'operate' },
       schema: {
+        operationId: 'setAttachmentEnabled',
         summary: 'Enable or disable an attachment ({"enabled": bool})',
         tags,
         params: {
@@ -137,6 +181,14 @@ export function registerAttachmentRoutes(
           required: ['contractId', 'attachmentId'],
         },
         body: { type: 'object', description: '{ "enabled": true | false }' },
+        response: {
+          200: oneAttachment('The attachment as it is now'),
+          ...errorResponses(errors.definitions, [
+            'ADAPTER_CONFIG_INVALID',
+            'CONTRACT_NOT_FOUND',
+            'ATTACHMENT_NOT_FOUND',
+          ]),
+        },
       },
     },
     async (request) => {
@@ -175,6 +227,7 @@ export function registerAttachmentRoutes(
     {
       config: { scope: 'operate' },
       schema: {
+        operationId: 'readAttachmentFeed',
         summary:
           'Attachments feed for adapters: every attachment of a type with its full current contract',
         description:
@@ -196,6 +249,30 @@ export function registerAttachmentRoutes(
               maximum: FEED_MAX_WAIT_SECONDS,
               default: 0,
               description: 'How long to wait for a change of knownVersion.',
+            },
+          },
+        },
+        response: {
+          200: {
+            description: 'The feed and its version',
+            type: 'object',
+            required: ['attachments', 'version'],
+            properties: {
+              attachments: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  description:
+                    'An attachment (secrets in clear: the feed is for adapters) with its current contract',
+                  required: attachmentSchema.required,
+                  properties: {
+                    ...attachmentSchema.properties,
+                    config: { type: 'object', additionalProperties: true },
+                    contract: { $ref: 'Contract#' },
+                  },
+                },
+              },
+              version: { type: 'string', description: 'A digest of the feed (knownVersion)' },
             },
           },
         },

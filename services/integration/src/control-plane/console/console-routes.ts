@@ -7,18 +7,25 @@
 import { readFileSync } from 'node:fs';
 import {
   createOutboundGuard,
+  errorResponses,
   LOCAL_OUTBOUND,
   OutboundRefusedError,
   type OutboundGuard,
   type SqlDatabase,
 } from '@platform/core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.js';
 import { findAdapterType } from '../adapter-types/adapter-type-store.js';
 
 const PAGE = readFileSync(new URL('./console.html', import.meta.url), 'utf8');
 const SCRIPT = readFileSync(new URL('./console.js', import.meta.url), 'utf8');
 const tags = ['console'];
+/** The relayed answer: the upstream's own status and JSON body, as it came. */
+const relayed = {
+  description: "The upstream service's answer, status and body as it came",
+  type: 'object',
+  additionalProperties: true,
+} as const;
 
 export interface ConsoleOptions {
   db: SqlDatabase;
@@ -84,7 +91,20 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
 
   app.get(
     '/console',
-    { config: { scope: 'open' }, schema: { summary: 'The operator console (web page)', tags } },
+    {
+      config: { scope: 'open' },
+      schema: {
+        operationId: 'getConsole',
+        summary: 'The operator console (web page)',
+        tags,
+        response: {
+          200: {
+            description: 'The page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
     async (_request, reply) =>
       reply
         .type('text/html; charset=utf-8')
@@ -102,12 +122,17 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
     {
       config: { scope: 'operate' },
       schema: {
+        operationId: 'consoleListRecords',
         summary: "Records of a contract from the submission service's read model",
         tags,
         params: idParams,
         querystring: {
           type: 'object',
           properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+        },
+        response: {
+          ...errorResponses(errors.definitions, ['UPSTREAM_UNREACHABLE']),
+          default: relayed,
         },
       },
     },
@@ -127,10 +152,15 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
     {
       config: { scope: 'operate' },
       schema: {
+        operationId: 'consoleSubmitRecord',
         summary: 'Submit a record through the submission service',
         tags,
         params: idParams,
         body: { type: 'object' },
+        response: {
+          ...errorResponses(errors.definitions, ['UPSTREAM_UNREACHABLE']),
+          default: relayed,
+        },
       },
     },
     async (request, reply) => {
@@ -148,40 +178,64 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
     },
   );
 
-  app.route<{ Params: { type: string; action: string } }>({
-    method: ['GET', 'POST'],
-    url: '/console/api/adapter-types/:type/:action',
-    config: { scope: 'operate' },
-    schema: {
-      summary: "An adapter's admin API through the control plane: GET status, POST pause or resume",
-      tags,
-      params: {
-        type: 'object',
-        properties: {
-          type: { type: 'string' },
-          action: { type: 'string', enum: ['status', 'pause', 'resume'] },
-        },
-        required: ['type', 'action'],
+  const relayAdmin = async (
+    request: FastifyRequest<{ Params: { type: string; action?: string } }>,
+    reply: FastifyReply,
+  ) => {
+    const { type } = request.params;
+    const action = request.params.action ?? 'status';
+    const adapterType = await findAdapterType(options.db, type);
+    if (!adapterType) throw errors.ADAPTER_TYPE_NOT_FOUND();
+    if (!adapterType.adminUrl)
+      throw errors.UPSTREAM_UNREACHABLE({
+        detail: `adapter type ${type} registered no admin URL`,
+      });
+    const { status, body } = await forward(
+      `${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`,
+      { method: request.method },
+      timeoutMs,
+      options.apiKey,
+      outbound,
+    );
+    return reply.code(status).send(body);
+  };
+  const adminErrors = errorResponses(errors.definitions, [
+    'ADAPTER_TYPE_NOT_FOUND',
+    'UPSTREAM_UNREACHABLE',
+  ]);
+  app.get<{ Params: { type: string } }>(
+    '/console/api/adapter-types/:type/status',
+    {
+      config: { scope: 'operate' },
+      schema: {
+        operationId: 'consoleAdapterStatus',
+        summary: "An adapter's status, from its admin API through the control plane",
+        tags,
+        params: { type: 'object', properties: { type: { type: 'string' } }, required: ['type'] },
+        response: { ...adminErrors, default: relayed },
       },
     },
-    handler: async (request, reply) => {
-      const { type, action } = request.params;
-      if ((action === 'status') !== (request.method === 'GET'))
-        throw errors.ADMIN_METHOD_NOT_ALLOWED();
-      const adapterType = await findAdapterType(options.db, type);
-      if (!adapterType) throw errors.ADAPTER_TYPE_NOT_FOUND();
-      if (!adapterType.adminUrl)
-        throw errors.UPSTREAM_UNREACHABLE({
-          detail: `adapter type ${type} registered no admin URL`,
-        });
-      const { status, body } = await forward(
-        `${adapterType.adminUrl.replace(/\/+$/, '')}/admin/${action}`,
-        { method: request.method },
-        timeoutMs,
-        options.apiKey,
-        outbound,
-      );
-      return reply.code(status).send(body);
+    relayAdmin,
+  );
+  app.post<{ Params: { type: string; action: string } }>(
+    '/console/api/adapter-types/:type/:action',
+    {
+      config: { scope: 'operate' },
+      schema: {
+        operationId: 'consoleAdapterAction',
+        summary: 'Pause or resume an adapter through the control plane (its admin API)',
+        tags,
+        params: {
+          type: 'object',
+          properties: {
+            type: { type: 'string' },
+            action: { type: 'string', enum: ['pause', 'resume'] },
+          },
+          required: ['type', 'action'],
+        },
+        response: { ...adminErrors, default: relayed },
+      },
     },
-  });
+    relayAdmin,
+  );
 }
