@@ -17,7 +17,7 @@ import { registerArtifactRoutes } from './artifacts/routes.js';
 import { registerCallbackRoutes } from './callbacks/routes.js';
 import type { RenderContext } from './context.js';
 import { registerSignedObjectRoute } from '@platform/core';
-import { errorSchema, legacyStatusSchema, v1JobSchema } from './jobs/job-schemas.js';
+import { legacyStatusSchema, v1JobSchema } from './jobs/job-schemas.js';
 import { registerJobRoutes } from './jobs/routes.js';
 import { registerEventRoutes } from './events/routes.js';
 import { registerLegacyRoutes } from './legacy/routes.js';
@@ -75,7 +75,6 @@ export async function buildRenderApp(
   app.server.headersTimeout = Math.min(ctx.settings.requestTimeoutMs, 30_000);
   app.addSchema(v1JobSchema);
   app.addSchema(legacyStatusSchema);
-  app.addSchema(errorSchema);
   await app.register(multipart, { throwFileSizeLimit: false });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url;

@@ -42,12 +42,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Executive KPIs for all time
-         * @description All-time headline numbers: total orders, unique customers, total revenue and average order value (BRL). Use for overall size or performance questions. Reads raw_data.gold.vw_executive_kpis; MCP tool `sales_summary`.
+         * Executive KPIs, all time or for a month range and order statuses
+         * @description Headline numbers: total orders, unique customers, total revenue and average order value (BRL); all time, or only the months from/to (YYYY-MM, inclusive) and orders of the given statuses. Use for overall size or performance questions. Reads raw_data.gold.vw_executive_kpis; MCP tool `sales_summary`.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Only this month (YYYY-MM) and later. */
+                    from?: string;
+                    /** @description Only this month (YYYY-MM) and earlier. */
+                    to?: string;
+                    /** @description Only orders of these statuses, comma-separated (delivered, shipped, canceled, unavailable, invoiced, processing, created, approved); default every status. */
+                    status?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -99,6 +106,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -137,6 +145,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -159,7 +168,7 @@ export interface paths {
         };
         /**
          * Sales by calendar month, newest first
-         * @description Orders, items sold, revenue and freight cost per calendar month, newest month first. Optionally one year only. Use for trends, seasonality and best or worst months. Reads raw_data.gold.vw_monthly_sales; MCP tool `monthly_trends`.
+         * @description Orders, items sold, revenue and freight cost per calendar month, newest month first. Optionally one year, a month range (from/to) or orders of some statuses only. Use for trends, seasonality and best or worst months. Reads raw_data.gold.vw_monthly_sales; MCP tool `monthly_trends`.
          */
         get: {
             parameters: {
@@ -170,6 +179,8 @@ export interface paths {
                     from?: string;
                     /** @description Only this month (YYYY-MM) and earlier. */
                     to?: string;
+                    /** @description Only orders of these statuses, comma-separated (delivered, shipped, canceled, unavailable, invoiced, processing, created, approved); default every status. */
+                    status?: string;
                     /** @description Most rows to return (1–1000, default 120). */
                     limit?: number;
                     /** @description Rows to skip, for paging (default 0). */
@@ -228,6 +239,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -266,6 +278,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -347,6 +360,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -385,6 +399,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -473,6 +488,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -511,6 +527,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -597,6 +614,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -635,6 +653,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail: string;
+                            code?: string;
                         };
                     };
                 };
@@ -1070,6 +1089,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail?: string;
+                            code?: string;
                         };
                     };
                 };
@@ -1117,6 +1137,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail?: string;
+                            code?: string;
                         };
                     };
                 };
@@ -1137,6 +1158,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail?: string;
+                            code?: string;
                         };
                     };
                 };
@@ -1148,6 +1170,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail?: string;
+                            code?: string;
                         };
                     };
                 };
@@ -1159,6 +1182,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             detail?: string;
+                            code?: string;
                         };
                     };
                 };

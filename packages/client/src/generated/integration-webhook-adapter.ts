@@ -76,85 +76,7 @@ export interface paths {
             cookie?: never;
         };
         /** Listener state, assignments and lag; per attachment its lag, records written, rate and last error */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The adapter listener: state, attachments, assignments and lag */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            adapterType: string;
-                            consumerGroup: string;
-                            /** @enum {string} */
-                            state: "starting" | "running" | "paused" | "stopped";
-                            paused: boolean;
-                            brokerDriver?: string;
-                            attachments?: {
-                                attachmentId?: string;
-                                contractId?: string;
-                                enabled?: boolean;
-                                lag?: number;
-                                written?: number;
-                                writtenPerSecond?: number;
-                                lastWriteAt?: string | null;
-                                failures?: number;
-                                lastError?: {
-                                    message?: string;
-                                    at?: string;
-                                } | null;
-                            }[];
-                            topics?: string[];
-                            assignments?: {
-                                topic?: string;
-                                partition?: number;
-                                committedOffset?: number;
-                                endOffset?: number;
-                                lag?: number;
-                            }[];
-                            lag?: number;
-                            lastRefreshAt?: string | null;
-                            lastRefreshError?: string | null;
-                        };
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getAdapterStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -479,6 +401,85 @@ export interface operations {
             };
             /** @description The body has a content type this operation does not accept. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdapterStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The adapter listener: state, attachments, assignments and lag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        adapterType: string;
+                        consumerGroup: string;
+                        /** @enum {string} */
+                        state: "starting" | "running" | "paused" | "stopped";
+                        paused: boolean;
+                        brokerDriver?: string;
+                        attachments?: {
+                            attachmentId?: string;
+                            contractId?: string;
+                            enabled?: boolean;
+                            lag?: number;
+                            written?: number;
+                            writtenPerSecond?: number;
+                            lastWriteAt?: string | null;
+                            failures?: number;
+                            lastError?: {
+                                message?: string;
+                                at?: string;
+                            } | null;
+                        }[];
+                        topics?: string[];
+                        assignments?: {
+                            topic?: string;
+                            partition?: number;
+                            committedOffset?: number;
+                            endOffset?: number;
+                            lag?: number;
+                        }[];
+                        lag?: number;
+                        lastRefreshAt?: string | null;
+                        lastRefreshError?: string | null;
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

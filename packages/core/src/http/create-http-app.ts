@@ -19,6 +19,7 @@ import { LOCAL_ACCESS, type AccessPolicy } from './access/access-policy.js';
 import { nonFiniteParameter } from './finite-numbers.js';
 import { errorSchema } from './openapi/error-schema.js';
 import { installResponseCheck, responseCheckEnabled } from './openapi/response-check.js';
+import { openApiUrl, withWildcardParam } from './openapi/wildcard.js';
 import { addStandardResponses } from './openapi/standard-responses.js';
 import { checkHealth, type HealthCheck } from './health.js';
 import { createMetricsRegistry, createRequestDurationHistogram } from './metrics.js';
@@ -126,6 +127,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   await app.register(swagger, {
     // Shared schemas keep their `$id` as their component name (`Error`, `HealthReport`, …),
     // so generated clients get readable type names.
+    // A wildcard (`/v1/artifacts/*`) is documented as a named parameter, `{path}`: OpenAPI
+    // has no unnamed ones. `openApiPath` maps it the same way.
+    transform: ({ schema, url }) => ({
+      schema: withWildcardParam(schema, url),
+      url: openApiUrl(url),
+    }),
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`),
     },

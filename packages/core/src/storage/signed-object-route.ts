@@ -7,6 +7,7 @@
  * unsatisfiable range. Registers nothing for a store that serves its own URLs (S3).
  */
 import { coreErrors, replyWithError } from '../errors/core-errors.js';
+import { errorResponses } from '../http/openapi/error-schema.js';
 import type { FastifyInstance } from 'fastify';
 import { InvalidObjectKeyError, ObjectNotFoundError, type ObjectStore } from './object-store.js';
 import { asSignedObjectServer, type ByteRange, type OpenedObject } from './signed-object-server.js';
@@ -55,7 +56,29 @@ export function registerSignedObjectRoute(
   const prefix = (options.routePrefix ?? server.signedRoutePrefix).replace(/\/+$/, '');
 
   // The signature is the credential: anyone holding a valid signed URL may fetch it.
-  app.get(`${prefix}/*`, { config: { scope: 'open' } }, async (request, reply) => {
+  const object = (description: string) => ({
+    description,
+    content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+  });
+  const schema = {
+    operationId: 'getSignedObject',
+    summary: 'A stored object by its signed URL (filesystem storage; byte ranges supported)',
+    tags: ['artifacts'],
+    querystring: {
+      type: 'object',
+      properties: { expires: { type: 'string' }, signature: { type: 'string' } },
+    },
+    response: {
+      200: object('The object'),
+      206: object('The requested byte range'),
+      ...errorResponses(coreErrors.definitions, [
+        'SIGNATURE_INVALID',
+        'OBJECT_NOT_FOUND',
+        'RANGE_NOT_SATISFIABLE',
+      ]),
+    },
+  };
+  app.get(`${prefix}/*`, { config: { scope: 'open' }, schema }, async (request, reply) => {
     const key = (request.params as Record<string, string | undefined>)['*'] ?? '';
     const { expires, signature } = request.query as Record<string, unknown>;
     if (typeof expires !== 'string' || typeof signature !== 'string') {

@@ -16,13 +16,16 @@ export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'submitRender',
         summary: 'Submit a replay for rendering',
         description: `${RENDER_FIELDS} Checks, first failure wins: extension/size (400/413), replay structure and mode 0 (415), parameters (422), rate limit 5/min/address (429), queue depth and rendering capacity (503), two active jobs per address (429).`,
         tags: ['render'],
         consumes: ['multipart/form-data'],
         response: {
           202: {
+            description: 'Queued',
             type: 'object',
+            required: ['job_id', 'status', 'links'],
             properties: {
               job_id: { type: 'string', format: 'uuid' },
               status: { type: 'string', enum: ['queued'] },
@@ -32,8 +35,8 @@ export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext
               },
             },
           },
-          '4xx': { $ref: 'ErrorDetail#' },
-          '5xx': { $ref: 'ErrorDetail#' },
+          '4xx': { $ref: 'Error#' },
+          '5xx': { $ref: 'Error#' },
         },
       },
     },

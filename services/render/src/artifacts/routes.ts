@@ -16,10 +16,19 @@ export function registerArtifactRoutes(app: FastifyInstance, ctx: RenderContext)
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'getArtifact',
         summary:
           'An artifact: logs inline, videos/thumbnails/replays/skins by redirect to a signed URL',
         tags: ['artifacts'],
-        response: { 403: { $ref: 'ErrorDetail#' }, 404: { $ref: 'ErrorDetail#' } },
+        response: {
+          200: {
+            description: 'A log, inline',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          302: { description: 'Redirect to a signed URL of the object', type: 'null' },
+          403: { $ref: 'Error#' },
+          404: { $ref: 'Error#' },
+        },
       },
     },
     async (request, reply) => {

@@ -62,6 +62,7 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
       {
         config: { scope: 'open' },
         schema: {
+          operationId: 'reportJobProgress',
           summary:
             'Remote worker report (HMAC-SHA256 signed: X-Render-Timestamp, X-Render-Signature)',
           description:
@@ -70,7 +71,10 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
             '`completed` requires videos/<id>.mp4, thumbnails/<id>.jpg and logs/<id>.log in storage.',
           tags: ['jobs'],
           consumes: ['application/json'],
-          response: { 200: { $ref: 'RenderJob#' }, '4xx': { $ref: 'ErrorDetail#' } },
+          response: {
+            200: { description: 'The job as it is now', $ref: 'RenderJob#' },
+            '4xx': { $ref: 'Error#' },
+          },
         },
       },
       async (request) => {

@@ -36,6 +36,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: RenderContext): v
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'streamJobEvents',
         summary: 'Live job state as Server-Sent Events (status, progress, queue position, ETA)',
         description:
           '`text/event-stream`. `event: job` with the v1 job plus `queue_position` (1 = next, null unless queued) and `eta_seconds` (null when unknown) on every change; the stream ends after a completed or failed job, or with `event: gone` {detail} when the job is removed.',
@@ -47,10 +48,14 @@ export function registerEventRoutes(app: FastifyInstance, ctx: RenderContext): v
           required: ['job_id'],
         },
         response: {
-          404: { $ref: 'ErrorDetail#' },
-          410: { $ref: 'ErrorDetail#' },
-          429: { $ref: 'ErrorDetail#' },
-          503: { $ref: 'ErrorDetail#' },
+          200: {
+            description: 'The event stream',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          404: { $ref: 'Error#' },
+          410: { $ref: 'Error#' },
+          429: { $ref: 'Error#' },
+          503: { $ref: 'Error#' },
         },
       },
     },

@@ -80,10 +80,3 @@ export const legacyStatusSchema = {
     error: nullableString,
   },
 } as const;
-
-export const errorSchema = {
-  $id: 'ErrorDetail',
-  type: 'object',
-  properties: { detail: { type: 'string' } },
-  additionalProperties: true,
-} as const;

@@ -1,5 +1,5 @@
 /** `GET /v1/jobs` (paginated, filtered, newest first) and `GET /v1/jobs/{job_id}`. */
-import { callerHasScope } from '@platform/core';
+import { callerHasScope, errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
@@ -14,6 +14,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'listJobs',
         summary: 'List jobs, newest first',
         tags: ['jobs'],
         querystring: {
@@ -27,7 +28,9 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
         },
         response: {
           200: {
+            description: 'A page of jobs',
             type: 'object',
+            required: ['jobs', 'total', 'limit', 'offset'],
             properties: {
               jobs: { type: 'array', items: { $ref: 'RenderJob#' } },
               total: { type: 'integer' },
@@ -51,6 +54,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'getJob',
         summary: 'One job: status, progress, replay stats, links to its artifacts',
         tags: ['jobs'],
         params: {
@@ -58,7 +62,10 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
           properties: { job_id: { type: 'string' } },
           required: ['job_id'],
         },
-        response: { 200: { $ref: 'RenderJob#' }, 404: { $ref: 'ErrorDetail#' } },
+        response: {
+          200: { description: 'The job', $ref: 'RenderJob#' },
+          ...errorResponses(renderErrors.definitions, ['JOB_NOT_FOUND', 'JOB_GONE']),
+        },
       },
     },
     async (request, reply) => {
@@ -77,6 +84,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
       // without keys).
       config: { scope: 'open' },
       schema: {
+        operationId: 'deleteJob',
         summary: 'Cancel a queued or running render, or delete a finished one, with its artifacts',
         description:
           'The client that submitted the job (same address) or an operator. A queued job never starts; a running one is stopped by its worker within a heartbeat (5 s) and its temp files removed. The replay, log, video and thumbnail are deleted (a video shared with an identical later submission stays until its last job goes). Afterwards the job answers 410.',
@@ -88,9 +96,9 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
         },
         response: {
           204: { type: 'null', description: 'Cancelled or deleted.' },
-          403: { $ref: 'ErrorDetail#' },
-          404: { $ref: 'ErrorDetail#' },
-          410: { $ref: 'ErrorDetail#' },
+          403: { $ref: 'Error#' },
+          404: { $ref: 'Error#' },
+          410: { $ref: 'Error#' },
         },
       },
     },

@@ -3,7 +3,9 @@
  * legacy shapes: dashless ids, `complete`, `percent`, Unix-float times, the 50 newest
  * jobs, `quality` → resolution, redirects to artifacts.
  */
+import { errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
+import { renderErrors } from '../errors.js';
 import { submitFromRequest } from '../admission/submit-from-request.js';
 import type { RenderContext } from '../context.js';
 import { listJobs } from '../jobs/job-store.js';
@@ -26,12 +28,14 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'legacySubmitRender',
         summary: 'Deprecated: submit a replay (see POST /v1/render); `quality=ultra` gives 4k',
         tags,
         deprecated,
         consumes: ['multipart/form-data'],
         response: {
           200: {
+            description: 'Queued',
             type: 'object',
             properties: {
               job_id: { type: 'string' },
@@ -39,8 +43,8 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
               video_url: { type: 'string' },
             },
           },
-          '4xx': { $ref: 'ErrorDetail#' },
-          '5xx': { $ref: 'ErrorDetail#' },
+          '4xx': { $ref: 'Error#' },
+          '5xx': { $ref: 'Error#' },
         },
       },
     },
@@ -58,10 +62,14 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'legacyJobStatus',
         summary: 'Deprecated: job status in the legacy shape',
         tags,
         deprecated,
-        response: { 200: { $ref: 'LegacyJobStatus#' }, 404: { $ref: 'ErrorDetail#' } },
+        response: {
+          200: { description: 'The job', $ref: 'LegacyJobStatus#' },
+          ...errorResponses(renderErrors.definitions, ['JOB_NOT_FOUND', 'JOB_GONE']),
+        },
       },
     },
     async (request) => toLegacyStatus(await findJob(ctx, request.params.job_id)),
@@ -72,37 +80,63 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'legacyListJobs',
         summary: 'Deprecated: the 50 newest jobs, a flat array',
         tags,
         deprecated,
-        response: { 200: { type: 'array', items: { $ref: 'LegacyJobStatus#' } } },
+        response: {
+          200: {
+            description: 'The newest jobs',
+            type: 'array',
+            items: { $ref: 'LegacyJobStatus#' },
+          },
+        },
       },
     },
     async () =>
       (await listJobs(ctx.db, { limit: LEGACY_LIST_SIZE, offset: 0 })).map(toLegacyStatus),
   );
 
-  const redirects: [string, string, (id: string) => string][] = [
+  const redirects: [string, string, string, (id: string) => string][] = [
     [
       '/video/:file',
+      'legacyVideo',
       'Deprecated: redirects to the video artifact',
       (id) => `/v1/artifacts/videos/${id}.mp4`,
     ],
     [
       '/thumbnail/:file',
+      'legacyThumbnail',
       'Deprecated: redirects to the thumbnail artifact',
       (id) => `/v1/artifacts/thumbnails/${id}.jpg`,
     ],
     [
       '/logs/:file',
+      'legacyLog',
       'Deprecated: redirects to the log artifact',
       (id) => `/v1/artifacts/logs/${id}.log`,
     ],
   ];
-  for (const [path, summary, target] of redirects) {
+  for (const [path, operationId, summary, target] of redirects) {
     app.get<{ Params: { file: string } }>(
       path,
-      { config: { scope: 'open' }, schema: { summary, tags, deprecated } },
+      {
+        config: { scope: 'open' },
+        schema: {
+          operationId,
+          summary,
+          tags,
+          deprecated,
+          params: {
+            type: 'object',
+            properties: { file: { type: 'string' } },
+            required: ['file'],
+          },
+          response: {
+            302: { description: 'Redirect to the artifact (GET /v1/artifacts/…)', type: 'null' },
+          },
+        },
+      },
       async (request, reply) => {
         const raw = request.params.file.replace(/\.(mp4|jpg)$/i, '');
         return reply.redirect(target(encodeURIComponent(redirectId(raw))), 302);
@@ -114,7 +148,20 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
     '/skins',
     {
       config: { scope: 'open' },
-      schema: { summary: 'Deprecated: same as GET /v1/skins', tags, deprecated },
+      schema: {
+        operationId: 'legacyListSkins',
+        summary: 'Deprecated: same as GET /v1/skins',
+        tags,
+        deprecated,
+        response: {
+          200: {
+            description: 'The skin names',
+            type: 'object',
+            required: ['skins'],
+            properties: { skins: { type: 'array', items: { type: 'string' } } },
+          },
+        },
+      },
     },
     listSkinsHandler(ctx),
   );
@@ -123,6 +170,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'legacyUploadSkin',
         summary: 'Deprecated: same as POST /v1/skins/upload, 5 per minute',
         tags,
         deprecated,

@@ -16,15 +16,21 @@ function baseUrl(ctx: RenderContext, request: FastifyRequest): string {
   return `${request.protocol}://${host}`;
 }
 
+const htmlPage = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string' } } },
+});
+
 export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): void {
   app.get(
     '/',
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'getHomePage',
         summary: 'Home page: render form, skin upload, recent jobs',
         tags: ['pages'],
-        produces: ['text/html'],
+        response: { 200: htmlPage('The page') },
       },
     },
     async (_request, reply) => {
@@ -41,9 +47,19 @@ export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): vo
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'getJobPage',
         summary: 'Player page of a job: live progress, the video when done, OpenGraph video tags',
         tags: ['pages'],
-        produces: ['text/html'],
+        params: {
+          type: 'object',
+          properties: { job_id: { type: 'string' } },
+          required: ['job_id'],
+        },
+        response: {
+          200: htmlPage('The page'),
+          404: htmlPage('No such job (a page saying so)'),
+          410: htmlPage('The job was deleted (a page saying so)'),
+        },
       },
     },
     async (request, reply) => {

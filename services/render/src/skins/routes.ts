@@ -124,11 +124,14 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'listSkins',
         summary: 'Names of the available skins',
         tags: ['skins'],
         response: {
           200: {
+            description: 'The skin names',
             type: 'object',
+            required: ['skins'],
             properties: { skins: { type: 'array', items: { type: 'string' } } },
           },
         },
@@ -141,11 +144,13 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
     {
       config: { scope: 'open' },
       schema: {
+        operationId: 'uploadSkin',
         summary: 'Upload an .osk skin (multipart field `skin`); 2 per minute per address',
         tags: ['skins'],
         consumes: ['multipart/form-data'],
         response: {
           200: {
+            description: 'Stored',
             type: 'object',
             properties: {
               success: { type: 'boolean' },
@@ -153,7 +158,7 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
               message: { type: 'string' },
             },
           },
-          '4xx': { $ref: 'ErrorDetail#' },
+          '4xx': { $ref: 'Error#' },
         },
       },
     },

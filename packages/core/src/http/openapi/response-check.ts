@@ -12,6 +12,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { openApiUrl } from './wildcard.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -37,9 +38,9 @@ interface Operation {
 }
 type Document = { paths?: Record<string, Record<string, Operation>> } & Record<string, unknown>;
 
-/** `/a/:b/c::d` (Fastify) → `/a/{b}/c:d` (OpenAPI), as @fastify/swagger writes it. */
+/** `/a/:b/c::d/*` (Fastify) → `/a/{b}/c:d/{path}` (OpenAPI), as the document writes it. */
 export function openApiPath(url: string): string {
-  return url
+  return openApiUrl(url)
     .split('::')
     .map((part) => part.replace(/:(\w+)(\([^)]*\))?/g, '{$1}'))
     .join(':');
