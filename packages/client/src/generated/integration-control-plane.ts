@@ -491,6 +491,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listContracts: {
@@ -536,6 +545,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -713,6 +731,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listContractVersions: {
@@ -779,6 +806,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -968,6 +1004,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     checkContractCompatibility: {
@@ -1077,6 +1122,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getAdapterType: {
@@ -1152,6 +1206,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1288,6 +1351,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAdapterTypes: {
@@ -1343,6 +1415,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1423,6 +1504,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1542,6 +1632,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     setAttachmentEnabled: {
@@ -1646,6 +1745,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     readAttachmentFeed: {
@@ -1716,6 +1824,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1811,6 +1928,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1917,6 +2043,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDeadLetter: {
@@ -1999,6 +2134,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2167,6 +2311,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     consoleListRecords: {
@@ -2220,6 +2373,15 @@ export interface operations {
             };
             /** @description `UPSTREAM_UNREACHABLE`: upstream service unreachable */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2318,6 +2480,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The upstream service's answer, status and body as it came */
             default: {
                 headers: {
@@ -2389,6 +2560,15 @@ export interface operations {
             };
             /** @description `UPSTREAM_UNREACHABLE`: upstream service unreachable */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2486,6 +2666,15 @@ export interface operations {
             };
             /** @description `UPSTREAM_UNREACHABLE`: upstream service unreachable */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

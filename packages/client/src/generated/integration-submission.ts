@@ -230,6 +230,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listInterns: {
@@ -301,6 +310,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -474,6 +492,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listRecords: {
@@ -557,6 +584,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -789,6 +825,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRecord: {
@@ -867,6 +912,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -100,7 +100,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
   const access = options.access ?? LOCAL_ACCESS;
   installAccessControl(app, access, metrics);
   // After the access hook (it sets each route's scope), before swagger reads the routes.
-  app.addHook('onRoute', (route) => addStandardResponses(route, validationStatus));
+  app.addHook('onRoute', (route) =>
+    addStandardResponses(route, validationStatus, options.classifyError !== undefined),
+  );
   if (options.responseCheck ?? responseCheckEnabled()) installResponseCheck(app);
   if (options.access) logAccessMode(options.logger, options.service, access);
   app.addHook('preHandler', async (request, reply) => {

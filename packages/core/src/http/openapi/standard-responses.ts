@@ -4,7 +4,8 @@
  * - the validation status (400, or the service's own) when the route validates input;
  * - 400, 413 and 415 for a route that reads a body (bad JSON, too large, wrong type);
  * - 401 and 403 on routes that need a key (missing/invalid key, missing scope);
- * - 500 everywhere (an unexpected failure; the body never carries internals).
+ * - 500 everywhere (an unexpected failure; the body never carries internals);
+ * - 503 everywhere when the app classifies dependency failures (`classifyError`).
  * A status the route already declares is kept as the route wrote it.
  */
 import type { RouteOptions } from 'fastify';
@@ -22,7 +23,11 @@ interface SchemaLike {
 // Fastify reads a body on every method but GET and HEAD.
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-export function addStandardResponses(route: RouteOptions, validationStatus: number): void {
+export function addStandardResponses(
+  route: RouteOptions,
+  validationStatus: number,
+  dependencyErrors = false,
+): void {
   const schema = route.schema as SchemaLike | undefined;
   if (!schema || schema.hide) return;
   const methods = [route.method].flat();
@@ -47,6 +52,7 @@ export function addStandardResponses(route: RouteOptions, validationStatus: numb
       'The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine).';
   }
   standard[500] = 'An unexpected failure; the body never carries internals.';
+  if (dependencyErrors) standard[503] = 'A dependency (database, broker) is unavailable.';
   const response = { ...schema.response };
   for (const [status, description] of Object.entries(standard)) {
     if (response[status] === undefined) response[status] = errorResponse(description);
