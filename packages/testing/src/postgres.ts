@@ -31,23 +31,29 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Creates an empty database with a random name; `drop()` removes it even with open connections. */
-export async function createTestDatabase(prefix = 'test'): Promise<TestDatabase> {
+/**
+ * Creates an empty database with a random name on the server of `serverUrl` (the test
+ * server by default); `drop()` removes it even with open connections.
+ */
+export async function createTestDatabase(
+  prefix = 'test',
+  serverUrl = adminUrl(),
+): Promise<TestDatabase> {
   const name = `${prefix.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl(), connectionTimeoutMillis: 2000 });
+  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 2000 });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(adminUrl());
+  const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
     name,
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: adminUrl(), connectionTimeoutMillis: 2000 });
+      const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 2000 });
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

@@ -15,7 +15,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createClientAddressResolver, createLogger, loadConfig } from '@platform/core';
-import { madeOsuFixture } from '@platform/testing';
+import { createTestDatabase, madeOsuFixture } from '@platform/testing';
 import { buildRenderApp } from '../src/app.js';
 import { renderEnvSchema, settingsFromEnv } from '../src/config.js';
 import { createRenderContext } from '../src/context.js';
@@ -31,8 +31,15 @@ const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 10);
 // The made fixture set (generated on first use), so the bench needs nothing outside the repo.
 const replayPath = madeOsuFixture('perfect.osr');
 const dataDir = await mkdtemp(join(tmpdir(), 'render-bench-'));
+// Each run on a database and Redis keys of its own: jobs a previous run left queued would
+// count as the same addresses' active jobs (429s), and its counters as their rate limit.
+const database = process.env.DATABASE_URL
+  ? await createTestDatabase('render_bench', process.env.DATABASE_URL)
+  : undefined;
 const env = loadConfig(renderEnvSchema, {
   ...process.env,
+  ...(database ? { DATABASE_URL: database.url } : {}),
+  REDIS_KEY_PREFIX: `render-bench-${process.pid}-${Date.now()}`,
   DATA_DIR: dataDir,
   MAX_QUEUED: '1000000',
   MAX_RENDERING: '1000000',
@@ -134,4 +141,5 @@ console.log(
 await app.close();
 await ctx.close();
 await engines.close();
+await database?.drop();
 await rm(dataDir, { recursive: true, force: true });
