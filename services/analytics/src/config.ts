@@ -11,6 +11,15 @@ import {
 } from '@platform/core';
 import { z } from 'zod';
 
+/** A DuckDB size such as `512MB` or `1.5GiB`. */
+const byteSizeVar = (fallback: string) =>
+  z
+    .string()
+    .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {
+      message: 'expected a size such as 512MB or 2GB',
+    })
+    .default(fallback);
+
 export const analyticsEnvSchema = coreEnvSchema.extend({
   /** REST, MCP (`/mcp`, `/sse`) and the chat page. @defaultValue 8000 */
   PORT: portVar(8000),
@@ -24,6 +33,13 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   ANALYTICS_SEED: positiveIntVar(42),
   /** DuckDB threads for queries. @defaultValue 2 */
   ANALYTICS_DUCKDB_THREADS: positiveIntVar(2),
+  /**
+   * DuckDB memory for queries, shared by the ones running at once (the SQL tool runs at
+   * most ANALYTICS_SQL_MAX_CONCURRENT of them). @defaultValue 1GB
+   */
+  ANALYTICS_DUCKDB_MEMORY_LIMIT: byteSizeVar('1GB'),
+  /** Most disk a query may spill to (DuckDB's temp directory) past that memory. @defaultValue 1GB */
+  ANALYTICS_DUCKDB_SPILL_LIMIT: byteSizeVar('1GB'),
   /** Time limit of one view query. @defaultValue 10000 */
   ANALYTICS_QUERY_TIMEOUT_MS: positiveIntVar(10_000),
   /** Query results cached per warehouse build; 0 turns the cache off. @defaultValue 256 */

@@ -27,6 +27,8 @@ const logger = createLogger({ service: 'analytics', level: env.LOG_LEVEL });
 const warehouse = createWarehouse({
   file: warehousePath(env.DATA_DIR),
   threads: env.ANALYTICS_DUCKDB_THREADS,
+  memoryLimit: env.ANALYTICS_DUCKDB_MEMORY_LIMIT,
+  spillLimit: env.ANALYTICS_DUCKDB_SPILL_LIMIT,
   timeoutMs: env.ANALYTICS_QUERY_TIMEOUT_MS,
   cacheEntries: env.ANALYTICS_QUERY_CACHE_ENTRIES,
 });

@@ -31,6 +31,8 @@ export interface WarehouseOptions {
   threads?: number;
   /** DuckDB memory limit. @defaultValue `1GB` */
   memoryLimit?: string;
+  /** Most disk the queries may spill to past the memory limit. @defaultValue `1GB` */
+  spillLimit?: string;
   /** Time limit per query unless the call gives one. @defaultValue 10000 */
   timeoutMs?: number;
   /**
@@ -193,6 +195,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         allow_persistent_secrets: 'false',
         threads: String(options.threads ?? 2),
         memory_limit: options.memoryLimit ?? '1GB',
+        max_temp_directory_size: options.spillLimit ?? '1GB',
         lock_configuration: 'true',
       });
       let build: BuildInfo;
