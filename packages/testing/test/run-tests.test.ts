@@ -29,6 +29,8 @@ async function run(name: string, source: string): Promise<{ code: number | null;
     TEST_CONCURRENCY: '1',
   };
   delete env.NODE_TEST_CONTEXT;
+  // The inner run's failures are this test's subject, not failures of the outer run.
+  delete env.TEST_FAILURES_FILE;
   const child = spawn(process.execPath, [runner, workspace], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
