@@ -5,6 +5,7 @@
  */
 import {
   createHttpApp,
+  localServer,
   type AccessPolicy,
   type ClientAddressResolver,
   type HealthCheck,
@@ -72,6 +73,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       version: '1.0.0',
       description:
         'Five semantic views of the sales star schema over REST and MCP, and a chat agent.',
+      // PORT's default (config.ts).
+      servers: [localServer(8000, 'The analytics service')],
+      tags: [
+        { name: 'sales', description: 'The five semantic views of the sales star schema.' },
+        { name: 'mcp', description: 'The same views as MCP tools (Streamable HTTP and SSE).' },
+        { name: 'agent', description: 'The chat agent over the MCP tools, and its page.' },
+        { name: 'pages', description: 'The dashboard page.' },
+      ],
     },
   });
   registerHostGuard(app, options.hostGuard);

@@ -5,6 +5,7 @@
 import multipart from '@fastify/multipart';
 import {
   createHttpApp,
+  localServer,
   createMetricsRegistry,
   type AccessPolicy,
   type Logger,
@@ -68,6 +69,16 @@ export async function buildRenderApp(
       version: '1.0.0',
       description:
         'Accepts osu! replays, renders them to video, serves skins and artifacts. Legacy routes are deprecated.',
+      // PORT's default (config.ts).
+      servers: [localServer(8727, 'The render service')],
+      tags: [
+        { name: 'render', description: 'Submit replays for rendering.' },
+        { name: 'jobs', description: 'Render jobs: status, live events, cancel and delete.' },
+        { name: 'skins', description: 'Skins to render with.' },
+        { name: 'artifacts', description: 'Videos, thumbnails, logs, replays and skins.' },
+        { name: 'legacy', description: 'The deprecated routes of the first API.' },
+        { name: 'pages', description: 'The web pages.' },
+      ],
     },
   });
   // A request must arrive whole in time; uploads also have an idle timeout while read.

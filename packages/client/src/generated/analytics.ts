@@ -45,112 +45,7 @@ export interface paths {
          * Executive KPIs, all time or for a month range and order statuses
          * @description Headline numbers: total orders, unique customers, total revenue and average order value (BRL); all time, or only the months from/to (YYYY-MM, inclusive) and orders of the given statuses. Use for overall size or performance questions. Reads raw_data.gold.vw_executive_kpis; MCP tool `sales_summary`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only this month (YYYY-MM) and later. */
-                    from?: string;
-                    /** @description Only this month (YYYY-MM) and earlier. */
-                    to?: string;
-                    /** @description Only orders of these statuses, comma-separated (delivered, shipped, canceled, unavailable, invoiced, processing, created, approved); default every status. */
-                    status?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data?: {
-                                total_lifetime_orders: number;
-                                total_unique_customers: number;
-                                total_lifetime_revenue: number;
-                                average_order_value: number | null;
-                            }[];
-                            meta?: {
-                                view?: string;
-                                count?: number;
-                                total?: number;
-                                limit?: number | null;
-                                offset?: number;
-                                filters?: {
-                                    [key: string]: number | string;
-                                };
-                                sort?: string;
-                                build_id?: string;
-                                /** Format: date-time */
-                                data_as_of?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified since the build named by If-None-Match */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["salesSummary"];
         put?: never;
         post?: never;
         delete?: never;
@@ -170,120 +65,7 @@ export interface paths {
          * Sales by calendar month, newest first
          * @description Orders, items sold, revenue and freight cost per calendar month, newest month first. Optionally one year, a month range (from/to) or orders of some statuses only. Use for trends, seasonality and best or worst months. Reads raw_data.gold.vw_monthly_sales; MCP tool `monthly_trends`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only months of this calendar year. */
-                    year?: number;
-                    /** @description Only this month (YYYY-MM) and later. */
-                    from?: string;
-                    /** @description Only this month (YYYY-MM) and earlier. */
-                    to?: string;
-                    /** @description Only orders of these statuses, comma-separated (delivered, shipped, canceled, unavailable, invoiced, processing, created, approved); default every status. */
-                    status?: string;
-                    /** @description Most rows to return (1–1000, default 120). */
-                    limit?: number;
-                    /** @description Rows to skip, for paging (default 0). */
-                    offset?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data?: {
-                                sales_year: number;
-                                sales_month: number;
-                                total_orders: number;
-                                total_items_sold: number;
-                                total_revenue: number;
-                                total_freight_cost: number;
-                            }[];
-                            meta?: {
-                                view?: string;
-                                count?: number;
-                                total?: number;
-                                limit?: number | null;
-                                offset?: number;
-                                filters?: {
-                                    [key: string]: number | string;
-                                };
-                                sort?: string;
-                                build_id?: string;
-                                /** Format: date-time */
-                                data_as_of?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified since the build named by If-None-Match */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["monthlyTrends"];
         put?: never;
         post?: never;
         delete?: never;
@@ -303,108 +85,7 @@ export interface paths {
          * Revenue per year and growth over the previous year
          * @description Revenue per calendar year with the previous year’s revenue and the growth in percent (null for the first year or when the previous revenue is 0), newest year first. Reads raw_data.gold.vw_yoy_growth; MCP tool `yoy_growth`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Most rows to return (1–100, default 50). */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data?: {
-                                calendar_year: number;
-                                current_revenue: number;
-                                previous_year_revenue: number | null;
-                                yoy_growth_percentage: number | null;
-                            }[];
-                            meta?: {
-                                view?: string;
-                                count?: number;
-                                total?: number;
-                                limit?: number | null;
-                                offset?: number;
-                                filters?: {
-                                    [key: string]: number | string;
-                                };
-                                sort?: string;
-                                build_id?: string;
-                                /** Format: date-time */
-                                data_as_of?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified since the build named by If-None-Match */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["yoyGrowth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -424,115 +105,7 @@ export interface paths {
          * Customers ranked by lifetime value
          * @description Customers ranked by lifetime value (total spend, BRL), best first, with order count, LTV decile (1 = top 10% of spenders) and dense rank. Filter by decile to study a segment. Reads raw_data.gold.vw_customer_ltv_ranking; MCP tool `top_customers`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only customers in this LTV decile (1 = top 10%). */
-                    decile?: number;
-                    /** @description Order: ltv_desc (best first, default), ltv_asc (lowest value first) or orders_desc (most orders first, then by value). */
-                    sort?: "ltv_desc" | "ltv_asc" | "orders_desc";
-                    /** @description Most rows to return (1–1000, default 50). */
-                    limit?: number;
-                    /** @description Rows to skip, for paging (default 0). */
-                    offset?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data?: {
-                                customer_sk: string;
-                                total_orders: number;
-                                lifetime_value: number;
-                                ltv_decile: number;
-                                ltv_rank: number;
-                            }[];
-                            meta?: {
-                                view?: string;
-                                count?: number;
-                                total?: number;
-                                limit?: number | null;
-                                offset?: number;
-                                filters?: {
-                                    [key: string]: number | string;
-                                };
-                                sort?: string;
-                                build_id?: string;
-                                /** Format: date-time */
-                                data_as_of?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified since the build named by If-None-Match */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["topCustomers"];
         put?: never;
         post?: never;
         delete?: never;
@@ -552,113 +125,7 @@ export interface paths {
          * Freight burden by product category
          * @description Product categories with revenue above 1000 BRL (excluding unknown): items sold, revenue, freight cost and freight as a percent of revenue, highest burden first. Above 20% marks a candidate for a shipping or pricing change. Reads raw_data.gold.vw_category_freight_burden; MCP tool `category_analysis`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Only categories whose freight-to-revenue ratio (percent) is at least this, e.g. 20. */
-                    min_ratio?: number;
-                    /** @description Most rows to return (1–1000, default 100). */
-                    limit?: number;
-                    /** @description Rows to skip, for paging (default 0). */
-                    offset?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data?: {
-                                product_category_name: string;
-                                items_sold: number;
-                                total_revenue: number;
-                                total_freight_cost: number;
-                                freight_to_revenue_ratio: number | null;
-                            }[];
-                            meta?: {
-                                view?: string;
-                                count?: number;
-                                total?: number;
-                                limit?: number | null;
-                                offset?: number;
-                                filters?: {
-                                    [key: string]: number | string;
-                                };
-                                sort?: string;
-                                build_id?: string;
-                                /** Format: date-time */
-                                data_as_of?: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Not modified since the build named by If-None-Match */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail: string;
-                            code?: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["categoryAnalysis"];
         put?: never;
         post?: never;
         delete?: never;
@@ -675,26 +142,7 @@ export interface paths {
             cookie?: never;
         };
         /** The dashboard page */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getDashboardPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -711,177 +159,12 @@ export interface paths {
             cookie?: never;
         };
         /** MCP Streamable HTTP GET: not used by this stateless server (405) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["mcpGet"];
         put?: never;
         /** MCP Streamable HTTP endpoint (stateless, JSON-RPC) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A parameter or the body does not match its schema. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is larger than the service accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body has a content type this operation does not accept. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["mcpPost"];
         /** MCP Streamable HTTP DELETE: not used by this stateless server (405) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A parameter or the body does not match its schema. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is larger than the service accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body has a content type this operation does not accept. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["mcpDelete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -895,44 +178,7 @@ export interface paths {
             cookie?: never;
         };
         /** Legacy MCP HTTP+SSE transport: opens a session event stream */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["mcpSseOpen"];
         put?: never;
         post?: never;
         delete?: never;
@@ -951,73 +197,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Legacy MCP HTTP+SSE transport: a client message for a session */
-        post: {
-            parameters: {
-                query: {
-                    sessionId: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A parameter or the body does not match its schema. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is larger than the service accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body has a content type this operation does not accept. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["mcpSseMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1037,157 +217,7 @@ export interface paths {
          * Ask the sales agent a question
          * @description The agent answers from the MCP tools (an LLM when LLM_PROVIDER is set, else the offline planner) and lists the tool calls it made.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The question. */
-                        message: string;
-                        /** @description Earlier turns of this conversation, oldest first (text only). */
-                        history?: {
-                            /** @enum {string} */
-                            role: "user" | "assistant";
-                            content: string;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            answer?: string;
-                            /** @enum {string} */
-                            mode?: "llm" | "offline";
-                            provider?: string | null;
-                            model?: string | null;
-                            steps?: number;
-                            tool_calls?: {
-                                name?: string;
-                                arguments?: unknown;
-                                is_error?: boolean;
-                                result?: unknown;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail?: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body is larger than the service accepts. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The body has a content type this operation does not accept. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail?: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Default Response */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail?: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail?: string;
-                            code?: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            detail?: string;
-                            code?: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["askAgent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1202,26 +232,7 @@ export interface paths {
             cookie?: never;
         };
         /** The chat page */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description An unexpected failure; the body never carries internals. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getChatPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1339,6 +350,1125 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    salesSummary: {
+        parameters: {
+            query?: {
+                /** @description Only this month (YYYY-MM) and later. */
+                from?: string;
+                /** @description Only this month (YYYY-MM) and earlier. */
+                to?: string;
+                /** @description Only orders of these statuses, comma-separated (delivered, shipped, canceled, unavailable, invoiced, processing, created, approved); default every status. */
+                status?: string;
+            };
+            header?: {
+                /** @description `text/csv` ranked above JSON gives the rows as CSV */
+                accept?: string;
+                /** @description The ETag of an earlier answer: 304 while the build is the same */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows (JSON), or the rows as CSV when Accept prefers text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            total_lifetime_orders: number;
+                            total_unique_customers: number;
+                            total_lifetime_revenue: number;
+                            average_order_value: number | null;
+                        }[];
+                        meta: {
+                            view?: string;
+                            count?: number;
+                            total?: number;
+                            limit?: number | null;
+                            offset?: number;
+                            filters?: {
+                                [key: string]: number | string;
+                            };
+                            sort?: string;
+                            build_id?: string;
+                            /** Format: date-time */
+                            data_as_of?: string;
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified since the build named by If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    monthlyTrends: {
+        parameters: {
+            query?: {
+                /** @description Only months of this calendar year. */
+                year?: number;
+                /** @description Only this month (YYYY-MM) and later. */
+                from?: string;
+                /** @description Only this month (YYYY-MM) and earlier. */
+                to?: string;
+                /** @description Only orders of these statuses, comma-separated (delivered, shipped, canceled, unavailable, invoiced, processing, created, approved); default every status. */
+                status?: string;
+                /** @description Most rows to return (1–1000, default 120). */
+                limit?: number;
+                /** @description Rows to skip, for paging (default 0). */
+                offset?: number;
+            };
+            header?: {
+                /** @description `text/csv` ranked above JSON gives the rows as CSV */
+                accept?: string;
+                /** @description The ETag of an earlier answer: 304 while the build is the same */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows (JSON), or the rows as CSV when Accept prefers text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            sales_year: number;
+                            sales_month: number;
+                            total_orders: number;
+                            total_items_sold: number;
+                            total_revenue: number;
+                            total_freight_cost: number;
+                        }[];
+                        meta: {
+                            view?: string;
+                            count?: number;
+                            total?: number;
+                            limit?: number | null;
+                            offset?: number;
+                            filters?: {
+                                [key: string]: number | string;
+                            };
+                            sort?: string;
+                            build_id?: string;
+                            /** Format: date-time */
+                            data_as_of?: string;
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified since the build named by If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    yoyGrowth: {
+        parameters: {
+            query?: {
+                /** @description Most rows to return (1–100, default 50). */
+                limit?: number;
+            };
+            header?: {
+                /** @description `text/csv` ranked above JSON gives the rows as CSV */
+                accept?: string;
+                /** @description The ETag of an earlier answer: 304 while the build is the same */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows (JSON), or the rows as CSV when Accept prefers text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            calendar_year: number;
+                            current_revenue: number;
+                            previous_year_revenue: number | null;
+                            yoy_growth_percentage: number | null;
+                        }[];
+                        meta: {
+                            view?: string;
+                            count?: number;
+                            total?: number;
+                            limit?: number | null;
+                            offset?: number;
+                            filters?: {
+                                [key: string]: number | string;
+                            };
+                            sort?: string;
+                            build_id?: string;
+                            /** Format: date-time */
+                            data_as_of?: string;
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified since the build named by If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    topCustomers: {
+        parameters: {
+            query?: {
+                /** @description Only customers in this LTV decile (1 = top 10%). */
+                decile?: number;
+                /** @description Order: ltv_desc (best first, default), ltv_asc (lowest value first) or orders_desc (most orders first, then by value). */
+                sort?: "ltv_desc" | "ltv_asc" | "orders_desc";
+                /** @description Most rows to return (1–1000, default 50). */
+                limit?: number;
+                /** @description Rows to skip, for paging (default 0). */
+                offset?: number;
+            };
+            header?: {
+                /** @description `text/csv` ranked above JSON gives the rows as CSV */
+                accept?: string;
+                /** @description The ETag of an earlier answer: 304 while the build is the same */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows (JSON), or the rows as CSV when Accept prefers text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            customer_sk: string;
+                            total_orders: number;
+                            lifetime_value: number;
+                            ltv_decile: number;
+                            ltv_rank: number;
+                        }[];
+                        meta: {
+                            view?: string;
+                            count?: number;
+                            total?: number;
+                            limit?: number | null;
+                            offset?: number;
+                            filters?: {
+                                [key: string]: number | string;
+                            };
+                            sort?: string;
+                            build_id?: string;
+                            /** Format: date-time */
+                            data_as_of?: string;
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified since the build named by If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    categoryAnalysis: {
+        parameters: {
+            query?: {
+                /** @description Only categories whose freight-to-revenue ratio (percent) is at least this, e.g. 20. */
+                min_ratio?: number;
+                /** @description Most rows to return (1–1000, default 100). */
+                limit?: number;
+                /** @description Rows to skip, for paging (default 0). */
+                offset?: number;
+            };
+            header?: {
+                /** @description `text/csv` ranked above JSON gives the rows as CSV */
+                accept?: string;
+                /** @description The ETag of an earlier answer: 304 while the build is the same */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rows (JSON), or the rows as CSV when Accept prefers text/csv */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            product_category_name: string;
+                            items_sold: number;
+                            total_revenue: number;
+                            total_freight_cost: number;
+                            freight_to_revenue_ratio: number | null;
+                        }[];
+                        meta: {
+                            view?: string;
+                            count?: number;
+                            total?: number;
+                            limit?: number | null;
+                            offset?: number;
+                            filters?: {
+                                [key: string]: number | string;
+                            };
+                            sort?: string;
+                            build_id?: string;
+                            /** Format: date-time */
+                            data_as_of?: string;
+                        };
+                    };
+                    "text/csv": string;
+                };
+            };
+            /** @description Not modified since the build named by If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDashboardPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcpGet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only POST is served (a JSON-RPC error) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcpPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON-RPC 2.0 message of MCP */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description A notification or response was accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a valid JSON-RPC message (a JSON-RPC error) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Accept must list application/json and text/event-stream */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a content type this operation does not accept. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcpDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A parameter or the body does not match its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only POST is served (a JSON-RPC error) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a content type this operation does not accept. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcpSseOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session event stream (its first event names the message URL) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `MCP_SESSIONS_BUSY`: Too many open MCP SSE sessions; retry later or use /mcp */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mcpSseMessage: {
+        parameters: {
+            query: {
+                sessionId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON-RPC 2.0 message of MCP */
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Accepted; the answer arrives on the session event stream */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description A parameter or the body does not match its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `MCP_SESSION_NOT_FOUND`: Unknown or closed MCP session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a content type this operation does not accept. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    askAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The question. */
+                    message: string;
+                    /** @description Earlier turns of this conversation, oldest first (text only). */
+                    history?: {
+                        /** @enum {string} */
+                        role: "user" | "assistant";
+                        content: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        answer?: string;
+                        /** @enum {string} */
+                        mode?: "llm" | "offline";
+                        provider?: string | null;
+                        model?: string | null;
+                        steps?: number;
+                        tool_calls?: {
+                            name?: string;
+                            arguments?: unknown;
+                            is_error?: boolean;
+                            result?: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the service accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body has a content type this operation does not accept. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getChatPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description An unexpected failure; the body never carries internals. */

@@ -1550,6 +1550,19 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success?: boolean;
+                        skin_name?: string;
+                        message?: string;
+                    };
+                };
+            };
             /** @description The body is not valid JSON (or not of its declared type). */
             400: {
                 headers: {
@@ -1588,6 +1601,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
+            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -105,10 +105,7 @@ const chatResponse = {
   },
 };
 
-const errorSchema = {
-  type: 'object',
-  properties: { detail: { type: 'string' }, code: { type: 'string' } },
-};
+const errorSchema = { $ref: 'Error#' };
 
 export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOptions): void {
   app.post(
@@ -116,6 +113,7 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
     {
       config: { scope: options.scope ?? 'operate' },
       schema: {
+        operationId: 'askAgent',
         summary: 'Ask the sales agent a question',
         description:
           'The agent answers from the MCP tools (an LLM when LLM_PROVIDER is set, else the offline planner) and lists the tool calls it made.',
@@ -172,7 +170,17 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
     '/chat',
     {
       config: open,
-      schema: { summary: 'The chat page', tags: ['agent'], produces: ['text/html'] },
+      schema: {
+        operationId: 'getChatPage',
+        summary: 'The chat page',
+        tags: ['agent'],
+        response: {
+          200: {
+            description: 'The page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
     },
     async (_request, reply) => sendPage(reply, CHAT_PAGE_HTML),
   );

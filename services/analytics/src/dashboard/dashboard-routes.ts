@@ -30,7 +30,17 @@ export function registerDashboardRoutes(app: FastifyInstance): void {
     '/',
     {
       config: open,
-      schema: { summary: 'The dashboard page', tags: ['pages'], produces: ['text/html'] },
+      schema: {
+        operationId: 'getDashboardPage',
+        summary: 'The dashboard page',
+        tags: ['pages'],
+        response: {
+          200: {
+            description: 'The page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          },
+        },
+      },
     },
     async (_request, reply) => sendPage(reply, PAGE),
   );

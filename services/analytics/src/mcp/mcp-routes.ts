@@ -12,6 +12,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   callerHasScope,
+  errorResponses,
   replyWithError,
   type ClientAddressResolver,
   type RouteScope,
@@ -19,6 +20,14 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../errors.js';
 import { createMcpServer, SQL_TOOL, type McpDependencies } from './mcp-server.js';
+
+/** A JSON-RPC 2.0 message: what MCP answers with, errors included. */
+const jsonRpc = {
+  type: 'object',
+  required: ['jsonrpc'],
+  properties: { jsonrpc: { type: 'string', enum: ['2.0'] } },
+  additionalProperties: true,
+} as const;
 
 const notAllowed = {
   jsonrpc: '2.0',
@@ -71,7 +80,21 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     '/mcp',
     {
       config,
-      schema: { summary: 'MCP Streamable HTTP endpoint (stateless, JSON-RPC)', tags: ['mcp'] },
+      schema: {
+        operationId: 'mcpPost',
+        summary: 'MCP Streamable HTTP endpoint (stateless, JSON-RPC)',
+        tags: ['mcp'],
+        body: { description: 'A JSON-RPC 2.0 message of MCP' },
+        response: {
+          200: { description: 'The JSON-RPC answer', ...jsonRpc },
+          202: { description: 'A notification or response was accepted', type: 'null' },
+          400: { description: 'Not a valid JSON-RPC message (a JSON-RPC error)', ...jsonRpc },
+          406: {
+            description: 'Accept must list application/json and text/event-stream',
+            ...jsonRpc,
+          },
+        },
+      },
     },
     async (request, reply) => {
       const server = serverFor(request);
@@ -94,8 +117,10 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       url: '/mcp',
       config,
       schema: {
+        operationId: `mcp${method === 'GET' ? 'Get' : 'Delete'}`,
         summary: `MCP Streamable HTTP ${method}: not used by this stateless server (405)`,
         tags: ['mcp'],
+        response: { 405: { description: 'Only POST is served (a JSON-RPC error)', ...jsonRpc } },
       },
       handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send(notAllowed),
     });
@@ -112,8 +137,16 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     {
       config,
       schema: {
+        operationId: 'mcpSseOpen',
         summary: 'Legacy MCP HTTP+SSE transport: opens a session event stream',
         tags: ['mcp'],
+        response: {
+          200: {
+            description: 'The session event stream (its first event names the message URL)',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(errors.definitions, ['MCP_SESSIONS_BUSY']),
+        },
       },
     },
     async (request, reply) => {
@@ -140,12 +173,21 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
     {
       config,
       schema: {
+        operationId: 'mcpSseMessage',
         summary: 'Legacy MCP HTTP+SSE transport: a client message for a session',
         tags: ['mcp'],
         querystring: {
           type: 'object',
           properties: { sessionId: { type: 'string' } },
           required: ['sessionId'],
+        },
+        body: { description: 'A JSON-RPC 2.0 message of MCP' },
+        response: {
+          202: {
+            description: 'Accepted; the answer arrives on the session event stream',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(errors.definitions, ['MCP_SESSION_NOT_FOUND']),
         },
       },
     },

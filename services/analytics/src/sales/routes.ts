@@ -24,11 +24,34 @@ function rowSchema(spec: ReadSpec) {
   };
 }
 
-const errorSchema = {
-  type: 'object',
-  properties: { detail: { type: 'string' }, code: { type: 'string' } },
-  required: ['detail'],
-};
+function pageSchema(spec: ReadSpec) {
+  return {
+    type: 'object',
+    required: ['data', 'meta'],
+    properties: {
+      data: { type: 'array', items: rowSchema(spec) },
+      meta: {
+        type: 'object',
+        properties: {
+          view: { type: 'string' },
+          count: { type: 'integer' },
+          total: { type: 'integer' },
+          limit: { type: ['integer', 'null'] },
+          offset: { type: 'integer' },
+          filters: {
+            type: 'object',
+            additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string' }] },
+          },
+          sort: { type: 'string' },
+          build_id: { type: 'string' },
+          data_as_of: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+  };
+}
+
+const errorSchema = { $ref: 'Error#' };
 
 export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse): void {
   for (const name of READ_NAMES) {
@@ -37,6 +60,7 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
       spec.path,
       {
         schema: {
+          operationId: spec.tool.replace(/_(\w)/g, (_m, c: string) => c.toUpperCase()),
           summary: spec.summary,
           description: `${spec.description} Reads raw_data.gold.${spec.view}; MCP tool \`${spec.tool}\`.`,
           tags: ['sales'],
@@ -47,28 +71,25 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
               Object.entries(spec.params).map(([param, p]) => [param, { ...p }]),
             ),
           },
+          headers: {
+            type: 'object',
+            properties: {
+              accept: {
+                type: 'string',
+                description: '`text/csv` ranked above JSON gives the rows as CSV',
+              },
+              'if-none-match': {
+                type: 'string',
+                description: 'The ETag of an earlier answer: 304 while the build is the same',
+              },
+            },
+          },
           response: {
             200: {
-              type: 'object',
-              properties: {
-                data: { type: 'array', items: rowSchema(spec) },
-                meta: {
-                  type: 'object',
-                  properties: {
-                    view: { type: 'string' },
-                    count: { type: 'integer' },
-                    total: { type: 'integer' },
-                    limit: { type: ['integer', 'null'] },
-                    offset: { type: 'integer' },
-                    filters: {
-                      type: 'object',
-                      additionalProperties: { anyOf: [{ type: 'number' }, { type: 'string' }] },
-                    },
-                    sort: { type: 'string' },
-                    build_id: { type: 'string' },
-                    data_as_of: { type: 'string', format: 'date-time' },
-                  },
-                },
+              description: 'A page of rows (JSON), or the rows as CSV when Accept prefers text/csv',
+              content: {
+                'application/json': { schema: pageSchema(spec) },
+                'text/csv': { schema: { type: 'string' } },
               },
             },
             304: {
@@ -81,6 +102,7 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
         },
         config: { scope: 'read' },
       },
+
       async (request, reply) => {
         const representation = prefersCsv(request.headers.accept) ? 'csv' : 'json';
         const ifNoneMatch = request.headers['if-none-match'];

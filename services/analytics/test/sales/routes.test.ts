@@ -287,8 +287,15 @@ describe('REST reads', () => {
     for (const name of READ_NAMES) {
       const operation = body.paths[READS[name].path].get;
       assert.equal(operation.summary, READS[name].summary);
-      const documented = (operation.parameters ?? []).map((p: { name: string }) => p.name).sort();
-      assert.deepEqual(documented, Object.keys(READS[name].params).sort());
+      const parameters: { name: string; in: string }[] = operation.parameters ?? [];
+      const named = (where: string) =>
+        parameters
+          .filter((p) => p.in === where)
+          .map((p) => p.name)
+          .sort();
+      assert.deepEqual(named('query'), Object.keys(READS[name].params).sort());
+      assert.deepEqual(named('header'), ['accept', 'if-none-match']);
+      assert.ok(operation.responses['200'].content['text/csv'], 'the CSV representation');
     }
   });
 });

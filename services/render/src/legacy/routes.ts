@@ -11,7 +11,7 @@ import type { RenderContext } from '../context.js';
 import { listJobs } from '../jobs/job-store.js';
 import { findJob } from '../jobs/find-job.js';
 import { legacyJobId, parseJobId, toLegacyStatus } from '../jobs/job-view.js';
-import { listSkinsHandler, uploadSkinHandler } from '../skins/routes.js';
+import { listSkinsHandler, skinUploadResponses, uploadSkinHandler } from '../skins/routes.js';
 
 const LEGACY_LIST_SIZE = 50;
 const tags = ['legacy'];
@@ -175,6 +175,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
         tags,
         deprecated,
         consumes: ['multipart/form-data'],
+        response: skinUploadResponses,
       },
     },
     uploadSkinHandler(ctx, () => ctx.limiters.legacySkinUpload),

@@ -118,6 +118,20 @@ async function receiveSkin(ctx: RenderContext, request: FastifyRequest, path: st
   return { path, bytes, filename };
 }
 
+/** What a skin upload answers (also the deprecated /skins/upload). */
+export const skinUploadResponses = {
+  200: {
+    description: 'Stored',
+    type: 'object',
+    properties: {
+      success: { type: 'boolean' },
+      skin_name: { type: 'string' },
+      message: { type: 'string' },
+    },
+  },
+  '4xx': { $ref: 'Error#' },
+} as const;
+
 export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): void {
   app.get(
     '/v1/skins',
@@ -148,18 +162,7 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
         summary: 'Upload an .osk skin (multipart field `skin`); 2 per minute per address',
         tags: ['skins'],
         consumes: ['multipart/form-data'],
-        response: {
-          200: {
-            description: 'Stored',
-            type: 'object',
-            properties: {
-              success: { type: 'boolean' },
-              skin_name: { type: 'string' },
-              message: { type: 'string' },
-            },
-          },
-          '4xx': { $ref: 'Error#' },
-        },
+        response: skinUploadResponses,
       },
     },
     uploadSkinHandler(ctx, () => ctx.limiters.skinUpload),
