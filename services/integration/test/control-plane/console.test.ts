@@ -110,7 +110,17 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await page.fill('[data-testid="attach-form"] input[name="path"]', '../escape.csv');
     await byTestId('attach-submit').click();
     await waitText('attach-result', /^400/);
-    await page.fill('[data-testid="attach-form"] input[name="path"]', 'badges.csv');
+    // The refusal inline: listed, and the input it is about marked.
+    assert.match((await byTestId('attach-errors').textContent()) ?? '', /config\.path/);
+    assert.equal(
+      await page.getAttribute('[data-testid="attach-form"] input[name="path"]', 'aria-invalid'),
+      'true',
+    );
+    await page.getByLabel(/^path/).fill('badges.csv');
+    assert.deepEqual(JSON.parse((await byTestId('attach-json').textContent()) ?? ''), {
+      adapterType: 'csv',
+      config: { path: 'badges.csv' },
+    });
     await byTestId('attach-submit').click();
     await waitText('attach-result', /^attached$/);
     await page.waitForSelector('[data-testid="attachment-list"] tr');

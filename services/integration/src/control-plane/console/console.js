@@ -247,18 +247,45 @@ function renderConfigForm() {
               : '',
       });
     input.dataset.kind = schema.type ?? 'string';
+    input.id = `config-${name}`;
     form.append(
       el(
         'label',
-        {},
+        { for: input.id },
         `${name}${required.has(name) ? ' *' : ''}`,
         el('small', {}, schema.description ?? ''),
       ),
       input,
     );
   }
+  showAttachErrors([]);
+  showAttachJson();
 }
 $('attach-type').addEventListener('change', renderConfigForm);
+
+/** What the attach button sends, shown as the form is filled in. */
+function attachBody() {
+  return { adapterType: $('attach-type').value, config: readConfigForm() };
+}
+function showAttachJson() {
+  $('attach-json').textContent = JSON.stringify(attachBody(), null, 2);
+}
+$('attach-form').addEventListener('input', showAttachJson);
+$('attach-form').addEventListener('submit', (event) => event.preventDefault());
+
+/** The control plane's refusal, inline: each `config.<member>` error marks its input. */
+function showAttachErrors(errors) {
+  for (const node of $('attach-form').querySelectorAll('[aria-invalid]'))
+    node.removeAttribute('aria-invalid');
+  for (const error of errors) {
+    const member = /^config\.([A-Za-z0-9_]+)/.exec(error.path ?? '')?.[1];
+    const input = member && $('attach-form').querySelector(`[name="${member}"]`);
+    if (input) input.setAttribute('aria-invalid', 'true');
+  }
+  $('attach-errors').replaceChildren(
+    ...errors.map((e) => el('li', {}, [e.path, e.message].filter(Boolean).join(' '))),
+  );
+}
 
 function readConfigForm() {
   const config = {};
@@ -283,8 +310,9 @@ function readConfigForm() {
 $('attach-submit').addEventListener('click', async () => {
   const result = await api(`/contracts/${selected}/adapters`, {
     method: 'POST',
-    body: JSON.stringify({ adapterType: $('attach-type').value, config: readConfigForm() }),
+    body: JSON.stringify(attachBody()),
   });
+  showAttachErrors(result.ok ? [] : (result.body.errors ?? []));
   await loadAttachments();
   say($('attach-result'), result, 'attached');
 });
