@@ -101,15 +101,20 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
       byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]),
     );
     const queues = [...byKey.values()];
+    // A batch may carry one record twice (a redelivery next to the original; same key, so
+    // same queue): the second is a duplicate, as it would be in a later batch.
+    const postedNow = new Set<string>();
     let failure: { error: unknown } | undefined;
     const worker = async () => {
       for (let queue = queues.shift(); queue; queue = queues.shift()) {
         for (const i of queue) {
           const event = events[i]!;
           try {
-            if (await isDuplicate(mapping, event)) outcomes[i] = 'duplicate';
+            if (postedNow.has(event.envelope.recordId) || (await isDuplicate(mapping, event)))
+              outcomes[i] = 'duplicate';
             else {
               await post(mapping, transform(mapping, event), event);
+              postedNow.add(event.envelope.recordId);
               outcomes[i] = 'written';
             }
           } catch (error) {

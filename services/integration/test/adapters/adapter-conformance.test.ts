@@ -1,0 +1,328 @@
+/**
+ * One conformance suite for every adapter type (relational, csv, webhook) on every
+ * broker driver: what the `AdapterTarget` contract promises whatever the target is.
+ *
+ * - a redelivered event takes effect once;
+ * - a stale update (older revision, arriving after a newer one) leaves the newer state;
+ * - a tombstone removes the key, whatever order it and its create arrive in;
+ * - a poison message goes to the dead letters and the next good record is written;
+ * - a flat message of the first releases is read as an interns envelope;
+ * - a new contract version (an added optional field) keeps the attachment writing.
+ *
+ * Each target is seen through a `Probe`: the current state a reader of that target sees
+ * per natural key (rows, file lines, or the webhook receiver folding deliveries by
+ * revision as the README tells receivers to), and how often a record took effect. "Does
+ * not happen" is checked once the adapter's committed position is past the record
+ * (`GET /admin/status`), never after a fixed sleep. Adapter-specific behaviour (columns,
+ * signatures, locks, shaped tables) stays in each adapter's own test file.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { skipReason } from '@platform/testing';
+import { buildCsvAdapter } from '../../src/adapters/csv/build-csv-adapter.js';
+import { parseCsv } from '../../src/adapters/csv/rfc4180.js';
+import { buildRelationalAdapter } from '../../src/adapters/relational/build-relational-adapter.js';
+import type { ContractView } from '../../src/adapters/runtime/attachment.js';
+import type { Adapter } from '../../src/adapters/runtime/build-adapter.js';
+import { buildWebhookAdapter } from '../../src/adapters/webhook/build-webhook-adapter.js';
+import type { PublishResult } from '../../src/broker/broker.js';
+import { startHarness, type Harness } from '../helpers/adapter-harness.js';
+import { BROKER_DRIVERS, uniqueName, waitFor } from '../helpers/broker-drivers.js';
+import {
+  flatIntern,
+  internCreated,
+  internDeleted,
+  internUpdated,
+  INTERNS,
+  topicOf,
+  type TestEnvelope,
+} from '../helpers/records.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+/** What a reader of the target sees for one key. */
+interface KeyState {
+  recordId: string;
+  status: string;
+}
+
+interface Probe {
+  adapter: Adapter;
+  /** Current state per natural key (interns: internId). */
+  state(): Promise<Map<string, KeyState>>;
+  /** How many times the record took effect in the target (rows, lines, deliveries). */
+  effects(recordId: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+interface AdapterKind {
+  name: string;
+  /** Attaches the interns contract, builds and starts the adapter. */
+  open(harness: Harness): Promise<Probe>;
+}
+
+const KINDS: AdapterKind[] = [
+  {
+    name: 'relational',
+    async open(harness) {
+      harness.controlPlane.attach(INTERNS, 'relational', { mode: 'generic', table: 'records' });
+      const adapter = await buildRelationalAdapter({ ...harness.adapterDeps(), db: harness.db });
+      await adapter.start();
+      return {
+        adapter,
+        async state() {
+          const { rows } = await harness.db.query<{
+            natural_key: string;
+            record_id: string;
+            payload: Record<string, string>;
+          }>(
+            `SELECT natural_key, record_id::text AS record_id, payload FROM records
+             WHERE contract_id = 'interns' AND deleted_at IS NULL`,
+          );
+          return new Map(
+            rows.map((r) => [r.natural_key, { recordId: r.record_id, status: r.payload.status! }]),
+          );
+        },
+        async effects(recordId) {
+          const { rows } = await harness.db.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM records WHERE record_id = $1',
+            [recordId],
+          );
+          return rows[0]!.n;
+        },
+        close: () => adapter.stop(),
+      };
+    },
+  },
+  {
+    name: 'csv',
+    async open(harness) {
+      const baseDir = await mkdtemp(join(tmpdir(), 'csv-conformance-'));
+      harness.controlPlane.attach(INTERNS, 'csv', {
+        path: 'interns.csv',
+        columns: ['intern_id', 'record_id', 'status'],
+      });
+      const adapter = await buildCsvAdapter({ ...harness.adapterDeps(), baseDir });
+      await adapter.start();
+      const rows = async () =>
+        parseCsv(await readFile(join(baseDir, 'interns.csv'), 'utf8').catch(() => '')).slice(1);
+      return {
+        adapter,
+        async state() {
+          return new Map(
+            (await rows()).map(([key, recordId, status]) => [
+              key!,
+              { recordId: recordId!, status: status! },
+            ]),
+          );
+        },
+        effects: async (recordId) => (await rows()).filter((row) => row[1] === recordId).length,
+        async close() {
+          await adapter.stop();
+          await rm(baseDir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'webhook',
+    async open(harness) {
+      const stateDir = await mkdtemp(join(tmpdir(), 'webhook-conformance-'));
+      const receiver: WebhookReceiver = await startWebhookReceiver();
+      harness.controlPlane.attach(INTERNS, 'webhook', {
+        url: `${receiver.url}/conformance`,
+        authType: 'bearer',
+        token: 'conformance-token',
+      });
+      // The receiver is a loopback server: allowed explicitly, as ALLOWED_OUTBOUND would.
+      const adapter = await buildWebhookAdapter({
+        ...harness.adapterDeps(),
+        stateDir,
+        allowedOutbound: ['127.0.0.1'],
+      });
+      await adapter.start();
+      const envelopes = () =>
+        receiver.deliveries.map((d) => JSON.parse(d.body) as TestEnvelope & { recordType: string });
+      return {
+        adapter,
+        // A receiver keeps, per key, the event of the highest revision (then the latest
+        // occurredAt); a tombstone removes the key.
+        async state() {
+          const newest = new Map<string, TestEnvelope>();
+          for (const e of envelopes()) {
+            const held = newest.get(e.naturalKey);
+            const newer =
+              !held ||
+              (e.revision ?? 0) > (held.revision ?? 0) ||
+              ((e.revision ?? 0) === (held.revision ?? 0) && e.occurredAt > held.occurredAt);
+            if (newer) newest.set(e.naturalKey, e);
+          }
+          return new Map(
+            [...newest]
+              .filter(([, e]) => e.recordType !== 'intern.deleted')
+              .map(([key, e]) => [key, { recordId: e.recordId, status: String(e.payload.status) }]),
+          );
+        },
+        effects: async (recordId) => envelopes().filter((e) => e.recordId === recordId).length,
+        async close() {
+          await adapter.stop();
+          await receiver.close();
+          await rm(stateDir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+
+for (const driverName of ['sql-log-pglite', 'jetstream']) {
+  const driver = BROKER_DRIVERS.find((d) => d.name === driverName)!;
+  const missing = await driver.missing();
+  for (const kind of KINDS) {
+    describe(
+      `adapter conformance: ${kind.name} on ${driverName}`,
+      { skip: skipReason(`${missing} (adapter conformance)`, !missing) },
+      () => {
+        let harness: Harness;
+        let probe: Probe;
+
+        before(async () => {
+          harness = await startHarness(driver);
+          probe = await kind.open(harness);
+        });
+        after(async () => {
+          await probe?.close();
+          await harness?.cleanup();
+        });
+
+        const publish = (e: TestEnvelope): Promise<PublishResult> =>
+          harness.broker.publish(topicOf(e), e.naturalKey, JSON.stringify(e));
+        /** Waits until the adapter committed past every given record (handled it, whatever the outcome). */
+        const handled = (...records: PublishResult[]) =>
+          waitFor(`${kind.name} past ${records.length} record(s)`, async () => {
+            const status = (
+              await probe.adapter.app.inject({ method: 'GET', url: '/admin/status' })
+            ).json() as {
+              assignments: Array<{ topic: string; partition: number; committedOffset: number }>;
+            };
+            return records.every((r) =>
+              status.assignments.some(
+                (a) =>
+                  a.topic === r.topic &&
+                  a.partition === r.partition &&
+                  a.committedOffset > r.offset,
+              ),
+            );
+          });
+        /**
+         * The target shows everything decided so far: an update of a fresh key, published
+         * once the records before it were handled, is visible (a CSV file trails its
+         * journal by a rebuild and takes its steps in order, so it shows the earlier ones
+         * too).
+         */
+        const settled = async () => {
+          const barrier = { ...internUpdated(uniqueName('barrier')), revision: 1 };
+          await publish(barrier);
+          await waitFor('the target shows a later record', async () =>
+            (await probe.state()).has(barrier.naturalKey),
+          );
+        };
+        const stateOf = async (key: string) => {
+          await settled();
+          return (await probe.state()).get(key);
+        };
+
+        it('a redelivered event takes effect once', async () => {
+          const created = { ...internCreated(uniqueName('redeliver')), revision: 1 };
+          const first = await publish(created);
+          const second = await publish(created);
+          await handled(first, second);
+          assert.equal((await stateOf(created.naturalKey))?.recordId, created.recordId);
+          assert.equal(await probe.effects(created.recordId), 1);
+        });
+
+        it('a stale update arriving after a newer one leaves the newer state', async () => {
+          const id = uniqueName('stale');
+          const created = { ...internCreated(id), revision: 1 };
+          const newer = { ...internUpdated(id, { status: 'COMPLETED' }), revision: 3 };
+          const stale = { ...internUpdated(id, { status: 'WITHDRAWN' }), revision: 2 };
+          const positions = [await publish(created), await publish(newer)];
+          await handled(...positions);
+          positions.push(await publish(stale));
+          await handled(...positions);
+          assert.equal((await stateOf(id))?.status, 'COMPLETED');
+        });
+
+        it('a tombstone removes the key, in whatever order it and its create arrive', async () => {
+          const id = uniqueName('tomb');
+          const created = { ...internCreated(id), revision: 1 };
+          const tombstone = { ...internDeleted(id), revision: 2 };
+          // The tombstone first: the create that arrives after it is older and stays out.
+          const positions = [await publish(tombstone), await publish(created)];
+          await handled(...positions);
+          assert.equal(await stateOf(id), undefined);
+          const other = uniqueName('tomb');
+          const otherPositions = [await publish({ ...internCreated(other), revision: 1 })];
+          await handled(...otherPositions);
+          assert.ok(await stateOf(other), 'created');
+          await handled(await publish({ ...internDeleted(other), revision: 2 }));
+          assert.equal(await stateOf(other), undefined, 'deleted');
+        });
+
+        it('a poison message goes to the dead letters and the next good record is written', async () => {
+          const key = uniqueName('poison');
+          await harness.publishRaw(
+            'interns.created',
+            key,
+            JSON.stringify({ contractId: 'interns', recordId: 'not-a-uuid' }),
+          );
+          const good = { ...internCreated(uniqueName('after-poison')), revision: 1 };
+          await handled(await publish(good));
+          await waitFor('the dead letter', () =>
+            harness.deadLetters.some(
+              (d) => d.originalKey === key && d.failedAdapter === probe.adapter.consumerGroup,
+            ),
+          );
+          const letter = harness.deadLetters.find((d) => d.originalKey === key)!;
+          assert.equal(letter.errorType, 'SCHEMA_VIOLATION');
+          assert.equal(letter.contractId, 'interns');
+          assert.equal((await stateOf(good.naturalKey))?.recordId, good.recordId);
+        });
+
+        it('a flat message of the first releases is read as an interns envelope', async () => {
+          const flat = flatIntern(uniqueName('flat'));
+          const at = await harness.broker.publish(
+            'intern.created',
+            String(flat.internId),
+            JSON.stringify(flat),
+          );
+          await handled(at);
+          assert.deepEqual(await stateOf(String(flat.internId)), {
+            recordId: flat.recordId,
+            status: 'ACTIVE',
+          });
+        });
+
+        it('keeps writing when a new contract version adds an optional field', async () => {
+          const v2: ContractView = {
+            ...INTERNS,
+            schemaVersion: 2,
+            fields: [...INTERNS.fields, { name: 'nickname', type: 'string', required: false }],
+          };
+          for (const attachment of harness.controlPlane.attachments) attachment.contract = v2;
+          await probe.adapter.runtime.refresh();
+          const newer = {
+            ...internCreated(uniqueName('v2'), { nickname: 'Ada' }),
+            schemaVersion: 2,
+            revision: 1,
+          };
+          const older = { ...internCreated(uniqueName('v1')), revision: 1 };
+          await handled(await publish(newer), await publish(older));
+          assert.equal((await stateOf(newer.naturalKey))?.recordId, newer.recordId);
+          assert.equal((await stateOf(older.naturalKey))?.recordId, older.recordId);
+        });
+      },
+    );
+  }
+}
