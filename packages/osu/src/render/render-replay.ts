@@ -1,9 +1,10 @@
 /**
  * renderReplay: replay + beatmap + skin -> MP4 (H.264, yuv420p BT.709, +faststart,
  * music and hitsounds) and a JPEG thumbnail, honouring the render parameters of the
- * render service and the package's own (render-options). Prepares the scene, opens
- * the media inputs, draws the frames into the encoder (frame-loop), reports progress,
- * logs what it does, and stops (killing ffmpeg) when the signal aborts.
+ * render service and the package's own (render-options). Prepares the scene, picks the
+ * part of the play to draw (render-window), opens the media inputs, draws the frames
+ * into the encoder (frame-loop), reports progress (render-progress), logs what it does,
+ * and stops (killing ffmpeg) when the signal aborts.
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -19,6 +20,8 @@ import { drawFrames, RenderAbortedError } from './frame-loop.js';
 import { openMediaInputs, type MediaInputs } from './media-inputs.js';
 import { prepareScene } from './prepare-scene.js';
 import { resolveOptions, type RenderOptions } from './render-options.js';
+import { progressReporter } from './render-progress.js';
+import { renderWindow } from './render-window.js';
 import type { WorkerPool } from './worker-pool.js';
 
 export { defaultRenderOptions, normalizeBgDim } from './render-options.js';
@@ -83,13 +86,14 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   };
   const prepared = await prepareScene({ ...sceneArgs, log });
   const { beatmap, judgement, speed } = prepared;
-  const skipSeconds = Math.max(0, Math.min(o.skipSeconds ?? 0, prepared.durationSeconds - 1 / fps));
-  const startTime = prepared.startTime + skipSeconds * 1000 * speed;
-  const durationSeconds = Math.min(
-    prepared.durationSeconds - skipSeconds,
-    o.maxSeconds ?? Infinity,
-  );
-  const frames = Math.max(1, Math.ceil(durationSeconds * fps));
+  const { startTime, durationSeconds, frames } = renderWindow({
+    sceneStart: prepared.startTime,
+    sceneSeconds: prepared.durationSeconds,
+    speed,
+    fps,
+    skipSeconds: o.skipSeconds,
+    maxSeconds: o.maxSeconds,
+  });
   prepared.scene.introStart = startTime;
   log(
     `beatmap: ${beatmap.metadata.artist} - ${beatmap.metadata.title} [${beatmap.metadata.version}] by ${beatmap.metadata.creator}, ${beatmap.hitObjects.length} objects`,
@@ -113,18 +117,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
   };
   if (input.signal?.aborted) throw new RenderAbortedError('render aborted');
   input.signal?.addEventListener('abort', onAbort, { once: true });
-  let lastPercent = -1;
-  const drawStart = performance.now();
-  const progress = (i: number): void => {
-    const p = Math.floor((i / frames) * 100);
-    if (p === lastPercent) return;
-    lastPercent = p;
-    input.onProgress?.(Math.min(99, p));
-    if (p % 10 === 0 && p > 0 && p < 100) {
-      const secs = (performance.now() - drawStart) / 1000;
-      log(`drawn ${p}%: ${i}/${frames} frames, ${(i / secs).toFixed(1)} fps`);
-    }
-  };
+  const progress = progressReporter(frames, input.onProgress, log);
   try {
     media = await openMediaInputs({
       prepared,
