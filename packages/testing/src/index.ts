@@ -15,6 +15,7 @@ export { redisUrlForTests, skipReason } from './engines.js';
 export { CHROMIUM_PATH, chromiumSkipReason, launchChromium } from './chromium.js';
 export { keepScreenshot } from './screenshots.js';
 export { freePort } from './free-port.js';
+export { startOwnNats, startOwnPostgres, type OwnEngine, type OwnNats } from './own-engines.js';
 export { startTcpProxy, type ProxyMode, type TcpProxy } from './tcp-proxy.js';
 export {
   bearer,

@@ -1,8 +1,15 @@
 /** Raised by `publish` (and `ping`) when the broker cannot be reached; nothing was published. */
 export class BrokerUnavailableError extends Error {
-  constructor(message = 'broker unavailable', options?: { cause?: unknown }) {
+  /**
+   * The record may have reached the broker after all (its publish was sent and no answer
+   * came back in time, or the connection dropped after sending): the caller cannot say
+   * "nothing was published".
+   */
+  readonly inDoubt: boolean;
+  constructor(message = 'broker unavailable', options?: { cause?: unknown; inDoubt?: boolean }) {
     super(message, options);
     this.name = 'BrokerUnavailableError';
+    this.inDoubt = options?.inDoubt ?? false;
   }
 }
 

@@ -152,13 +152,21 @@ async function publish(
   cls: LifecycleClass,
   operation: Operation,
   envelope: Envelope,
-): Promise<SentPosition> {
+): Promise<SentPosition | InDoubt> {
   const topic = topicName(contract.contractId, cls);
   const started = performance.now();
   let result;
   try {
     result = await publishEnvelope(deps.broker, async () => contract, topic, envelope);
   } catch (error) {
+    if (error instanceof BrokerUnavailableError && error.inDoubt) {
+      // The broker may hold it: only the relay may finish it (same de-dup id), never a 503.
+      deps.logger.warn(
+        { err: error, traceId: envelope.traceId, recordId: envelope.recordId, topic },
+        'publish unanswered; the outbox relay finishes it',
+      );
+      return { recordId: envelope.recordId, inDoubt: true };
+    }
     if (error instanceof MessageTooLargeError) {
       deps.metrics.rejected(contract.contractId, operation, 'too_large');
       throw errors.RECORD_TOO_LARGE({
@@ -192,6 +200,12 @@ async function publish(
   return { recordId: envelope.recordId, partition: result.partition, offset: result.offset };
 }
 
+/** A publish whose outcome is unknown (sent, unanswered): the event stays in the outbox. */
+interface InDoubt {
+  recordId: string;
+  inDoubt: true;
+}
+
 /**
  * Finishes events after their publishes: the acknowledged ones are marked sent (one
  * statement for all in flight), the failed ones taken back from the outbox. Returns the
@@ -203,7 +217,9 @@ async function settle(
   deps: SubmissionDeps,
   published: SentPosition[],
   failed: string[],
+  inDoubt: string[] = [],
 ): Promise<Set<string>> {
+  if (inDoubt.length > 0) deps.intake.relay.strand(inDoubt);
   try {
     await deps.intake.sent.run(published);
   } catch (error) {
@@ -292,9 +308,14 @@ export async function createRecords(
       ),
     ),
   );
-  const positions = sent.flatMap((s) => ('position' in s ? [s.position] : []));
+  const positions = sent.flatMap((s) =>
+    'position' in s && !('inDoubt' in s.position) ? [s.position] : [],
+  );
+  const inDoubt = sent.flatMap((s) =>
+    'position' in s && 'inDoubt' in s.position ? [s.position.recordId] : [],
+  );
   const failedIds = reserved.filter((_, i) => 'error' in sent[i]!).map((r) => r.envelope.recordId);
-  const kept = await settle(deps, positions, failedIds);
+  const kept = await settle(deps, positions, failedIds, inDoubt);
   const unexpected = sent.find(
     (s): s is { error: unknown } => 'error' in s && !isAppError(s.error),
   );
@@ -407,7 +428,7 @@ async function queueAndPublish(
     throw errors.RECORD_NOT_FOUND({ detail: `record ${envelope.naturalKey} does not exist` });
   }
   envelope.revision = revision;
-  let position: SentPosition;
+  let position: SentPosition | InDoubt;
   try {
     position = await publish(deps, contract, cls, operation, envelope);
   } catch (error) {
@@ -415,6 +436,7 @@ async function queueAndPublish(
     if (kept.size === 0) throw error;
     return accepted(envelope, topic);
   }
-  await settle(deps, [position], []);
+  if ('inDoubt' in position) await settle(deps, [], [], [position.recordId]);
+  else await settle(deps, [position], []);
   return accepted(envelope, topic);
 }

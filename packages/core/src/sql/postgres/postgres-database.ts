@@ -107,6 +107,15 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
 
   const transaction = async <T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
     const client = await pool.connect();
+    // A checked-out client has no pool listener: a server that dies mid-transaction
+    // ("terminating connection due to unexpected postmaster exit") would otherwise be an
+    // unhandled 'error' event that ends the process. The failed query rejects on its own.
+    let lost: Error | undefined;
+    const onError = (error: Error) => {
+      lost = error;
+      options.logger?.warn({ err: error }, 'PostgreSQL connection lost in a transaction');
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn({ query: (text, params) => run(client, text, params) });
@@ -116,7 +125,9 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     } finally {
-      client.release();
+      client.off('error', onError);
+      // A broken connection is destroyed instead of going back to the pool.
+      client.release(lost);
     }
   };
 

@@ -7,6 +7,7 @@ import type { Logger } from '@platform/core';
 import {
   connect,
   headers as natsHeaders,
+  DeliverPolicy,
   DiscardPolicy,
   RetentionPolicy,
   StorageType,
@@ -14,7 +15,13 @@ import {
   type NatsConnection,
 } from 'nats';
 import { oneByOne, wholeBatch, type DeliveryHandler } from '../batch-delivery.js';
-import type { Broker, ConsumerOptions, PublishResult, TopicSpec } from '../broker.js';
+import type {
+  Broker,
+  ConsumerOptions,
+  PublishedRecord,
+  PublishResult,
+  TopicSpec,
+} from '../broker.js';
 import {
   BrokerUnavailableError,
   MessageTooLargeError,
@@ -81,8 +88,17 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
   // Partitions whose records have been checked one by one since the last (re)connect: a
   // server that restarted may have lost its unsynced tail and handed its offsets to others.
   const verified = new Set<string>();
+  // While disconnected the client would buffer a publish and send it on reconnect, after
+  // its caller was told it failed: refuse at once instead (nothing sent, nothing in doubt).
+  let connected = true;
   void (async () => {
-    for await (const status of nc.status()) if (status.type === 'reconnect') verified.clear();
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') connected = false;
+      if (status.type === 'reconnect') {
+        connected = true;
+        verified.clear();
+      }
+    }
   })().catch(() => undefined);
   const js = nc.jetstream({ timeout: publishTimeout });
   const partitionCounts = new Map<string, number>();
@@ -99,6 +115,39 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     } catch (error) {
       if (/stream not found/i.test((error as Error).message)) throw new UnknownTopicError(topic);
       throw error;
+    }
+  };
+
+  /**
+   * After the server lost records, consumers whose stored position is past the first lost
+   * one (their state file survived, the records did not; or new records took the lost
+   * offsets) would skip what is published there now: each is re-created to start at the
+   * first lost offset. Targets apply by record id and revision, so what they see again is
+   * harmless.
+   */
+  const rewindConsumers = async (
+    stream: string,
+    lastSeq: number,
+    published: PublishedRecord[],
+    lost: Set<string>,
+  ): Promise<void> => {
+    // The records published again go after the stream's end: start there at the latest.
+    const from = Math.min(
+      lastSeq + 1,
+      ...published.filter((p) => lost.has(p.dedupeId)).map((p) => p.offset + 1),
+    );
+    for await (const info of jsm.consumers.list(stream)) {
+      if (info.delivered.stream_seq < from || !info.config.durable_name) continue;
+      options.logger.warn(
+        { stream, consumer: info.config.durable_name, from, delivered: info.delivered.stream_seq },
+        'consumer is past records the server lost; re-created to read them',
+      );
+      await jsm.consumers.delete(stream, info.config.durable_name);
+      await jsm.consumers.add(stream, {
+        ...info.config,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: from,
+      });
     }
   };
 
@@ -180,6 +229,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         .sort((a, b) => a.name.localeCompare(b.name));
     },
     async publish(topic, key, value, headers = {}, publishOptions = {}): Promise<PublishResult> {
+      if (!connected || nc.isClosed())
+        throw new BrokerUnavailableError('broker unavailable: NATS disconnected');
+      let handedOver = false;
       try {
         const partition = partitionFor(key, await partitionsOf(topic));
         const hdrs = natsHeaders();
@@ -191,6 +243,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         if (publishOptions.dedupeId) sent[MSG_ID_HEADER] = publishOptions.dedupeId;
         const bytes = data.length + headerBytes(sent);
         if (bytes > maxPayload()) throw new MessageTooLargeError(bytes, maxPayload());
+        handedOver = true;
         const ack = await js.publish(subjectFor(prefix, topic, partition), data, {
           headers: hdrs,
           timeout: publishTimeout,
@@ -205,8 +258,12 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       } catch (error) {
         if (error instanceof UnknownTopicError || error instanceof MessageTooLargeError)
           throw error;
+        // Once handed to the client, a timeout or a dropped connection leaves the record's
+        // fate unknown: the server may have stored it.
         throw new BrokerUnavailableError(`broker unavailable: ${(error as Error).message}`, {
           cause: error,
+          // A closed connection sends nothing more: what it still held is dropped.
+          inDoubt: handedOver && !nc.isClosed(),
         });
       }
     },
@@ -251,6 +308,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         );
       }
       verified.add(name);
+      if (lost.size > 0) await rewindConsumers(name, state.last_seq, published, lost);
       return lost;
     },
     durability: () => durability,

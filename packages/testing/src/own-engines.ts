@@ -1,0 +1,168 @@
+/**
+ * Engines of one's own for fault runs (issue 21, `npm run chaos`): a PostgreSQL cluster
+ * (initdb + pg_ctl from /usr/lib/postgresql/<n>/bin) and a nats-server with JetStream,
+ * each on a free port with a throw-away data folder, never the machine's shared ones. Each
+ * can be killed with SIGKILL and started again on the same port and folder; nats-server
+ * can also restart from a copy of its store taken earlier (a power loss: JetStream
+ * acknowledges writes it has not fsynced yet).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'node:net';
+import { freePort } from './free-port.js';
+
+export interface OwnEngine {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  /** SIGKILL, no shutdown. */
+  kill(): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+async function waitPort(port: number, open: boolean, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if ((await portOpen(port)) === open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${what}: port ${port} never ${open ? 'opened' : 'closed'}`);
+}
+
+function postgresBin(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  if (!versions[0]) throw new Error('no PostgreSQL under /usr/lib/postgresql');
+  return join(root, versions[0], 'bin');
+}
+
+/** A PostgreSQL cluster in a temp folder (run as user `postgres` when this process is root). */
+export async function startOwnPostgres(): Promise<OwnEngine> {
+  const bin = postgresBin();
+  const dir = mkdtempSync(join(tmpdir(), 'chaos-pg-'));
+  const data = join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const pw = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+    chownSync(dir, Number(pw.stdout.trim()), Number(gid.stdout.trim()));
+  }
+  const run = (args: string[]) => {
+    const [cmd, ...rest] = asRoot ? ['runuser', '-u', 'postgres', '--', ...args] : args;
+    const result = spawnSync(cmd!, rest, { encoding: 'utf8' });
+    if (result.status !== 0)
+      throw new Error(`${args[0]} failed: ${result.stderr || result.stdout}`.slice(0, 2000));
+  };
+  run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+  const port = await freePort();
+  const pgCtlStart = () =>
+    run([
+      join(bin, 'pg_ctl'),
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=50`,
+      'start',
+    ]);
+  pgCtlStart();
+  const postmasterPid = () =>
+    Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return {
+    name: 'postgres',
+    port,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async kill() {
+      const pid = postmasterPid();
+      process.kill(pid, 'SIGKILL');
+      // Its backends notice the postmaster is gone and exit; the port closes at once.
+      await waitPort(port, false, 'postgres kill');
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && spawnSync('pgrep', ['-f', `-D ${data}`]).status === 0)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    },
+    async start() {
+      pgCtlStart();
+      await waitPort(port, true, 'postgres start');
+    },
+    async stop() {
+      try {
+        run([join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']);
+      } catch {
+        // already down
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface OwnNats extends OwnEngine {
+  /** Copies the store now (the state a power loss a few seconds later returns to). */
+  snapshot(): void;
+  /** SIGKILL, then the store is replaced by the last snapshot (call `start` after). */
+  powerLoss(): Promise<void>;
+}
+
+export async function startOwnNats(): Promise<OwnNats> {
+  const dir = mkdtempSync(join(tmpdir(), 'chaos-nats-'));
+  const store = join(dir, 'store');
+  const copy = join(dir, 'snapshot');
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
+      stdio: 'ignore',
+    });
+    await waitPort(port, true, 'nats-server start');
+  };
+  const kill = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+  };
+  await start();
+  return {
+    name: 'nats',
+    port,
+    url: `nats://127.0.0.1:${port}`,
+    kill,
+    start,
+    snapshot() {
+      rmSync(copy, { recursive: true, force: true });
+      cpSync(store, copy, { recursive: true });
+    },
+    async powerLoss() {
+      await kill();
+      if (!existsSync(copy)) return;
+      rmSync(store, { recursive: true, force: true });
+      cpSync(copy, store, { recursive: true });
+    },
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,446 @@
+/**
+ * `npm run chaos -- --faults N --seed S` (issue 21): the integration platform as a real
+ * process (submission, control plane, relational and csv adapters) on its own
+ * PostgreSQL and nats-server (free ports, throw-away folders; never the shared ones),
+ * reached through TCP proxies. A paced load of creates and updates of the interns
+ * contract runs while one fault at a time is injected at seeded random points:
+ *
+ * - kill -9 of the service process (then started again);
+ * - kill -9 and restart of PostgreSQL or nats-server;
+ * - a power loss of nats-server: it restarts from a copy of its store taken seconds
+ *   earlier (what JetStream's lazy fsync loses);
+ * - the connection to PostgreSQL or NATS cut (refused) or stalled for two seconds.
+ *
+ * Every answer is kept. At the end it waits for the targets and checks: every record
+ * answered 202 is in the relational audit and in the CSV file exactly once, each key's
+ * final state is its last accepted event (or a later one whose answer never came),
+ * nothing answered 4xx/503 appears anywhere. It prints one table and exits 1 on a
+ * violation. Not run by `npm test` (a service restart costs seconds on two loaded cores).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createSqlDatabase } from '@platform/core';
+import { freePort, startOwnNats, startOwnPostgres, startTcpProxy } from '@platform/testing';
+import { parseCsv } from '../src/adapters/csv/rfc4180.js';
+
+const { values: argv } = parseArgs({
+  options: {
+    faults: { type: 'string', default: '20' },
+    seed: { type: 'string', default: '1' },
+    kinds: { type: 'string' },
+  },
+});
+const FAULTS = Number(argv.faults);
+const SEED = Number(argv.seed);
+/** One request every PACE_MS, at most CONCURRENCY at once. */
+const PACE_MS = 40;
+const CONCURRENCY = 4;
+const REQUEST_TIMEOUT_MS = 8000;
+/** The issue's bound: serving again within 10 s of an engine's return. */
+const RECOVERY_BOUND_MS = 10_000;
+const SERVICE_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/** mulberry32: a small seeded generator, so a run can be repeated. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+// Two streams: the fault schedule repeats for a seed whatever the load's timing.
+const random = rng(SEED);
+const faultRandom = rng(SEED * 7919 + 1);
+const pick = <T>(items: readonly T[], from = random): T =>
+  items[Math.floor(from() * items.length)]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (line: string) =>
+  console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+interface Answer {
+  key: string;
+  kind: 'create' | 'update';
+  /** Unique per request: tells whose write a target holds. */
+  mentor: string;
+  status: number | 'none';
+  detail?: string;
+  recordId?: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+const KINDS = [
+  'kill -9 service',
+  'kill -9 postgres',
+  'kill -9 nats',
+  'power loss nats',
+  'cut postgres',
+  'cut nats',
+  'stall postgres',
+  'stall nats',
+] as const;
+type FaultKind = (typeof KINDS)[number];
+
+async function main(): Promise<void> {
+  const kinds = (argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS];
+  const work = mkdtempSync(join(tmpdir(), 'chaos-integration-'));
+  log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
+  const postgres = await startOwnPostgres();
+  const nats = await startOwnNats();
+  const pgProxy = await startTcpProxy({ host: '127.0.0.1', port: postgres.port });
+  const natsProxy = await startTcpProxy({ host: '127.0.0.1', port: nats.port });
+  // The checks read the engine directly, not through the proxies.
+  const direct = await createSqlDatabase({ url: postgres.url, dataDir: 'unused', poolSize: 2 });
+  const ports = {
+    PORT: await freePort(),
+    CONTROL_PLANE_PORT: await freePort(),
+    RELATIONAL_ADAPTER_PORT: await freePort(),
+    CSV_ADAPTER_PORT: await freePort(),
+    WEBHOOK_ADAPTER_PORT: await freePort(),
+  };
+  const base = `http://127.0.0.1:${ports.PORT}`;
+  const env = {
+    ...process.env,
+    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+    DATABASE_URL: `postgres://postgres@127.0.0.1:${pgProxy.port}/postgres`,
+    NATS_URL: `nats://127.0.0.1:${natsProxy.port}`,
+    DATA_DIR: join(work, 'data'),
+    INTEGRATION_ROLES: 'submission,control-plane,relational,csv',
+    LOG_LEVEL: 'warn',
+    ATTACHMENT_REFRESH_MS: '1000',
+  };
+  const serviceLog = createWriteStream(join(work, 'service.log'));
+  let service: ChildProcess | undefined;
+  /** Exits nobody asked for (a crash is a failure of the run; the service is started again). */
+  let crashes = 0;
+  let stopping = false;
+  const startService = () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: SERVICE_DIR,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    service = child;
+    child.stdout!.pipe(serviceLog, { end: false });
+    child.stderr!.pipe(serviceLog, { end: false });
+    child.once('exit', (code, signal) => {
+      if (signal === 'SIGKILL' || stopping || service !== child) return;
+      crashes += 1;
+      log(`the service exited by itself (code ${code}); starting it again`);
+      startService();
+    });
+  };
+  const killService = async () => {
+    const running = service;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+  };
+
+  const answers: Answer[] = [];
+  const faults: Array<{ kind: FaultKind; recoveryMs: number }> = [];
+  let stopLoad = false;
+  try {
+    startService();
+    await until('the service answers /health', 180_000, async () => {
+      const answer = await fetch(`${base}/health`).catch(() => undefined);
+      return answer?.status === 200;
+    });
+    // The seed attaches interns to relational and csv once both adapters registered.
+    await until('the interns attachments', 60_000, async () => {
+      const { rows } = await direct.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM adapter_attachments WHERE contract_id = 'interns'",
+      );
+      return rows[0]!.n >= 2;
+    });
+    log(`service up on ${base}`);
+
+    // The load: creates of new keys and updates of accepted ones, one request per key at once.
+    let n = 0;
+    const inFlight = new Set<string>();
+    const accepted: string[] = [];
+    const send = async (key: string, kind: 'create' | 'update') => {
+      const mentor = `m-${SEED}-${n++}`;
+      const payload = {
+        internId: key,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@example.org',
+        college: 'Trinity',
+        department: 'Maths',
+        mentor,
+        startDate: '2026-09-01',
+      };
+      const answer: Answer = {
+        key,
+        kind,
+        mentor,
+        status: 'none',
+        startedAt: Date.now(),
+        endedAt: 0,
+      };
+      inFlight.add(key);
+      try {
+        const response = await fetch(
+          kind === 'create'
+            ? `${base}/contracts/interns/records`
+            : `${base}/contracts/interns/records/${key}`,
+          {
+            method: kind === 'create' ? 'POST' : 'PUT',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(payload),
+            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+          },
+        );
+        answer.status = response.status;
+        const body = (await response.json().catch(() => ({}))) as {
+          recordId?: string;
+          detail?: string;
+        };
+        if (body.detail) answer.detail = body.detail;
+        if (response.status === 202) {
+          answer.recordId = body.recordId!;
+          if (kind === 'create') accepted.push(key);
+        } else if (response.status >= 500 && response.status !== 503) {
+          log(`unexpected ${response.status} for ${kind} ${key}: ${JSON.stringify(body)}`);
+        }
+      } catch {
+        answer.status = 'none';
+      } finally {
+        answer.endedAt = Date.now();
+        answers.push(answer);
+        inFlight.delete(key);
+      }
+    };
+    const load = (async () => {
+      let active = 0;
+      while (!stopLoad) {
+        await sleep(PACE_MS);
+        if (active >= CONCURRENCY) continue;
+        const updatable = accepted.filter((key) => !inFlight.has(key));
+        const update = updatable.length > 0 && random() < 0.3;
+        const key = update ? pick(updatable) : `k-${SEED}-${n}`;
+        active += 1;
+        void send(key, update ? 'update' : 'create').finally(() => (active -= 1));
+      }
+      await until('requests in flight', REQUEST_TIMEOUT_MS * 2, () => active === 0);
+    })();
+
+    const firstSuccessAfter = async (since: number): Promise<number> => {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        const ok = answers.find((a) => a.status === 202 && a.startedAt >= since);
+        if (ok) return ok.endedAt - since;
+        await sleep(50);
+      }
+      return Number.POSITIVE_INFINITY;
+    };
+
+    for (let i = 0; i < FAULTS; i += 1) {
+      await sleep(1000 + faultRandom() * 2000);
+      const kind = pick(kinds, faultRandom);
+      let returnedAt: number;
+      switch (kind) {
+        case 'kill -9 service':
+          await killService();
+          returnedAt = Date.now();
+          startService();
+          break;
+        case 'kill -9 postgres':
+          await postgres.kill();
+          await sleep(500 + faultRandom() * 1500);
+          await postgres.start();
+          returnedAt = Date.now();
+          break;
+        case 'kill -9 nats':
+          await nats.kill();
+          await sleep(500 + faultRandom() * 1500);
+          await nats.start();
+          returnedAt = Date.now();
+          break;
+        case 'power loss nats':
+          nats.snapshot();
+          await sleep(1000 + faultRandom() * 2000);
+          await nats.powerLoss();
+          await nats.start();
+          returnedAt = Date.now();
+          break;
+        default: {
+          const [action, engine] = kind.split(' ') as ['cut' | 'stall', 'postgres' | 'nats'];
+          const proxy = engine === 'postgres' ? pgProxy : natsProxy;
+          proxy[action]();
+          await sleep(2000);
+          proxy.restore();
+          returnedAt = Date.now();
+        }
+      }
+      const recoveryMs = await firstSuccessAfter(returnedAt);
+      faults.push({ kind, recoveryMs });
+      log(`fault ${i + 1}/${FAULTS}: ${kind}; serving again after ${recoveryMs} ms`);
+    }
+    stopLoad = true;
+    await load;
+
+    // The end state.
+    const ok = answers.filter((a) => a.status === 202);
+    log(`load done: ${answers.length} requests, ${ok.length} accepted; waiting for the targets`);
+    const audited = async () => {
+      const { rows } = await direct.query<{ record_id: string; n: number }>(
+        `SELECT record_id::text AS record_id, count(*)::int AS n FROM audit_log
+         WHERE contract_id = 'interns' GROUP BY record_id`,
+      );
+      return new Map(rows.map((r) => [r.record_id, r.n]));
+    };
+    const csvRows = async () => {
+      const text = await readFile(
+        join(work, 'data', 'integration', 'csv', 'interns.csv'),
+        'utf8',
+      ).catch(() => '');
+      const [header, ...rows] = parseCsv(text);
+      const col = (name: string) => header?.indexOf(name) ?? -1;
+      return rows.map((row) => ({ key: row[col('intern_id')]!, mentor: row[col('mentor')]! }));
+    };
+    const wanted = new Set(ok.map((a) => a.recordId!));
+    const settled = await until('every accepted record in the audit', 180_000, async () => {
+      const seen = await audited();
+      return [...wanted].every((id) => seen.has(id));
+    }).then(
+      () => true,
+      () => false,
+    );
+    if (!settled) log('not every accepted record reached the relational target in 180 s');
+    await sleep(3000); // the csv adapter trails the relational one by a batch at most
+
+    const seen = await audited();
+    const lost = [...wanted].filter((id) => !seen.has(id));
+    const duplicated = [...seen.values()].filter((count) => count > 1).length;
+    // Final state per key: the last accepted event, or a later one whose answer never came.
+    const problems: string[] = [];
+    const byKey = new Map<string, Answer[]>();
+    for (const a of answers.sort((x, y) => x.startedAt - y.startedAt))
+      byKey.set(a.key, [...(byKey.get(a.key) ?? []), a]);
+    const { rows: finalRows } = await direct.query<{ intern_id: string; mentor: string }>(
+      'SELECT intern_id, mentor FROM interns',
+    );
+    const relationalFinal = new Map(finalRows.map((r) => [r.intern_id, r.mentor]));
+    const csv = await csvRows();
+    const csvFinal = new Map<string, string>();
+    let csvDuplicated = 0;
+    for (const row of csv) {
+      if (csvFinal.has(row.key)) csvDuplicated += 1;
+      csvFinal.set(row.key, row.mentor);
+    }
+    let refusedVisible = 0;
+    const { rows: auditMentors } = await direct.query<{ mentor: string }>(
+      "SELECT payload->>'mentor' AS mentor FROM audit_log WHERE contract_id = 'interns'",
+    );
+    const everApplied = new Set(auditMentors.map((r) => r.mentor));
+    for (const [key, events] of byKey) {
+      const lastOk = events.map((e) => e.status).lastIndexOf(202);
+      const allowed = new Set(
+        events
+          .slice(Math.max(lastOk, 0))
+          .filter((e, i) => (i === 0 && lastOk >= 0) || e.status === 'none')
+          .map((e) => e.mentor),
+      );
+      for (const [target, final] of [
+        ['relational', relationalFinal],
+        ['csv', csvFinal],
+      ] as const) {
+        const value = final.get(key);
+        if (lastOk >= 0 && (value === undefined || !allowed.has(value)))
+          problems.push(
+            `${target}: ${key} holds ${value ?? 'nothing'}, expected one of ${[...allowed]}`,
+          );
+      }
+      for (const e of events)
+        if (typeof e.status === 'number' && e.status !== 202 && everApplied.has(e.mentor)) {
+          refusedVisible += 1;
+          problems.push(
+            `${key}: ${e.kind} answered ${e.status} (${e.detail}) at ${new Date(e.endedAt).toISOString()} was applied`,
+          );
+        }
+    }
+
+    // The table.
+    const byStatus = new Map<string, number>();
+    for (const a of answers)
+      byStatus.set(String(a.status), (byStatus.get(String(a.status)) ?? 0) + 1);
+    const byKind = new Map<string, number[]>();
+    for (const f of faults) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f.recoveryMs]);
+    const recoveries = faults
+      .filter((f) => f.kind !== 'kill -9 service')
+      .map((f) => f.recoveryMs)
+      .sort((a, b) => a - b);
+    const quantile = (q: number) =>
+      recoveries[Math.min(recoveries.length - 1, Math.floor(q * recoveries.length))] ?? 0;
+    console.log('\nintegration chaos, seed', SEED);
+    console.log('| fault | count | recovery p50 (ms) | max (ms) |');
+    console.log('| --- | --- | --- | --- |');
+    for (const [kind, times] of byKind) {
+      const sorted = [...times].sort((a, b) => a - b);
+      console.log(
+        `| ${kind} | ${times.length} | ${sorted[Math.floor(sorted.length / 2)]} | ${sorted.at(-1)} |`,
+      );
+    }
+    console.log(
+      `\nanswers: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')}`,
+    );
+    console.log(
+      `accepted ${ok.length}; lost ${lost.length}; duplicated ${duplicated + csvDuplicated}; refused but applied ${refusedVisible}; final-state problems ${problems.length}; service crashes ${crashes}`,
+    );
+    console.log(
+      `recovery after the engine's return: p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms`,
+    );
+    for (const line of problems.slice(0, 20)) console.log(`  ${line}`);
+    // The bound is for an engine's return; a killed service's own restart (tsx start-up
+    // included) is reported in the table but not held to it.
+    const slow = faults.filter(
+      (f) => f.kind !== 'kill -9 service' && f.recoveryMs > RECOVERY_BOUND_MS,
+    ).length;
+    if (
+      lost.length + duplicated + csvDuplicated + refusedVisible + problems.length > 0 ||
+      slow > 0
+    ) {
+      console.log(
+        `FAILED (${slow} recoveries over ${RECOVERY_BOUND_MS} ms); service log: ${join(work, 'service.log')}`,
+      );
+      process.exitCode = 1;
+    }
+  } finally {
+    stopLoad = true;
+    stopping = true;
+    await killService();
+    await direct.close().catch(() => undefined);
+    await pgProxy.close();
+    await natsProxy.close();
+    await postgres.stop();
+    await nats.stop();
+    if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function until(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+await main();
