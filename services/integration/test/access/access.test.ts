@@ -63,7 +63,7 @@ const CONTROL_PLANE_ACCESS: AccessTable = {
   'GET /console/app.js': 'open',
   'GET /console/api/contracts/:contractId/records': 'operate',
   'POST /console/api/contracts/:contractId/records': 'operate',
-  'GET /console/api/adapter-types/:type/:action': 'operate',
+  'GET /console/api/adapter-types/:type/status': 'operate',
   'POST /console/api/adapter-types/:type/:action': 'operate',
 };
 
