@@ -1017,18 +1017,18 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not a valid JSON-RPC message (a JSON-RPC error) */
+            /** @description Not a valid JSON-RPC message (a JSON-RPC error), or a body that is not JSON (the platform error) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @enum {string} */
                         jsonrpc: "2.0";
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) | components["schemas"]["Error"];
                 };
             };
             /** @description No API key, or not a valid one (`Authorization: Bearer <key>`). */

@@ -7,7 +7,7 @@
  * unsatisfiable range. Registers nothing for a store that serves its own URLs (S3).
  */
 import { coreErrors, replyWithError } from '../errors/core-errors.js';
-import { errorResponses } from '../http/openapi/error-schema.js';
+import { ERROR_SCHEMA_ID, errorResponses, errorSchema } from '../http/openapi/error-schema.js';
 import type { FastifyInstance } from 'fastify';
 import { InvalidObjectKeyError, ObjectNotFoundError, type ObjectStore } from './object-store.js';
 import { asSignedObjectServer, type ByteRange, type OpenedObject } from './signed-object-server.js';
@@ -54,6 +54,9 @@ export function registerSignedObjectRoute(
   const server = asSignedObjectServer(store);
   if (!server) return false;
   const prefix = (options.routePrefix ?? server.signedRoutePrefix).replace(/\/+$/, '');
+  // Its error answers refer to the shared `Error` schema: createHttpApp registers it, a
+  // bare Fastify instance (a test, an embedding) does not.
+  if (!app.getSchema(ERROR_SCHEMA_ID)) app.addSchema(errorSchema);
 
   // The signature is the credential: anyone holding a valid signed URL may fetch it.
   const object = (description: string) => ({

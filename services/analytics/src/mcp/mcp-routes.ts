@@ -88,7 +88,13 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
         response: {
           200: { description: 'The JSON-RPC answer', ...jsonRpc },
           202: { description: 'A notification or response was accepted', type: 'null' },
-          400: { description: 'Not a valid JSON-RPC message (a JSON-RPC error)', ...jsonRpc },
+          // A message the transport refuses is a JSON-RPC error; a body Fastify cannot parse
+          // never reaches it and gets the platform's error body.
+          400: {
+            description:
+              'Not a valid JSON-RPC message (a JSON-RPC error), or a body that is not JSON (the platform error)',
+            anyOf: [jsonRpc, { $ref: 'Error#' }],
+          },
           406: {
             description: 'Accept must list application/json and text/event-stream',
             ...jsonRpc,

@@ -101,6 +101,8 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await page.waitForSelector(`[data-contract="${contractId}"]`);
     assert.equal(await byTestId('register-result').textContent(), `registered ${contractId}`);
     await page.click(`[data-contract="${contractId}"]`);
+    // The attach form is rebuilt once the contract's details are loaded: fill it after.
+    await page.waitForSelector('#contract-detail:not([aria-busy])');
     await page.waitForSelector('[data-testid="attach-type"] option[value="csv"]', {
       state: 'attached',
     });
@@ -250,6 +252,8 @@ describe('operator console (headless Chromium)', { skip: chromiumSkipReason() },
     await writeFile(join(csvDir(), 'blocked'), 'in the way');
     await page.click('nav button[data-tab="contracts"]');
     await page.click(`[data-contract="${contractId}"]`);
+    // The attach form is rebuilt once the contract's details are loaded: fill it after.
+    await page.waitForSelector('#contract-detail:not([aria-busy])');
     await byTestId('attach-type').selectOption('csv');
     await page.fill('[data-testid="attach-form"] input[name="path"]', 'blocked/badges.csv');
     await byTestId('attach-submit').click();

@@ -201,6 +201,7 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(res.statusCode, 422);
       assert.deepEqual(res.json(), {
         detail: 'validation error',
+        code: 'RENDER_VALIDATION',
         errors: [
           { field: 'music_volume', message: 'must be a whole number from 0 to 100' },
           { field: 'hitsound_volume', message: 'must be a whole number from 0 to 100' },

@@ -90,7 +90,7 @@ describe('pages', () => {
       '/v1/jobs/{job_id}',
       '/v1/skins',
       '/v1/skins/upload',
-      '/v1/artifacts/{*}',
+      '/v1/artifacts/{path}',
       '/v1/jobs/{job_id}/callback',
       '/render',
       '/status/{job_id}',

@@ -65,6 +65,9 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
             handler(message.payload ?? '');
         });
         client.on('error', (error) => {
+          // After close() the session is back in the pool (and the pool ending): a late
+          // error (a terminated backend) is no reason to release it again.
+          if (closed) return;
           options.logger?.warn({ err: error }, 'PostgreSQL LISTEN session lost; listening again');
           listener = undefined;
           client.release(error);

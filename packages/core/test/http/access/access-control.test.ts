@@ -170,8 +170,9 @@ test('the OpenAPI document names the bearer scheme and the scope of each protect
   assert.deepEqual(document.paths['/things'].get.security, [{ apiKey: [] }]);
   assert.equal(document.paths['/things'].get['x-scope'], 'read');
   assert.equal(document.paths['/admin/pause'].post['x-scope'], 'operate');
-  assert.equal(document.paths['/public'].get.security, undefined);
-  assert.equal(document.paths['/health'].get.security, undefined);
+  // Open operations say so explicitly, overriding any document-wide requirement.
+  assert.deepEqual(document.paths['/public'].get.security, []);
+  assert.deepEqual(document.paths['/health'].get.security, []);
   await app.close();
 });
 

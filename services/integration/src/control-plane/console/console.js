@@ -96,7 +96,20 @@ async function selectContract(contractId) {
   selected = contractId;
   const contract = contracts.find((c) => c.contractId === contractId);
   if (!contract) return;
-  document.getElementById('contract-detail').hidden = false;
+  const detail = document.getElementById('contract-detail');
+  detail.hidden = false;
+  // Busy until its attachments and the attach form are rebuilt: the form is replaced at
+  // the end, so what is typed into it before then would be lost.
+  detail.setAttribute('aria-busy', 'true');
+  try {
+    await showContract(contract);
+  } finally {
+    detail.removeAttribute('aria-busy');
+  }
+}
+
+async function showContract(contract) {
+  const { contractId } = contract;
   $('contract-title').textContent =
     `${contract.title} (${contract.contractId}, version ${contract.schemaVersion})`;
   $('contract-fields').replaceChildren(
@@ -308,6 +321,9 @@ function readConfigForm() {
   return config;
 }
 $('attach-submit').addEventListener('click', async () => {
+  // The answer of an earlier attach must not stand for this one.
+  $('attach-result').className = '';
+  $('attach-result').textContent = 'attaching…';
   const result = await api(`/contracts/${selected}/adapters`, {
     method: 'POST',
     body: JSON.stringify(attachBody()),
