@@ -2,19 +2,14 @@
  * One attachment's CSV file and its state (spec 6.4–6.5):
  * - a journal (`<state dir>/journal.jsonl`, see `journal.ts`) of every applied event,
  *   which is both the dedup store of recordIds and the keyed store of current rows and
- *   tombstones per natural key;
- * - the file is always a view of that state: creates append their lines (header written
- *   once, when the file is new); an update or tombstone rebuilds the file from the state
- *   (temp file, fsync, rename, fsync of the folder, so a reader never sees half a file).
+ *   tombstones per natural key (held in memory by `CsvRows`, which decides each event);
+ * - the file is always a view of that state (`CsvFileView`: creates append, updates and
+ *   tombstones rebuild, never a torn file).
  *
  * Each event is decided at once against the in-memory state (dedup, stale, apply) and its
  * journal entry joins the next group commit, so events of several partitions share one
  * fsync. A create is acknowledged once its entry is durable and its line is in the file;
- * an update or tombstone once its entry is durable. File work runs one step at a time
- * behind the decisions and batches: the creates queued meanwhile go out in one append,
- * and rebuilds coalesce, waiting as long as the last one took before starting the next
- * (so a stream of updates spends at most about half its time rebuilding, and the file
- * trails the journal by that long, never torn).
+ * an update or tombstone once its entry is durable (the file trails by at most a rebuild).
  *
  * Failures: a failed journal write makes the next event reload the state from the
  * journal on disk (what was not durable was not acknowledged and comes again); a failed
@@ -22,43 +17,14 @@
  * reaches the retry policy. On open the file is rebuilt from the journal. The file is
  * locked for one writer.
  */
-import { mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { UnmappableDataError } from '../runtime/failures.js';
+import { CsvFileView } from './csv-file-view.js';
+import { CsvRows, type ApplyOutcome, type JournalEntry } from './csv-rows.js';
 import { acquireFileLock, type FileLock } from './file-lock.js';
 import { Journal } from './journal.js';
-import { formatCsvRecord, parseCsv } from './rfc4180.js';
-
-interface JournalEntry {
-  /** recordId */
-  r: string;
-  /** natural key */
-  k: string;
-  /** row values; null for a tombstone */
-  v: string[] | null;
-  /** occurredAt; '' for an event only recorded as seen (a stale one, v null) or a row adopted from an existing file */
-  t: string;
-  /** The event's revision, when it carried one. */
-  n?: number;
-}
-
-interface Row {
-  values: string[];
-  at: string;
-  /** The row formatted once, so a rebuild only joins lines. */
-  line: string;
-}
-
-interface FileWaiter {
-  version: number;
-  resolve(): void;
-  reject(error: unknown): void;
-}
-
-/** Longest pause between two rebuilds, whatever the last one took. */
-const MAX_REBUILD_PAUSE_MS = 1000;
-
-export type ApplyOutcome = 'written' | 'duplicate' | 'stale';
+import { parseCsv } from './rfc4180.js';
 
 /** What an event was, and what to await before acknowledging it. */
 interface Decision {
@@ -67,25 +33,10 @@ interface Decision {
 }
 
 export class CsvFile {
-  private readonly seen = new Set<string>();
-  private readonly rows = new Map<string, Row>();
-  private readonly tombstones = new Map<string, string>();
-  /** Newest revision applied per key (events that carry one are ordered by it, not by time). */
-  private readonly revisions = new Map<string, number>();
+  private readonly state = new CsvRows();
+  private readonly view: CsvFileView;
   private readonly journal: Journal<JournalEntry>;
   private lock: FileLock | undefined;
-  /** Events applied to the state / reflected in the file. */
-  private stateVersion = 0;
-  private fileVersion = 0;
-  /** Lines of the creates applied since `fileVersion`, or null when the next file step must be a rebuild. */
-  private appends: string[] | null = [];
-  private readonly fileWaiters: FileWaiter[] = [];
-  private fileWork: Promise<void> = Promise.resolve();
-  private fileWorking = false;
-  private fileError: unknown;
-  private appendHandle: FileHandle | undefined;
-  private lastRebuildMs = 0;
-  private cutPause: (() => void) | undefined;
   private decisions: Promise<unknown> = Promise.resolve();
   /** Set as close starts: later events are refused, so nothing writes the file once its lock is released. */
   private closed = false;
@@ -97,9 +48,10 @@ export class CsvFile {
     /** Column index holding the natural key / recordId, for adopting an existing file. */
     private readonly keyColumn: number,
     private readonly recordIdColumn: number,
-    private readonly durable: boolean,
+    durable: boolean,
   ) {
     this.journal = new Journal(journalPath, durable);
+    this.view = new CsvFileView(path, columns, this.state, durable);
   }
 
   async open(): Promise<void> {
@@ -108,10 +60,10 @@ export class CsvFile {
     this.lock = await acquireFileLock(this.path);
     try {
       const entries = await this.journal.open();
-      for (const entry of entries) this.replay(entry);
-      if (entries.length > 0) await this.rebuild();
+      for (const entry of entries) this.state.replay(entry);
+      if (entries.length > 0) await this.view.rebuild();
       else await this.adoptExistingFile();
-      this.fileVersion = this.stateVersion;
+      this.view.version = this.state.version;
     } catch (error) {
       await this.close();
       throw error;
@@ -120,14 +72,10 @@ export class CsvFile {
 
   /** Whether the event is known; false while a failure leaves the state to be checked again. */
   has(recordId: string): boolean {
-    return !this.journal.failed && this.fileError === undefined && this.seen.has(recordId);
+    return !this.journal.failed && !this.view.failed && this.state.has(recordId);
   }
 
-  /**
-   * Create: append a line unless the key already holds a row or a newer tombstone. With
-   * a revision: unless the key saw this revision or a newer one (then a re-create
-   * replaces whatever the key holds).
-   */
+  /** Create: appends a line unless the state judges it a duplicate or stale (`CsvRows.judgeCreate`). */
   async create(
     recordId: string,
     key: string,
@@ -136,30 +84,19 @@ export class CsvFile {
     revision?: number,
   ): Promise<ApplyOutcome> {
     const { outcome, durable } = await this.decide((): Decision => {
-      if (this.seen.has(recordId)) return { outcome: 'duplicate' };
-      if (revision === undefined) {
-        const tombstone = this.tombstones.get(key);
-        if (this.rows.has(key) || (tombstone !== undefined && tombstone > at))
-          return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
-      } else if ((this.revisions.get(key) ?? 0) >= revision)
-        return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
-      const replaces = this.rows.has(key);
-      const journaled = this.apply({
-        r: recordId,
-        k: key,
-        v: values,
-        t: at,
-        ...(revision === undefined ? {} : { n: revision }),
-      });
+      const verdict = this.state.judgeCreate(recordId, key, at, revision);
+      if (verdict === 'duplicate') return { outcome: 'duplicate' };
+      if (verdict === 'stale') return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
+      const replaces = this.state.hasRow(key);
+      const journaled = this.apply(entryOf(recordId, key, values, at, revision));
       if (replaces) {
-        this.appends = null;
-        this.startFileWork();
+        this.view.queueRebuild();
         return { outcome: 'written', durable: journaled };
       }
-      this.appends?.push(this.rows.get(key)!.line);
+      this.view.queueAppend(this.state.line(key)!);
       return {
         outcome: 'written',
-        durable: Promise.all([journaled, this.fileReaches(this.stateVersion)]),
+        durable: Promise.all([journaled, this.view.reaches(this.state.version)]),
       };
     });
     await durable;
@@ -175,22 +112,11 @@ export class CsvFile {
     revision?: number,
   ): Promise<ApplyOutcome> {
     const { outcome, durable } = await this.decide((): Decision => {
-      if (this.seen.has(recordId)) return { outcome: 'duplicate' };
-      const current = this.rows.get(key)?.at ?? this.tombstones.get(key);
-      const stale =
-        revision === undefined
-          ? current !== undefined && current > at
-          : (this.revisions.get(key) ?? 0) >= revision;
-      if (stale) return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
-      const journaled = this.apply({
-        r: recordId,
-        k: key,
-        v: values,
-        t: at,
-        ...(revision === undefined ? {} : { n: revision }),
-      });
-      this.appends = null;
-      this.startFileWork();
+      const verdict = this.state.judgeChange(recordId, key, at, revision);
+      if (verdict === 'duplicate') return { outcome: 'duplicate' };
+      if (verdict === 'stale') return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
+      const journaled = this.apply(entryOf(recordId, key, values, at, revision));
+      this.view.queueRebuild();
       return { outcome: 'written', durable: journaled };
     });
     await durable;
@@ -198,25 +124,19 @@ export class CsvFile {
   }
 
   rowsAsObjects(): Array<Record<string, string>> {
-    return [...this.rows.values()].map(({ values }) =>
-      Object.fromEntries(this.columns.map((c, i) => [c, values[i] ?? ''])),
-    );
+    return this.state.asObjects(this.columns);
   }
 
   /** Resolves once the file reflects every event applied so far (a pending rebuild starts now). */
   async flush(): Promise<void> {
-    if (this.fileError !== undefined) {
-      this.fileError = undefined;
-      this.appends = null;
-    }
-    await this.fileReaches(this.stateVersion);
+    await this.view.flush();
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await this.flush().catch(() => undefined);
     await this.journal.close();
-    await this.closeAppendHandle();
+    await this.view.close();
     await this.lock?.release();
     this.lock = undefined;
   }
@@ -230,7 +150,7 @@ export class CsvFile {
     const run = this.decisions.then(async () => {
       if (this.closed) throw new Error(`csv file ${this.path} is closed`);
       if (this.journal.failed) await this.reload();
-      if (this.fileError !== undefined) await this.flush();
+      if (this.view.failed) await this.flush();
       return decide();
     });
     this.decisions = run.catch(() => undefined);
@@ -239,156 +159,25 @@ export class CsvFile {
 
   /** A stale event is still "seen", so a redelivery is a duplicate. */
   private recordSeen(recordId: string, key: string): Promise<void> {
-    this.seen.add(recordId);
-    return this.journal.append({ r: recordId, k: key, v: null, t: '' });
-  }
-
-  private apply(entry: JournalEntry): Promise<void> {
-    this.replay(entry);
+    const entry: JournalEntry = { r: recordId, k: key, v: null, t: '' };
+    this.state.replay(entry);
     return this.journal.append(entry);
   }
 
-  private replay(entry: JournalEntry): void {
-    if (entry.r) this.seen.add(entry.r);
-    if (entry.t === '' && entry.v === null) return;
-    if (entry.n !== undefined)
-      this.revisions.set(entry.k, Math.max(entry.n, this.revisions.get(entry.k) ?? 0));
-    this.stateVersion += 1;
-    this.rows.delete(entry.k);
-    if (entry.v === null) this.tombstones.set(entry.k, entry.t);
-    else {
-      this.rows.set(entry.k, { values: entry.v, at: entry.t, line: formatCsvRecord(entry.v) });
-      this.tombstones.delete(entry.k);
-    }
+  private apply(entry: JournalEntry): Promise<void> {
+    this.state.replay(entry);
+    return this.journal.append(entry);
   }
 
   /** After a failed journal write: the state again as the journal on disk holds it. */
   private async reload(): Promise<void> {
-    await this.fileWork;
-    this.seen.clear();
-    this.rows.clear();
-    this.tombstones.clear();
-    this.revisions.clear();
-    this.stateVersion = 0;
-    for (const entry of await this.journal.open()) this.replay(entry);
-    this.appends = null;
-    this.failFileWaiters(
+    await this.view.settled();
+    this.state.clear();
+    for (const entry of await this.journal.open()) this.state.replay(entry);
+    this.view.reset(
       new Error(`csv file ${this.path}: state reloaded after a failed journal write`),
     );
-    this.fileVersion = 0;
     await this.flush();
-  }
-
-  /** Resolves once the file holds version `version` of the state. */
-  private fileReaches(version: number): Promise<void> {
-    if (this.fileVersion >= version) return Promise.resolve();
-    const reached = new Promise<void>((resolve, reject) =>
-      this.fileWaiters.push({ version, resolve, reject }),
-    );
-    this.cutPause?.(); // someone waits: no more gathering
-    this.startFileWork();
-    return reached;
-  }
-
-  private startFileWork(): void {
-    if (!this.fileWorking && this.fileError === undefined) this.fileWork = this.runFileWork();
-  }
-
-  /** Appends and rebuilds one at a time, each covering every event applied before it started. */
-  private async runFileWork(): Promise<void> {
-    this.fileWorking = true;
-    try {
-      while (this.fileVersion < this.stateVersion) {
-        if (this.appends === null && this.fileWaiters.length === 0) await this.pauseBeforeRebuild();
-        const target = this.stateVersion;
-        const appends = this.appends;
-        this.appends = [];
-        if (appends === null) await this.rebuild();
-        else await this.append(appends.join(''));
-        this.fileVersion = target;
-        this.settleFileWaiters();
-      }
-    } catch (error) {
-      // all at once, with no await: a flush arriving now must find the failure recorded
-      this.fileError = error;
-      this.appends = null;
-      void this.closeAppendHandle();
-      this.failFileWaiters(error);
-    }
-    this.fileWorking = false;
-  }
-
-  /** Lets updates gather while no one waits for the file: as long as the last rebuild took. */
-  private async pauseBeforeRebuild(): Promise<void> {
-    const pause = Math.min(this.lastRebuildMs, MAX_REBUILD_PAUSE_MS);
-    if (pause === 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, pause);
-      timer.unref();
-      this.cutPause = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.cutPause = undefined;
-  }
-
-  private settleFileWaiters(): void {
-    for (let i = this.fileWaiters.length - 1; i >= 0; i -= 1) {
-      const waiter = this.fileWaiters[i]!;
-      if (waiter.version > this.fileVersion) continue;
-      this.fileWaiters.splice(i, 1);
-      waiter.resolve();
-    }
-  }
-
-  private failFileWaiters(error: unknown): void {
-    for (const waiter of this.fileWaiters.splice(0)) waiter.reject(error);
-  }
-
-  private header(): string {
-    return formatCsvRecord(this.columns);
-  }
-
-  private async append(text: string): Promise<void> {
-    if (!this.appendHandle) {
-      const size = await stat(this.path).then(
-        (s) => s.size,
-        () => 0,
-      );
-      this.appendHandle = await open(this.path, 'a');
-      if (size === 0) text = this.header() + text;
-    }
-    await this.appendHandle.appendFile(text);
-    if (this.durable) await this.appendHandle.datasync();
-  }
-
-  private async closeAppendHandle(): Promise<void> {
-    const handle = this.appendHandle;
-    this.appendHandle = undefined;
-    await handle?.close().catch(() => undefined);
-  }
-
-  private async rebuild(): Promise<void> {
-    const started = performance.now();
-    const temp = `${this.path}.tmp-${process.pid}`;
-    let text = this.header();
-    for (const row of this.rows.values()) text += row.line;
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(text);
-      if (this.durable) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, this.path);
-    await this.closeAppendHandle(); // it holds the file the rename replaced
-    if (this.durable) {
-      const dir = await open(dirname(this.path), 'r');
-      await dir.sync().catch(() => undefined);
-      await dir.close();
-    }
-    this.lastRebuildMs = performance.now() - started;
   }
 
   /**
@@ -413,4 +202,20 @@ export class CsvFile {
     });
     await Promise.all(journaled);
   }
+}
+
+function entryOf(
+  recordId: string,
+  key: string,
+  values: string[] | null,
+  at: string,
+  revision: number | undefined,
+): JournalEntry {
+  return {
+    r: recordId,
+    k: key,
+    v: values,
+    t: at,
+    ...(revision === undefined ? {} : { n: revision }),
+  };
 }

@@ -1,0 +1,116 @@
+/**
+ * The keyed state of one attachment's CSV file (spec 6.4–6.5): the recordIds seen (the
+ * dedup store), the current row and the tombstone per natural key, and the newest
+ * revision per key. It decides what an event is — duplicate, stale or to apply — and
+ * holds the rows the file is rebuilt from; it does no I/O (the journal makes it durable,
+ * `CsvFileView` writes the file).
+ */
+import { formatCsvRecord } from './rfc4180.js';
+
+/** One applied or seen event as the journal keeps it (short names: one per line). */
+export interface JournalEntry {
+  /** recordId */
+  r: string;
+  /** natural key */
+  k: string;
+  /** row values; null for a tombstone */
+  v: string[] | null;
+  /** occurredAt; '' for an event only recorded as seen (a stale one, v null) or a row adopted from an existing file */
+  t: string;
+  /** The event's revision, when it carried one. */
+  n?: number;
+}
+
+export type ApplyOutcome = 'written' | 'duplicate' | 'stale';
+
+/** What to do with an event: nothing (a duplicate), record it as seen (stale), or apply it. */
+export type Verdict = 'duplicate' | 'stale' | 'apply';
+
+interface Row {
+  values: string[];
+  at: string;
+  /** The row formatted once, so a rebuild only joins lines. */
+  line: string;
+}
+
+export class CsvRows {
+  private readonly seen = new Set<string>();
+  private readonly rows = new Map<string, Row>();
+  private readonly tombstones = new Map<string, string>();
+  /** Newest revision applied per key (events that carry one are ordered by it, not by time). */
+  private readonly revisions = new Map<string, number>();
+  /** Events applied so far; the file view catches up to it. */
+  version = 0;
+
+  has(recordId: string): boolean {
+    return this.seen.has(recordId);
+  }
+
+  hasRow(key: string): boolean {
+    return this.rows.has(key);
+  }
+
+  /** The formatted line of the key's current row. */
+  line(key: string): string | undefined {
+    return this.rows.get(key)?.line;
+  }
+
+  /** The rows' lines, in the order the file lists them. */
+  *lines(): Iterable<string> {
+    for (const row of this.rows.values()) yield row.line;
+  }
+
+  /**
+   * Create: applied unless the key already holds a row or a newer tombstone. With a
+   * revision: unless the key saw this revision or a newer one (then a re-create replaces
+   * whatever the key holds).
+   */
+  judgeCreate(recordId: string, key: string, at: string, revision?: number): Verdict {
+    if (this.seen.has(recordId)) return 'duplicate';
+    if (revision === undefined) {
+      const tombstone = this.tombstones.get(key);
+      if (this.rows.has(key) || (tombstone !== undefined && tombstone > at)) return 'stale';
+    } else if ((this.revisions.get(key) ?? 0) >= revision) return 'stale';
+    return 'apply';
+  }
+
+  /** Update or tombstone: applied unless the key holds a newer event (by revision when it has one). */
+  judgeChange(recordId: string, key: string, at: string, revision?: number): Verdict {
+    if (this.seen.has(recordId)) return 'duplicate';
+    const current = this.rows.get(key)?.at ?? this.tombstones.get(key);
+    const stale =
+      revision === undefined
+        ? current !== undefined && current > at
+        : (this.revisions.get(key) ?? 0) >= revision;
+    return stale ? 'stale' : 'apply';
+  }
+
+  /** Applies a journal entry (a new event, or one read back from the journal). */
+  replay(entry: JournalEntry): void {
+    if (entry.r) this.seen.add(entry.r);
+    if (entry.t === '' && entry.v === null) return;
+    if (entry.n !== undefined)
+      this.revisions.set(entry.k, Math.max(entry.n, this.revisions.get(entry.k) ?? 0));
+    this.version += 1;
+    this.rows.delete(entry.k);
+    if (entry.v === null) this.tombstones.set(entry.k, entry.t);
+    else {
+      this.rows.set(entry.k, { values: entry.v, at: entry.t, line: formatCsvRecord(entry.v) });
+      this.tombstones.delete(entry.k);
+    }
+  }
+
+  clear(): void {
+    this.seen.clear();
+    this.rows.clear();
+    this.tombstones.clear();
+    this.revisions.clear();
+    this.version = 0;
+  }
+
+  asObjects(columns: readonly string[]): Array<Record<string, string>> {
+    return [...this.rows.values()].map(({ values }) =>
+      Object.fromEntries(columns.map((c, i) => [c, values[i] ?? ''])),
+    );
+  }
+}
