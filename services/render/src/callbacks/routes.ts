@@ -30,7 +30,7 @@ const STATUSES = new Set(reportSchema.properties.status.enum);
 const KNOWN = new Set(Object.keys(reportSchema.properties));
 
 /** Checks a parsed body against `reportSchema` (kept as the documented schema). */
-export function isWorkerReport(value: unknown): value is WorkerReport {
+function isWorkerReport(value: unknown): value is WorkerReport {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const r = value as Record<string, unknown>;
   const optionalString = (v: unknown, max: number) =>

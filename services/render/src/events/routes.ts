@@ -13,10 +13,10 @@ import { findJob } from '../jobs/find-job.js';
 import { goneDetail, toV1Job } from '../jobs/job-view.js';
 import type { JobSnapshot } from './job-watcher.js';
 
-export const STREAMS_PER_ADDRESS = 4;
+const STREAMS_PER_ADDRESS = 4;
 const KEEPALIVE_MS = 15_000;
 
-export function eventData(snapshot: JobSnapshot) {
+function eventData(snapshot: JobSnapshot) {
   return {
     ...toV1Job(snapshot.job),
     queue_position: snapshot.queuePosition,

@@ -11,7 +11,11 @@ import type { RenderContext } from '../context.js';
 import { listJobs } from '../jobs/job-store.js';
 import { findJob } from '../jobs/find-job.js';
 import { legacyJobId, parseJobId, toLegacyStatus } from '../jobs/job-view.js';
-import { listSkinsHandler, skinUploadResponses, uploadSkinHandler } from '../skins/routes.js';
+import {
+  listSkinsHandler,
+  skinUploadResponses,
+  uploadSkinHandler,
+} from '../skins/skin-handlers.js';
 
 const LEGACY_LIST_SIZE = 50;
 const tags = ['legacy'];
