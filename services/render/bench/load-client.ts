@@ -4,6 +4,7 @@
  * process): the server has one core, the clients the other. Each phase is one message
  * in, one result out.
  */
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 
@@ -28,6 +29,25 @@ export interface PhaseResult {
   jobIds: string[];
   reads: number;
   errors: number;
+  /** CPU time this client thread used in the phase (ms), or undefined off Linux. */
+  clientCpuMs?: number | undefined;
+}
+
+/**
+ * This thread's own CPU time (user + system, ms) from /proc/thread-self/stat, so the bench
+ * can subtract the clients' share from the process's (process.cpuUsage counts every
+ * thread). Undefined where /proc is missing.
+ */
+export function threadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/thread-self/stat', 'utf8');
+    // Fields after the command name (which may contain spaces); utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticksPerSecond = 100; // USER_HZ, 100 on every Linux ABI Node supports
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
 }
 
 const { port, body: rawBody, boundary, concurrency } = workerData as LoadClientData;
@@ -153,11 +173,14 @@ parentPort!.on('message', async (phase: Phase | 'close') => {
     parentPort!.close();
     return;
   }
+  const cpuBefore = threadCpuMs();
   const result =
     phase.kind === 'closed'
       ? await closed(phase.submissions)
       : phase.kind === 'paced'
         ? await paced(phase.rate, phase.seconds)
         : await reads(phase.ids, phase.seconds);
+  const cpuAfter = threadCpuMs();
+  if (cpuBefore !== undefined && cpuAfter !== undefined) result.clientCpuMs = cpuAfter - cpuBefore;
   parentPort!.postMessage(result);
 });

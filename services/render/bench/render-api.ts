@@ -11,7 +11,7 @@
  * the server's event loop is its own, as with a separate load generator.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createClientAddressResolver, createLogger, loadConfig } from '@platform/core';
@@ -78,12 +78,25 @@ const client = new Worker(bootstrap, {
   eval: true,
   workerData: { port, body, boundary, concurrency: CONCURRENCY } satisfies LoadClientData,
 });
-function run(phase: Phase): Promise<PhaseResult> {
-  return new Promise((resolve, reject) => {
+/** A phase's result, with the server's CPU time in it (ms; undefined off Linux). */
+type Measured = PhaseResult & { serverCpuMs: number | undefined };
+
+/**
+ * Runs one phase. The server's CPU is the process's (every thread: event loop, libuv
+ * pool, GC, PGlite) minus the client thread's own: a cost per operation that, unlike the
+ * wall clock, hardly depends on what else the machine is running.
+ */
+async function run(phase: Phase): Promise<Measured> {
+  const before = process.cpuUsage();
+  const result = await new Promise<PhaseResult>((resolve, reject) => {
     client.once('message', resolve);
     client.once('error', reject);
     client.postMessage(phase);
   });
+  const used = process.cpuUsage(before);
+  const processMs = (used.user + used.system) / 1000;
+  const serverCpuMs = result.clientCpuMs === undefined ? undefined : processMs - result.clientCpuMs;
+  return { ...result, serverCpuMs };
 }
 
 const closed = await run({ kind: 'closed', submissions: SUBMISSIONS });
@@ -110,8 +123,14 @@ const percentile = (sorted: number[], p: number) =>
     : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1);
 const statusList = (phase: PhaseResult) => phase.statuses.map(([s, c]) => `${s}×${c}`).join(', ');
 const perSecond = (phase: PhaseResult) => phase.reads / phase.seconds;
+const cpuPer = (phase: Measured, operations: number) =>
+  phase.serverCpuMs === undefined || operations === 0
+    ? 'n/a'
+    : `${(phase.serverCpuMs / operations).toFixed(3)} ms`;
+const acceptedOf = (phase: PhaseResult) =>
+  phase.statuses.find(([status]) => status === 202)?.[1] ?? 0;
 
-const accepted = closed.statuses.find(([status]) => status === 202)?.[1] ?? 0;
+const accepted = acceptedOf(closed);
 const latencies = closed.latencies;
 console.log(
   `render API benchmark — ${cpus().length} cores, Node ${process.version}, db ${engines.db.engine}, counters ${engines.counters.driver}, storage ${engines.store.driver}; clients on their own thread`,
@@ -121,6 +140,7 @@ console.log(
 );
 console.log(`  statuses: ${statusList(closed)}`);
 console.log(`  accepted/s: ${(accepted / closed.seconds).toFixed(1)}`);
+console.log(`  server CPU per accepted submission: ${cpuPer(closed, accepted)}`);
 console.log(
   `  admission latency ms: p50 ${percentile(latencies, 50)}  p90 ${percentile(latencies, 90)}  p99 ${percentile(latencies, 99)}  max ${latencies.at(-1)?.toFixed(1)}`,
 );
@@ -131,11 +151,17 @@ console.log(`  statuses: ${statusList(paced)}`);
 console.log(
   `  latency ms from schedule: p50 ${percentile(paced.latencies, 50)}  p90 ${percentile(paced.latencies, 90)}  p99 ${percentile(paced.latencies, 99)}  max ${paced.latencies.at(-1)?.toFixed(1)}`,
 );
+console.log(`  server CPU per accepted submission: ${cpuPer(paced, acceptedOf(paced))}`);
 console.log(
-  `status reads, active jobs: ${perSecond(activeReads).toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${activeReads.errors} errors)`,
+  `status reads, active jobs: ${perSecond(activeReads).toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${activeReads.errors} errors); server CPU per read ${cpuPer(activeReads, activeReads.reads)}`,
 );
 console.log(
-  `status reads, finished jobs: ${perSecond(finishedReads).toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${finishedReads.errors} errors)`,
+  `status reads, finished jobs: ${perSecond(finishedReads).toFixed(1)}/s over ${READ_SECONDS} s with ${CONCURRENCY} clients (${finishedReads.errors} errors); server CPU per read ${cpuPer(finishedReads, finishedReads.reads)}`,
+);
+console.log(
+  `load average during the run: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
 );
 
 await app.close();
