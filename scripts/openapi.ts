@@ -77,12 +77,37 @@ try {
       '--config',
       join(root, 'redocly.yaml'),
       '--format',
-      'summary',
+      'json',
       ...Object.keys(documents).map((name) => relative(root, join(lintDir, `${name}.json`))),
     ],
-    { stdio: 'inherit', cwd: root },
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  if (lint.status !== 0) failed = true;
+  // Redocly fails only on errors; a warning fails here too (the goal is 0 of each, or an
+  // ignore with its reason). Its json format is one report per document, back to back.
+  const reports = JSON.parse(`[${lint.stdout.trim().replace(/\}\s*\{/g, '},{')}]`) as {
+    totals: { errors: number; warnings: number; ignored: number };
+    problems: {
+      ruleId: string;
+      severity: string;
+      message: string;
+      location: { pointer?: string; source?: { ref?: string } }[];
+    }[];
+  }[];
+  let ignored = 0;
+  for (const report of reports) {
+    ignored += report.totals.ignored;
+    for (const problem of report.problems) {
+      const where = problem.location[0];
+      console.error(
+        `openapi: ${problem.severity} ${problem.ruleId} ${where?.source?.ref ?? ''}#${where?.pointer ?? ''}: ${problem.message}`,
+      );
+      failed = true;
+    }
+  }
+  if (lint.status !== 0 && reports.length === 0) failed = true;
+  console.log(
+    `openapi: Redocly: ${reports.length} documents linted, ${ignored} problems ignored on purpose (.redocly.lint-ignore.yaml)`,
+  );
 } finally {
   await rm(dir, { recursive: true, force: true });
 }

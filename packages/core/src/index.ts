@@ -21,6 +21,11 @@ export { coreErrors, errorBody, replyWithError } from './errors/core-errors.js';
 export { createHttpApp, type HttpAppOptions, type OpenApiInfo } from './http/create-http-app.js';
 export { localServer } from './http/openapi/servers.js';
 export {
+  accessSecuritySchemes,
+  securitySchemeName,
+  type SecurityScheme,
+} from './http/openapi/security-schemes.js';
+export {
   errorResponse,
   errorResponses,
   errorSchema,
@@ -42,7 +47,6 @@ export {
   ACCESS_DETAILS,
   callerHasScope,
   effectiveScope,
-  SECURITY_SCHEME,
   type RouteAccess,
 } from './http/access/access-control.js';
 export { isLoopbackAddress } from './http/access/loopback.js';

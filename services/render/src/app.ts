@@ -24,6 +24,7 @@ import { registerEventRoutes } from './events/routes.js';
 import { registerLegacyRoutes } from './legacy/routes.js';
 import { registerPageRoutes } from './pages/routes.js';
 import { registerSkinRoutes } from './skins/routes.js';
+import { CALLBACK_SECURITY_SCHEME, callbackSecurityScheme } from './callbacks/signature.js';
 
 export interface BuildAppOptions {
   /** Registry shared with the pipeline's metrics. @defaultValue a new one */
@@ -71,6 +72,7 @@ export async function buildRenderApp(
         'Accepts osu! replays, renders them to video, serves skins and artifacts. Legacy routes are deprecated.',
       // PORT's default (config.ts).
       servers: [localServer(8727, 'The render service')],
+      securitySchemes: { [CALLBACK_SECURITY_SCHEME]: callbackSecurityScheme },
       tags: [
         { name: 'render', description: 'Submit replays for rendering.' },
         { name: 'jobs', description: 'Render jobs: status, live events, cancel and delete.' },

@@ -14,10 +14,16 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { coreErrors, errorBody, replyWithError } from '../errors/core-errors.js';
-import { installAccessControl, SECURITY_SCHEME } from './access/access-control.js';
+import { installAccessControl } from './access/access-control.js';
 import { LOCAL_ACCESS, type AccessPolicy } from './access/access-policy.js';
 import { nonFiniteParameter } from './finite-numbers.js';
 import { errorSchema } from './openapi/error-schema.js';
+import {
+  accessSecuritySchemes,
+  withoutUnusedSecuritySchemes,
+  type DocumentLike,
+  type SecurityScheme,
+} from './openapi/security-schemes.js';
 import { installResponseCheck, responseCheckEnabled } from './openapi/response-check.js';
 import { openApiUrl, withWildcardParam } from './openapi/wildcard.js';
 import { addStandardResponses } from './openapi/standard-responses.js';
@@ -63,6 +69,11 @@ export interface OpenApiInfo {
   servers?: { url: string; description?: string }[];
   /** The tags its operations use, each with what it groups. */
   tags?: { name: string; description: string }[];
+  /**
+   * Schemes of checks a route does itself, beside the API keys (render's signed worker
+   * callback); an `open` route names one in its schema's `security`.
+   */
+  securitySchemes?: Record<string, SecurityScheme>;
 }
 
 const REQUEST_ID_HEADER = 'x-request-id';
@@ -135,6 +146,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       schema: withWildcardParam(schema, url),
       url: openApiUrl(url),
     }),
+    // Only OpenAPI documents are made here (`openapi` below), never Swagger 2.
+    transformObject: (document) =>
+      withoutUnusedSecuritySchemes((document as { openapiObject: DocumentLike }).openapiObject),
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
@@ -154,14 +168,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       ],
       components: {
         securitySchemes: {
-          [SECURITY_SCHEME]: {
-            type: 'http',
-            scheme: 'bearer',
-            description:
-              'An API key from API_KEYS, as `Authorization: Bearer <key>`. Each operation lists the scope it needs ' +
-              '(`x-scope`: read, submit or operate). Without API_KEYS the service runs in local mode: no key is ' +
-              'asked for, and operate routes answer only clients on the same machine.',
-          },
+          ...accessSecuritySchemes(),
+          ...options.openapi?.securitySchemes,
         },
       },
     },

@@ -11,7 +11,13 @@ import { toV1Job } from '../jobs/job-view.js';
 import { findJob } from '../jobs/find-job.js';
 import { applyWorkerReport, type WorkerReport } from './apply-report.js';
 import { parseJobId } from '../jobs/job-view.js';
-import { NONCE_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyCallback } from './signature.js';
+import {
+  CALLBACK_SECURITY_SCHEME,
+  NONCE_HEADER,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  verifyCallback,
+} from './signature.js';
 
 const reportSchema = {
   type: 'object',
@@ -70,6 +76,8 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
             'Body: {worker_id, status: downloading|rendering|completed|failed, progress?, map_title?, error?}. ' +
             '`completed` requires videos/<id>.mp4, thumbnails/<id>.jpg and logs/<id>.log in storage.',
           tags: ['jobs'],
+          // Open to API keys; the signature is the check (its scheme: app.ts).
+          security: [{ [CALLBACK_SECURITY_SCHEME]: [] }],
           consumes: ['application/json'],
           response: {
             200: { description: 'The job as it is now', $ref: 'RenderJob#' },

@@ -12,6 +12,21 @@ export const SIGNATURE_HEADER = 'x-render-signature';
 export const TIMESTAMP_HEADER = 'x-render-timestamp';
 export const NONCE_HEADER = 'x-render-nonce';
 
+/** The callback's check as an OpenAPI security scheme (the route names it in `security`). */
+export const CALLBACK_SECURITY_SCHEME = 'workerSignature';
+
+export const callbackSecurityScheme = {
+  type: 'apiKey',
+  in: 'header',
+  name: 'X-Render-Signature',
+  description:
+    'A remote worker signs each report with the shared CALLBACK_SECRET: `X-Render-Signature: sha256=<hex>`, ' +
+    'hex being HMAC-SHA256(CALLBACK_SECRET, `<timestamp>.<nonce>.<job id>.<raw body>`), with ' +
+    '`X-Render-Timestamp` (Unix seconds, at most 300 s from the service clock) and `X-Render-Nonce` ' +
+    '(16-128 of A-Z a-z 0-9 _ -, used once). A missing, stale, wrong or replayed signature is a 401; ' +
+    'without CALLBACK_SECRET the callback answers 403.',
+} as const;
+
 const NONCE_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 
 export interface SignedFields {

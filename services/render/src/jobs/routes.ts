@@ -1,5 +1,5 @@
 /** `GET /v1/jobs` (paginated, filtered, newest first) and `GET /v1/jobs/{job_id}`. */
-import { callerHasScope, errorResponses } from '@platform/core';
+import { callerHasScope, errorResponses, securitySchemeName } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
@@ -89,6 +89,8 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
         description:
           'The client that submitted the job (same address) or an operator. A queued job never starts; a running one is stopped by its worker within a heartbeat (5 s) and its temp files removed. The replay, log, video and thumbnail are deleted (a video shared with an identical later submission stays until its last job goes). Afterwards the job answers 410.',
         tags: ['jobs'],
+        // No key for the submitter; an operator's key lets anyone else delete it.
+        security: [{}, { [securitySchemeName('operate')]: [] }],
         params: {
           type: 'object',
           properties: { job_id: { type: 'string' } },

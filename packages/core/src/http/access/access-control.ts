@@ -17,6 +17,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { AccessPolicy } from './access-policy.js';
 import type { ApiKey } from './api-keys.js';
 import { isLoopbackAddress } from './loopback.js';
+import { securitySchemeName } from '../openapi/security-schemes.js';
 import {
   DEFAULT_ROUTE_SCOPE,
   isRouteScope,
@@ -37,8 +38,6 @@ const REMOTE_LOCAL_SCOPES: ReadonlySet<KeyScope> = new Set(['read', 'submit']);
 export function callerHasScope(request: FastifyRequest, scope: KeyScope): boolean {
   return request.callerScopes?.has(scope) ?? false;
 }
-
-export const SECURITY_SCHEME = 'apiKey';
 
 export const ACCESS_DETAILS = {
   missing: coreErrors.definitions.API_KEY_MISSING.detail,
@@ -134,13 +133,16 @@ export function installAccessControl(
     for (const method of [route.method].flat()) {
       if (method !== 'HEAD') table.push({ method, url: route.url, scope });
     }
-    if (!(route.schema as { hide?: boolean } | undefined)?.hide) {
+    const schema = route.schema as { hide?: boolean; security?: unknown } | undefined;
+    if (!schema?.hide) {
       // Open routes say so (`security: []`): the document states every operation's needs.
+      // An open route may name a check of its own instead (render's signed worker
+      // callback); a keyed route's requirement always comes from its scope.
       route.schema = {
         ...route.schema,
         ...(scope === 'open'
-          ? { security: [] }
-          : { security: [{ [SECURITY_SCHEME]: [] }], 'x-scope': scope }),
+          ? { security: schema?.security ?? [] }
+          : { security: [{ [securitySchemeName(scope)]: [] }], 'x-scope': scope }),
       } as RouteOptions['schema'];
     }
   });

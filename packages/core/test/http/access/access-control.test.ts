@@ -163,12 +163,14 @@ describe('without API keys (local mode)', () => {
   });
 });
 
-test('the OpenAPI document names the bearer scheme and the scope of each protected operation', async () => {
+test('the OpenAPI document names a bearer scheme per scope and the one each operation needs', async () => {
   const app = await buildApp(keyed);
   const document = (await app.inject('/openapi.json')).json();
-  assert.equal(document.components.securitySchemes.apiKey.scheme, 'bearer');
-  assert.deepEqual(document.paths['/things'].get.security, [{ apiKey: [] }]);
+  for (const scope of ['read', 'submit', 'operate'])
+    assert.equal(document.components.securitySchemes[`${scope}Key`].scheme, 'bearer');
+  assert.deepEqual(document.paths['/things'].get.security, [{ readKey: [] }]);
   assert.equal(document.paths['/things'].get['x-scope'], 'read');
+  assert.deepEqual(document.paths['/admin/pause'].post.security, [{ operateKey: [] }]);
   assert.equal(document.paths['/admin/pause'].post['x-scope'], 'operate');
   // Open operations say so explicitly, overriding any document-wide requirement.
   assert.deepEqual(document.paths['/public'].get.security, []);
