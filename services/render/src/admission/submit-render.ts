@@ -3,22 +3,17 @@
  * limit (429), global queue depth and rendering capacity (503), the two-active-jobs rule
  * (429) and the daily quota (429), then the replay upload to `replays/` (500 on failure, before anything is
  * written) and, under the per-address advisory lock, the active-job count again with the
- * job row and its outbox event in one transaction. The upload comes before the
+ * job row and its outbox event in one transaction (one statement: admitJob). The upload comes before the
  * transaction so no database session is held during it and no event can exist without
  * its replay; a refused or failed transaction deletes the uploaded replay.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
+import { advisoryLockKey, type Logger, type ObjectStore, type SqlDatabase } from '@platform/core';
 import type { RenderSettings } from '../config.js';
 import type { RateLimiter } from '@platform/core';
 import { checkRateLimit } from '../limits/rate-limits.js';
 import { renderErrors } from '../errors.js';
-import {
-  addressUsage,
-  insertJobWithEvent,
-  loadAndUsage,
-  type AddressUsage,
-} from '../jobs/job-store.js';
+import { admitJob, loadAndUsage, type AddressUsage } from '../jobs/job-store.js';
 import { artifactKeys } from '../jobs/job-view.js';
 import { renderFingerprint } from '../reuse/fingerprint.js';
 import type { ValidatedRender } from './validate-render-form.js';
@@ -80,10 +75,11 @@ export async function admitRender(
     throw renderErrors.RENDER_STORAGE_FAILED({ cause: error });
   }
   try {
-    await db.withAdvisoryLock(`render-address:${address}`, async (tx) => {
-      const refused = refuse(await addressUsage(tx, address));
-      if (refused) throw refused;
-      await insertJobWithEvent(tx, {
+    const admitted = await admitJob(
+      db,
+      advisoryLockKey(`render-address:${address}`),
+      { maxActive: settings.maxActivePerAddress, dailyQuota: settings.dailyRenderQuota },
+      {
         id: jobId,
         skin: request.skin,
         options: request.options,
@@ -91,8 +87,9 @@ export async function admitRender(
         replayKey,
         replayInfo: request.replay,
         fingerprint: renderFingerprint(request.data, request.skin, request.options),
-      });
-    });
+      },
+    );
+    if (!admitted.inserted) throw refuse(admitted.usage) ?? new Error('admission refused');
   } catch (error) {
     await store.delete(replayKey).catch(() => undefined);
     throw error;

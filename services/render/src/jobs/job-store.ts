@@ -94,19 +94,32 @@ export interface NewJob {
 
 export const OUTBOX_CHANNEL = 'render_outbox';
 
+/** The per-address limits admission enforces under the address's lock. */
+export interface AddressLimits {
+  maxActive: number;
+  dailyQuota: number;
+}
+
 /**
- * Inserts the job and its first outbox event, and wakes dispatchers (delivered at
- * commit): one statement, so the per-address lock is held for one round trip less.
+ * Under the address's advisory lock (`lockKey`, from advisoryLockKey), counts the
+ * address's usage again and, within `limits`, inserts the job, its first outbox event and
+ * the dispatchers' wake-up (delivered at commit). One statement (the function of migration
+ * 003): run on the database itself it is its own transaction, committed when this
+ * resolves, in one round trip instead of five. Returns the usage counted under the lock
+ * and whether the job was written.
  */
-export async function insertJobWithEvent(tx: SqlExecutor, job: NewJob): Promise<void> {
-  await tx.query(
-    `WITH job AS (
-       INSERT INTO render_jobs (id, status, skin, options, client_ip, replay_key, replay_info, beatmap_md5, fingerprint)
-       VALUES ($1, 'queued', $2, $3, $4, $5, $6, $7, $8)
-       RETURNING id),
-     event AS (INSERT INTO render_outbox (job_id) SELECT id FROM job RETURNING job_id)
-     SELECT pg_notify($9, $10) FROM event`,
+export async function admitJob(
+  db: SqlExecutor,
+  lockKey: string,
+  limits: AddressLimits,
+  job: NewJob,
+): Promise<{ usage: AddressUsage; inserted: boolean }> {
+  const { rows } = await db.query<UsageRow & { inserted: boolean }>(
+    'SELECT * FROM render_admit_job($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
     [
+      lockKey,
+      limits.maxActive,
+      limits.dailyQuota,
       job.id,
       job.skin,
       JSON.stringify(job.options),
@@ -116,9 +129,9 @@ export async function insertJobWithEvent(tx: SqlExecutor, job: NewJob): Promise<
       job.replayInfo.beatmapMd5,
       job.fingerprint,
       OUTBOX_CHANNEL,
-      job.id,
     ],
   );
+  return { usage: toUsage(rows[0]), inserted: rows[0]?.inserted === true };
 }
 
 export async function insertOutboxEvent(tx: SqlExecutor, jobId: string): Promise<void> {
@@ -178,16 +191,8 @@ export interface AddressUsage {
   lastDayResetsAt: Date | null;
 }
 
-/**
- * One query for both per-address rules. Tombstones count towards the day (deleting a job
- * gives no quota back); a cancelled job is no longer active.
- */
-const USAGE_SQL = `SELECT count(*) FILTER (WHERE status IN ('queued', 'downloading', 'rendering'))::int AS active,
-            count(*) FILTER (WHERE created_at > now() - interval '1 day')::int AS last_day,
-            min(created_at) FILTER (WHERE created_at > now() - interval '1 day') + interval '1 day' AS resets_at
-       FROM render_jobs
-      WHERE client_ip = $1
-        AND (status IN ('queued', 'downloading', 'rendering') OR created_at > now() - interval '1 day')`;
+/** Both per-address rules in one query (the function of migration 003 says what counts). */
+const USAGE_SQL = 'SELECT active, last_day, resets_at FROM render_address_usage($1)';
 
 type UsageRow = { active: number; last_day: number; resets_at: Date | null };
 
@@ -196,11 +201,6 @@ const toUsage = (row: UsageRow | undefined): AddressUsage => ({
   lastDay: Number(row?.last_day ?? 0),
   lastDayResetsAt: row?.resets_at ? new Date(row.resets_at) : null,
 });
-
-export async function addressUsage(db: SqlExecutor, clientIp: string): Promise<AddressUsage> {
-  const { rows } = await db.query<UsageRow>(USAGE_SQL, [clientIp]);
-  return toUsage(rows[0]);
-}
 
 /** The global load and one address's usage in one round trip (admission's first look). */
 export async function loadAndUsage(

@@ -1,16 +1,20 @@
 /** Seeds jobs with their outbox events, and drains a queue, for the dispatcher tests. */
 import { randomUUID } from 'node:crypto';
-import type { SqlExecutor } from '@platform/core';
+import { advisoryLockKey, type SqlExecutor } from '@platform/core';
 import { DEFAULT_RENDER_OPTIONS } from '../../src/admission/validate-render-form.js';
-import { insertJobWithEvent } from '../../src/jobs/job-store.js';
+import { admitJob } from '../../src/jobs/job-store.js';
 import type { RenderTask, TaskQueue } from '../../src/queue/task-queue.js';
 import type { TestEngines } from './harness.js';
 
+// Seeded jobs are written the way admission writes them, with no per-address limit.
+const UNLIMITED = { maxActive: 2 ** 31 - 1, dailyQuota: 2 ** 31 - 1 };
+
 export async function seedJobs(engines: TestEngines, n: number): Promise<string[]> {
   const ids = Array.from({ length: n }, () => randomUUID());
+  const lockKey = advisoryLockKey('render-address:192.0.2.1');
   await engines.ctx.db.transaction(async (tx) => {
     for (const id of ids) {
-      await insertJobWithEvent(tx, {
+      await admitJob(tx, lockKey, UNLIMITED, {
         id,
         skin: 'Default',
         options: { ...DEFAULT_RENDER_OPTIONS },
