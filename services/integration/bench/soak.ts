@@ -31,7 +31,8 @@ for (const driver of drivers) {
   console.log(
     `  ${result.driver}: ${result.records} events (${result.keys} keys) — published in ${result.publishSeconds.toFixed(1)} s, ` +
       `all targets complete in ${result.totalSeconds.toFixed(1)} s (${result.recordsPerSecond} events/s per target); ` +
-      `relational ${result.perAdapterSeconds.relational?.toFixed(1)} s, csv ${result.perAdapterSeconds.csv?.toFixed(1)} s, webhook ${result.perAdapterSeconds.webhook?.toFixed(1)} s`,
+      `relational ${result.perAdapterSeconds.relational?.toFixed(1)} s, csv ${result.perAdapterSeconds.csv?.toFixed(1)} s, webhook ${result.perAdapterSeconds.webhook?.toFixed(1)} s; ` +
+      `CPU ${result.cpuMsPerEvent} ms per event`,
   );
   console.log(
     result.problems.length

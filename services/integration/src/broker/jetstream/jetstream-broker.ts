@@ -70,6 +70,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       maxReconnectAttempts: -1,
       reconnectTimeWait: 1000,
       name: 'integration-broker',
+      // Every request (each publish, pull and ackAck) otherwise builds an Error up front
+      // for its stack, in case it times out: about 2% of the CPU of a loaded platform.
+      noAsyncTraces: true,
     });
   } catch (error) {
     throw new BrokerUnavailableError(`NATS unreachable: ${(error as Error).message}`, {
