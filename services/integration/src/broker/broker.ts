@@ -71,7 +71,20 @@ export interface ConsumerOptions {
   fromBeginning?: boolean;
   /** Most records read (and held uncommitted) per partition at once. @defaultValue 200 */
   maxBatch?: number;
+  /**
+   * Offsets kept in the target (Kafka Connect's `SinkTask.open` → `context.offset`): asked
+   * once per partition when the consumer takes it. When the answer is ahead of the group's
+   * committed offset, and the record just before it is the one the target says it applied
+   * last (`holds`), the group starts there; otherwise at its committed offset.
+   */
+  resumeAt?: ResumeAt;
 }
+
+/** Where the subscriber's own store says a partition resumes, and how to recognise the record before it. */
+export type ResumeAt = (
+  topic: string,
+  partition: number,
+) => Promise<{ offset: number; holds(record: BrokerRecord): boolean } | undefined>;
 
 export interface Assignment {
   topic: string;
@@ -131,6 +144,11 @@ export interface Broker {
    */
   missing(topic: string, partition: number, published: PublishedRecord[]): Promise<Set<string>>;
   durability(): BrokerDurability;
+  /**
+   * Applies the topics' retention now (it also runs on its own); resolves with the records
+   * dropped. The SQL log prunes itself; JetStream's server enforces the limits, so 0.
+   */
+  applyRetention?(): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

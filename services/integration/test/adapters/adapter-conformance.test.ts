@@ -7,7 +7,10 @@
  * - a tombstone removes the key, whatever order it and its create arrive in;
  * - a poison message goes to the dead letters and the next good record is written;
  * - a flat message of the first releases is read as an interns envelope;
- * - a new contract version (an added optional field) keeps the attachment writing.
+ * - a new contract version (an added optional field) keeps the attachment writing;
+ * - offsets in the target (issue 11 item 2): after a restart with the broker's commits
+ *   lost, the adapter resumes at the position the target stored (nothing is delivered
+ *   again); a batch delivered again below that position (the group rewound) is skipped.
  *
  * Each target is seen through a `Probe`: the current state a reader of that target sees
  * per natural key (rows, file lines, or the webhook receiver folding deliveries by
@@ -48,13 +51,39 @@ interface KeyState {
   status: string;
 }
 
+interface Restartable {
+  readonly adapter: Adapter;
+  /** Stops the adapter, runs `meanwhile`, and starts a new one over the same target state. */
+  restart(meanwhile: () => Promise<void>): Promise<void>;
+}
+
 interface Probe {
-  adapter: Adapter;
+  running: Restartable;
   /** Current state per natural key (interns: internId). */
   state(): Promise<Map<string, KeyState>>;
   /** How many times the record took effect in the target (rows, lines, deliveries). */
   effects(recordId: string): Promise<number>;
   close(): Promise<void>;
+}
+
+/** An adapter built by `build`, restartable over the same target state. */
+async function restartable(build: () => Promise<Adapter>): Promise<Restartable> {
+  const start = async () => {
+    const built = await build();
+    await built.start();
+    return built;
+  };
+  let adapter = await start();
+  return {
+    get adapter() {
+      return adapter;
+    },
+    async restart(meanwhile) {
+      await adapter.stop();
+      await meanwhile();
+      adapter = await start();
+    },
+  };
 }
 
 interface AdapterKind {
@@ -68,10 +97,11 @@ const KINDS: AdapterKind[] = [
     name: 'relational',
     async open(harness) {
       harness.controlPlane.attach(INTERNS, 'relational', { mode: 'generic', table: 'records' });
-      const adapter = await buildRelationalAdapter({ ...harness.adapterDeps(), db: harness.db });
-      await adapter.start();
+      const running = await restartable(() =>
+        buildRelationalAdapter({ ...harness.adapterDeps(), db: harness.db }),
+      );
       return {
-        adapter,
+        running,
         async state() {
           const { rows } = await harness.db.query<{
             natural_key: string;
@@ -92,7 +122,7 @@ const KINDS: AdapterKind[] = [
           );
           return rows[0]!.n;
         },
-        close: () => adapter.stop(),
+        close: () => running.adapter.stop(),
       };
     },
   },
@@ -104,12 +134,13 @@ const KINDS: AdapterKind[] = [
         path: 'interns.csv',
         columns: ['intern_id', 'record_id', 'status'],
       });
-      const adapter = await buildCsvAdapter({ ...harness.adapterDeps(), baseDir });
-      await adapter.start();
+      const running = await restartable(() =>
+        buildCsvAdapter({ ...harness.adapterDeps(), baseDir }),
+      );
       const rows = async () =>
         parseCsv(await readFile(join(baseDir, 'interns.csv'), 'utf8').catch(() => '')).slice(1);
       return {
-        adapter,
+        running,
         async state() {
           return new Map(
             (await rows()).map(([key, recordId, status]) => [
@@ -120,7 +151,7 @@ const KINDS: AdapterKind[] = [
         },
         effects: async (recordId) => (await rows()).filter((row) => row[1] === recordId).length,
         async close() {
-          await adapter.stop();
+          await running.adapter.stop();
           await rm(baseDir, { recursive: true, force: true });
         },
       };
@@ -137,16 +168,17 @@ const KINDS: AdapterKind[] = [
         token: 'conformance-token',
       });
       // The receiver is a loopback server: allowed explicitly, as ALLOWED_OUTBOUND would.
-      const adapter = await buildWebhookAdapter({
-        ...harness.adapterDeps(),
-        stateDir,
-        allowedOutbound: ['127.0.0.1'],
-      });
-      await adapter.start();
+      const running = await restartable(() =>
+        buildWebhookAdapter({
+          ...harness.adapterDeps(),
+          stateDir,
+          allowedOutbound: ['127.0.0.1'],
+        }),
+      );
       const envelopes = () =>
         receiver.deliveries.map((d) => JSON.parse(d.body) as TestEnvelope & { recordType: string });
       return {
-        adapter,
+        running,
         // A receiver keeps, per key, the event of the highest revision (then the latest
         // occurredAt); a tombstone removes the key.
         async state() {
@@ -167,7 +199,7 @@ const KINDS: AdapterKind[] = [
         },
         effects: async (recordId) => envelopes().filter((e) => e.recordId === recordId).length,
         async close() {
-          await adapter.stop();
+          await running.adapter.stop();
           await receiver.close();
           await rm(stateDir, { recursive: true, force: true });
         },
@@ -199,22 +231,27 @@ for (const driverName of ['sql-log-pglite', 'jetstream']) {
         const publish = (e: TestEnvelope): Promise<PublishResult> =>
           harness.broker.publish(topicOf(e), e.naturalKey, JSON.stringify(e));
         /** Waits until the adapter committed past every given record (handled it, whatever the outcome). */
-        const handled = (...records: PublishResult[]) =>
-          waitFor(`${kind.name} past ${records.length} record(s)`, async () => {
-            const status = (
-              await probe.adapter.app.inject({ method: 'GET', url: '/admin/status' })
-            ).json() as {
-              assignments: Array<{ topic: string; partition: number; committedOffset: number }>;
-            };
-            return records.every((r) =>
-              status.assignments.some(
-                (a) =>
-                  a.topic === r.topic &&
-                  a.partition === r.partition &&
-                  a.committedOffset > r.offset,
-              ),
-            );
-          });
+        const handled = (...records: PublishResult[]) => handledWithin(10_000, ...records);
+        const handledWithin = (timeoutMs: number, ...records: PublishResult[]) =>
+          waitFor(
+            `${kind.name} past ${records.length} record(s)`,
+            async () => {
+              const status = (
+                await probe.running.adapter.app.inject({ method: 'GET', url: '/admin/status' })
+              ).json() as {
+                assignments: Array<{ topic: string; partition: number; committedOffset: number }>;
+              };
+              return records.every((r) =>
+                status.assignments.some(
+                  (a) =>
+                    a.topic === r.topic &&
+                    a.partition === r.partition &&
+                    a.committedOffset > r.offset,
+                ),
+              );
+            },
+            timeoutMs,
+          );
         /**
          * The target shows everything decided so far: an update of a fresh key, published
          * once the records before it were handled, is visible (a CSV file trails its
@@ -281,7 +318,8 @@ for (const driverName of ['sql-log-pglite', 'jetstream']) {
           await handled(await publish(good));
           await waitFor('the dead letter', () =>
             harness.deadLetters.some(
-              (d) => d.originalKey === key && d.failedAdapter === probe.adapter.consumerGroup,
+              (d) =>
+                d.originalKey === key && d.failedAdapter === probe.running.adapter.consumerGroup,
             ),
           );
           const letter = harness.deadLetters.find((d) => d.originalKey === key)!;
@@ -311,7 +349,7 @@ for (const driverName of ['sql-log-pglite', 'jetstream']) {
             fields: [...INTERNS.fields, { name: 'nickname', type: 'string', required: false }],
           };
           for (const attachment of harness.controlPlane.attachments) attachment.contract = v2;
-          await probe.adapter.runtime.refresh();
+          await probe.running.adapter.runtime.refresh();
           const newer = {
             ...internCreated(uniqueName('v2'), { nickname: 'Ada' }),
             schemaVersion: 2,
@@ -321,6 +359,66 @@ for (const driverName of ['sql-log-pglite', 'jetstream']) {
           await handled(await publish(newer), await publish(older));
           assert.equal((await stateOf(newer.naturalKey))?.recordId, newer.recordId);
           assert.equal((await stateOf(older.naturalKey))?.recordId, older.recordId);
+        });
+
+        /** Records the adapter counted as duplicates since it started (its own metrics). */
+        const duplicates = async () => {
+          const text = (await probe.running.adapter.app.inject({ method: 'GET', url: '/metrics' }))
+            .body;
+          return [
+            ...text.matchAll(
+              /integration_adapter_records_total\{[^}]*outcome="duplicate"[^}]*\} (\d+)/g,
+            ),
+          ].reduce((sum, match) => sum + Number(match[1]), 0);
+        };
+        const createdBatch = async (base: string, count: number) => {
+          const records = Array.from({ length: count }, () => ({
+            ...internCreated(uniqueName(base)),
+            revision: 1,
+          }));
+          const positions: PublishResult[] = [];
+          for (const record of records) positions.push(await publish(record));
+          await handled(...positions);
+          return { records, positions };
+        };
+
+        it('resumes at the offset the target stored when the broker lost its commits', async () => {
+          const { records, positions } = await createdBatch('resume', 4);
+          await probe.running.restart(async () => {
+            // A crash between the target's commit and the broker's: the group's committed
+            // offsets go back to the start of the log.
+            const rewinder = await harness.broker.subscribeBatches(
+              { groupId: probe.running.adapter.consumerGroup, topics: [] },
+              async () => undefined,
+            );
+            for (let partition = 0; partition < 3; partition += 1)
+              await rewinder.seek('interns.created', partition, 0);
+            await rewinder.stop();
+          });
+          const later = { ...internCreated(uniqueName('after-restart')), revision: 1 };
+          await handled(...positions, await publish(later));
+          assert.equal((await stateOf(later.naturalKey))?.recordId, later.recordId);
+          for (const record of records) assert.equal(await probe.effects(record.recordId), 1);
+          // Resumed at the target's position: nothing of the rewound log came again.
+          assert.equal(await duplicates(), 0, 'no record delivered again after the restart');
+        });
+
+        it('skips a batch delivered again below the offset the target stored', async () => {
+          const { records, positions } = await createdBatch('rewind', 3);
+          const before = await duplicates();
+          const last = positions.at(-1)!;
+          await probe.running.adapter.runtime.seek(last.topic, last.partition, 0);
+          const later = { ...internCreated(uniqueName('after-rewind')), revision: 1 };
+          const laterAt = await publish(later);
+          // On JetStream a seek re-creates the durable; the worker's long poll on the old one
+          // ends within its 1 s expiry before the partition is read again from the start.
+          await handledWithin(30_000, ...positions, laterAt);
+          assert.equal((await stateOf(later.naturalKey))?.recordId, later.recordId);
+          for (const record of records) assert.equal(await probe.effects(record.recordId), 1);
+          assert.ok(
+            (await duplicates()) > before,
+            'the rewound records came again and were skipped',
+          );
         });
       },
     );

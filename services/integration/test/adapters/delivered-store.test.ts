@@ -1,10 +1,24 @@
-/** The webhook's idempotency gate on its own: first uses of an attachment that overlap share one load. */
+/**
+ * The webhook's durable state on its own: first uses of an attachment that overlap share
+ * one load; positions (offsets in the target) survive a reopen; recordIds are pruned by
+ * position, in memory and in the file, and a redelivered batch is still skipped.
+ */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { TargetEvent } from '../../src/adapters/runtime/adapter-target.js';
+import { coveredByPosition, positionsAfter } from '../../src/adapters/runtime/applied-position.js';
 import { DeliveredStore } from '../../src/adapters/webhook/delivered-store.js';
+
+const slot = { consumerGroup: 'adapter.webhook', topic: 'interns.created', partition: 1 };
+/** Just what the position helpers read of an event. */
+const eventAt = (offset: number): TargetEvent =>
+  ({
+    envelope: { recordId: `r${offset}` },
+    position: { ...slot, offset },
+  }) as unknown as TargetEvent;
 
 describe('webhook delivered store', () => {
   let dir: string;
@@ -31,5 +45,37 @@ describe('webhook delivered store', () => {
         `round ${round}: the delivery is remembered`,
       );
     }
+  });
+
+  it('keeps the position with the deliveries and prunes recordIds far below it', async () => {
+    const folder = join(dir, 'pruning');
+    const keep = 5;
+    let store = new DeliveredStore(folder, keep);
+    const batches: TargetEvent[][] = [];
+    for (let start = 0; start < 200; start += 10) {
+      const batch = Array.from({ length: 10 }, (_, i) => eventAt(start + i));
+      batches.push(batch);
+      await store.record(
+        'a-1',
+        batch.map((e) => ({ recordId: e.envelope.recordId, slot, offset: e.position!.offset })),
+        positionsAfter(batch),
+      );
+    }
+    assert.deepEqual(await store.position('a-1', slot), { nextOffset: 200, lastRecordId: 'r199' });
+    assert.equal(await store.has('a-1', 'r199'), true, 'a recent delivery is kept');
+    assert.equal(await store.has('a-1', 'r0'), false, 'an old one is pruned');
+    // The file was rewritten: it holds far fewer than the 200 deliveries made.
+    const lines = (await readFile(join(folder, 'a-1.delivered'), 'utf8')).trim().split('\n');
+    const ids = lines.flatMap((line) => (JSON.parse(line) as { d: unknown[] }).d);
+    assert.ok(ids.length < 100, `file holds ${ids.length} recordIds`);
+
+    // A reopened store has the same position and still recognises the last batch when it
+    // comes again (its recordIds pruned or not): it is covered by the position.
+    store = new DeliveredStore(folder, keep);
+    const stored = await store.position('a-1', slot);
+    assert.deepEqual(stored, { nextOffset: 200, lastRecordId: 'r199' });
+    assert.equal(coveredByPosition(batches.at(-1)!, stored).size, 10);
+    // A batch that does not hold the record applied last cannot be checked: not covered.
+    assert.equal(coveredByPosition(batches[0]!, stored).size, 0);
   });
 });

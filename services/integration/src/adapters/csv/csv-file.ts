@@ -19,6 +19,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { AppliedPosition, PositionSlot, RecordPosition } from '../runtime/applied-position.js';
 import { UnmappableDataError } from '../runtime/failures.js';
 import { CsvFileView } from './csv-file-view.js';
 import { CsvRows, type ApplyOutcome, type JournalEntry } from './csv-rows.js';
@@ -82,13 +83,15 @@ export class CsvFile {
     values: string[],
     at: string,
     revision?: number,
+    position?: RecordPosition,
   ): Promise<ApplyOutcome> {
     const { outcome, durable } = await this.decide((): Decision => {
       const verdict = this.state.judgeCreate(recordId, key, at, revision);
       if (verdict === 'duplicate') return { outcome: 'duplicate' };
-      if (verdict === 'stale') return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
+      if (verdict === 'stale')
+        return { outcome: 'stale', durable: this.recordSeen(recordId, key, position) };
       const replaces = this.state.hasRow(key);
-      const journaled = this.apply(entryOf(recordId, key, values, at, revision));
+      const journaled = this.apply(entryOf(recordId, key, values, at, revision, position));
       if (replaces) {
         this.view.queueRebuild();
         return { outcome: 'written', durable: journaled };
@@ -110,17 +113,24 @@ export class CsvFile {
     values: string[] | null,
     at: string,
     revision?: number,
+    position?: RecordPosition,
   ): Promise<ApplyOutcome> {
     const { outcome, durable } = await this.decide((): Decision => {
       const verdict = this.state.judgeChange(recordId, key, at, revision);
       if (verdict === 'duplicate') return { outcome: 'duplicate' };
-      if (verdict === 'stale') return { outcome: 'stale', durable: this.recordSeen(recordId, key) };
-      const journaled = this.apply(entryOf(recordId, key, values, at, revision));
+      if (verdict === 'stale')
+        return { outcome: 'stale', durable: this.recordSeen(recordId, key, position) };
+      const journaled = this.apply(entryOf(recordId, key, values, at, revision, position));
       this.view.queueRebuild();
       return { outcome: 'written', durable: journaled };
     });
     await durable;
     return outcome;
+  }
+
+  /** The position journaled last for a slot (offsets in the target). */
+  position(slot: PositionSlot): AppliedPosition | undefined {
+    return this.state.position(slot);
   }
 
   rowsAsObjects(): Array<Record<string, string>> {
@@ -158,8 +168,8 @@ export class CsvFile {
   }
 
   /** A stale event is still "seen", so a redelivery is a duplicate. */
-  private recordSeen(recordId: string, key: string): Promise<void> {
-    const entry: JournalEntry = { r: recordId, k: key, v: null, t: '' };
+  private recordSeen(recordId: string, key: string, position?: RecordPosition): Promise<void> {
+    const entry: JournalEntry = { r: recordId, k: key, v: null, t: '', ...positionField(position) };
     this.state.replay(entry);
     return this.journal.append(entry);
   }
@@ -210,6 +220,7 @@ function entryOf(
   values: string[] | null,
   at: string,
   revision: number | undefined,
+  position: RecordPosition | undefined,
 ): JournalEntry {
   return {
     r: recordId,
@@ -217,5 +228,11 @@ function entryOf(
     v: values,
     t: at,
     ...(revision === undefined ? {} : { n: revision }),
+    ...positionField(position),
   };
 }
+
+const positionField = (position: RecordPosition | undefined): Pick<JournalEntry, 'o'> =>
+  position
+    ? { o: [position.consumerGroup, position.topic, position.partition, position.offset] }
+    : {};

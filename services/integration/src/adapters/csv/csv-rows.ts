@@ -5,6 +5,7 @@
  * holds the rows the file is rebuilt from; it does no I/O (the journal makes it durable,
  * `CsvFileView` writes the file).
  */
+import { slotKey, type AppliedPosition, type PositionSlot } from '../runtime/applied-position.js';
 import { formatCsvRecord } from './rfc4180.js';
 
 /** One applied or seen event as the journal keeps it (short names: one per line). */
@@ -19,6 +20,8 @@ export interface JournalEntry {
   t: string;
   /** The event's revision, when it carried one. */
   n?: number;
+  /** Where the event sat in the log: consumer group, topic, partition, offset (offsets in the target). */
+  o?: [string, string, number, number];
 }
 
 export type ApplyOutcome = 'written' | 'duplicate' | 'stale';
@@ -39,8 +42,14 @@ export class CsvRows {
   private readonly tombstones = new Map<string, string>();
   /** Newest revision applied per key (events that carry one are ordered by it, not by time). */
   private readonly revisions = new Map<string, number>();
+  /** Position per (consumer group, topic, partition): the entry journaled last for it. */
+  private readonly positions = new Map<string, AppliedPosition>();
   /** Events applied so far; the file view catches up to it. */
   version = 0;
+
+  position(slot: PositionSlot): AppliedPosition | undefined {
+    return this.positions.get(slotKey(slot));
+  }
 
   has(recordId: string): boolean {
     return this.seen.has(recordId);
@@ -88,6 +97,13 @@ export class CsvRows {
   /** Applies a journal entry (a new event, or one read back from the journal). */
   replay(entry: JournalEntry): void {
     if (entry.r) this.seen.add(entry.r);
+    if (entry.o) {
+      const [consumerGroup, topic, partition, offset] = entry.o;
+      this.positions.set(slotKey({ consumerGroup, topic, partition }), {
+        nextOffset: offset + 1,
+        lastRecordId: entry.r,
+      });
+    }
     if (entry.t === '' && entry.v === null) return;
     if (entry.n !== undefined)
       this.revisions.set(entry.k, Math.max(entry.n, this.revisions.get(entry.k) ?? 0));
@@ -105,6 +121,7 @@ export class CsvRows {
     this.rows.clear();
     this.tombstones.clear();
     this.revisions.clear();
+    this.positions.clear();
     this.version = 0;
   }
 

@@ -6,6 +6,7 @@
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
+import { coveredByPosition } from '../runtime/applied-position.js';
 import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
 import { UnmappableDataError } from '../runtime/failures.js';
 import type { LocalEnvelope } from '../runtime/local-envelope.js';
@@ -122,7 +123,7 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
     row: string[],
     event: TargetEvent,
   ): Promise<WriteOutcome> => {
-    const { envelope } = event;
+    const { envelope, position } = event;
     const at = isoTime(envelope.occurredAt);
     if (event.lifecycle === 'create')
       return mapping.file.create(
@@ -131,6 +132,7 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
         row,
         at,
         envelope.revision,
+        position,
       );
     return mapping.file.change(
       envelope.recordId,
@@ -138,7 +140,13 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
       event.lifecycle === 'tombstone' ? null : row,
       at,
       envelope.revision,
+      position,
     );
+  };
+  /** Events the journal's stored position already covers (offsets in the target). */
+  const covered = (mapping: Mapping, events: TargetEvent[]) => {
+    const slot = events.find((event) => event.position)?.position;
+    return slot ? coveredByPosition(events, mapping.file.position(slot)) : new Set<number>();
   };
 
   return {
@@ -181,11 +189,21 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
       return mapping.file.has(event.envelope.recordId);
     },
     transform,
-    write,
+    write: (mapping, row, event) =>
+      covered(mapping, [event]).size > 0
+        ? Promise.resolve('duplicate')
+        : write(mapping, row, event),
     // Decided one after another in offset order; their journal entries share one append
     // and one fsync (the journal's group commit), the creates one append to the file.
-    writeBatch: (mapping, events) =>
-      Promise.all(events.map((event) => write(mapping, transform(mapping, event), event))),
+    writeBatch(mapping, events) {
+      const skip = covered(mapping, events);
+      return Promise.all(
+        events.map((event, i) =>
+          skip.has(i) ? ('duplicate' as const) : write(mapping, transform(mapping, event), event),
+        ),
+      );
+    },
+    appliedPosition: async (mapping, slot) => mapping.file.position(slot),
     async listInterns() {
       const interns = [...files.values()].find((entry) => entry.contractId === 'interns');
       return interns ? (await interns.file).rowsAsObjects() : [];

@@ -18,9 +18,18 @@
  * 4. One multi-row audit insert: every fresh event, `applied` when its key changed; one
  *    upsert of the keys' revisions (kept after a hard delete, so a late update of a
  *    deleted key stays stale).
+ * 5. Offsets in the target: the batch's position (next offset per consumer group, topic
+ *    and partition) is read first, locked, and stored last, in the same transaction;
+ *    events it already covers are duplicates without being looked at (`applied-position.ts`).
  */
 import type { SqlExecutor } from '@platform/core';
 import type { TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
+import {
+  coveredByPosition,
+  positionsAfter,
+  type AppliedPosition,
+  type PositionSlot,
+} from '../runtime/applied-position.js';
 import type { LifecycleClass } from '../runtime/attachment.js';
 import { q, type GenericMapping, type Mapping, type Row, type ShapedMapping } from './mapping.js';
 
@@ -134,15 +143,44 @@ function shapedStatement(
   return [sql, [JSON.stringify(rows)]];
 }
 
+const POSITION_SQL = `SELECT next_offset, last_record_id FROM relational_offsets
+  WHERE attachment_id = $1 AND consumer_group = $2 AND topic = $3 AND partition = $4 FOR UPDATE`;
+
+const STORE_POSITION_SQL = `INSERT INTO relational_offsets
+    (attachment_id, consumer_group, topic, partition, next_offset, last_record_id)
+  VALUES ($1, $2, $3, $4, $5, $6)
+  ON CONFLICT (attachment_id, consumer_group, topic, partition) DO UPDATE
+    SET next_offset = EXCLUDED.next_offset, last_record_id = EXCLUDED.last_record_id, updated_at = now()`;
+
+/** The position stored for a slot (`tx` locks its row when it is a transaction). */
+export async function readRelationalPosition(
+  tx: SqlExecutor,
+  attachmentId: string,
+  slot: PositionSlot,
+): Promise<AppliedPosition | undefined> {
+  const { rows } = await tx.query<{ next_offset: string | number; last_record_id: string }>(
+    POSITION_SQL,
+    [attachmentId, slot.consumerGroup, slot.topic, slot.partition],
+  );
+  return rows[0]
+    ? { nextOffset: Number(rows[0].next_offset), lastRecordId: rows[0].last_record_id }
+    : undefined;
+}
+
 export async function writeRelationalBatch(
   tx: SqlExecutor,
   m: Mapping,
   events: TargetEvent[],
   rows: Row[],
 ): Promise<WriteOutcome[]> {
+  // A batch is one partition: one slot.
+  const slot = events.find((e) => e.position)?.position;
+  const covered = slot
+    ? coveredByPosition(events, await readRelationalPosition(tx, m.attachmentId, slot))
+    : new Set<number>();
   const { rows: audited } = await tx.query<{ record_id: string }>(
     'SELECT record_id::text AS record_id FROM audit_log WHERE attachment_id = $1 AND record_id = ANY($2::uuid[])',
-    [m.attachmentId, events.map((e) => e.envelope.recordId)],
+    [m.attachmentId, events.filter((_, i) => !covered.has(i)).map((e) => e.envelope.recordId)],
   );
   const seen = new Set(audited.map((row) => row.record_id.toLowerCase()));
   const revised = [
@@ -169,7 +207,7 @@ export async function writeRelationalBatch(
   const inSequence = new Set<number>();
   events.forEach((event, i) => {
     const id = event.envelope.recordId.toLowerCase();
-    if (seen.has(id)) return;
+    if (covered.has(i) || seen.has(id)) return;
     seen.add(id);
     fresh.push(i);
     const { naturalKey: key, revision } = event.envelope;
@@ -238,6 +276,16 @@ export async function writeRelationalBatch(
     await tx.query(REVISIONS_SQL, [
       m.attachmentId,
       JSON.stringify(newest.map((e) => ({ natural_key: e.naturalKey, revision: e.revision }))),
+    ]);
+  }
+  for (const { slot: at, position } of positionsAfter(events)) {
+    await tx.query(STORE_POSITION_SQL, [
+      m.attachmentId,
+      at.consumerGroup,
+      at.topic,
+      at.partition,
+      position.nextOffset,
+      position.lastRecordId,
     ]);
   }
   const freshSet = new Set(fresh);

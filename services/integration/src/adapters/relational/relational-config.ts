@@ -27,6 +27,8 @@ export const PLATFORM_TABLES: readonly string[] = [
   'dead_letters',
   'intake_outbox',
   'platform_seeds',
+  'relational_key_revisions',
+  'relational_offsets',
   'schema_migrations',
   'submitted_records',
 ];

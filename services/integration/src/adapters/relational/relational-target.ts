@@ -13,7 +13,7 @@ import type { SqlDatabase } from '@platform/core';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
 import { UnmappableDataError } from '../runtime/failures.js';
-import { writeRelationalBatch } from './batch-write.js';
+import { readRelationalPosition, writeRelationalBatch } from './batch-write.js';
 import { q, type Mapping, type Row } from './mapping.js';
 import { parseRelationalConfig, RELATIONAL_CONFIG_SCHEMA } from './relational-config.js';
 import { tableColumns, validateInternsTable } from './shaped-table.js';
@@ -152,6 +152,7 @@ export function createRelationalTarget(
       const rows = events.map((event) => transform(mapping, event));
       return inTransaction(db, (tx) => writeRelationalBatch(tx, mapping, events, rows));
     },
+    appliedPosition: (mapping, slot) => readRelationalPosition(db, mapping.attachmentId, slot),
     async listInterns() {
       const { rows } = await db.query(
         `SELECT record_id, intern_id, first_name, last_name, email, college, department, mentor,

@@ -15,7 +15,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@platform/core';
 import type { Registry } from 'prom-client';
-import type { Broker, Consumer } from '../../broker/broker.js';
+import type { Broker, Consumer, ResumeAt } from '../../broker/broker.js';
 import { createAdapterMetrics, observeFirstWrites } from './adapter-metrics.js';
 import type { AdapterTarget } from './adapter-target.js';
 import { AttachmentRegistry } from './attachment-registry.js';
@@ -23,6 +23,7 @@ import { AttachmentStats, observeAttachments, type AttachmentFigures } from './a
 import { contractOfTopic, type AttachmentView } from './attachment.js';
 import type { AttachmentSource } from './control-plane-client.js';
 import { DEFAULT_RULES } from './failures.js';
+import { deserialize } from './local-envelope.js';
 import { createPipeline, type Pipeline } from './pipeline.js';
 import type { RetryPolicy } from './retry-policy.js';
 
@@ -134,6 +135,15 @@ export class AdapterRuntime {
     this.desiredPaused = false;
     this.consumer?.resume();
     this.options.logger.info({ consumerGroup: this.options.consumerGroup }, 'adapter resumed');
+  }
+
+  /**
+   * Moves this consumer group's position on one partition (an operator's rewind): records
+   * delivered again below a target's stored position are skipped by the target.
+   */
+  async seek(topic: string, partition: number, offset: number): Promise<void> {
+    if (!this.consumer) throw new Error('the adapter has not subscribed yet');
+    await this.consumer.seek(topic, partition, offset);
   }
 
   status(): AdapterStatus {
@@ -250,13 +260,48 @@ export class AdapterRuntime {
     }
   }
 
+  /**
+   * Offsets in the target: a partition resumes at the lowest position the targets of its
+   * contract's enabled attachments stored (all of them must hold one), checked against
+   * the record before it.
+   */
+  private readonly resumeAt: ResumeAt = async (topic, partition) => {
+    const contractId = contractOfTopic(topic);
+    const attachments = this.registry.all().filter((a) => a.enabled && a.contractId === contractId);
+    if (attachments.length === 0) return undefined;
+    const positions = await Promise.all(
+      attachments.map((a) => this.pipeline.appliedPosition(a, topic, partition)),
+    );
+    let lowest = positions[0];
+    for (const position of positions) {
+      if (!position) return undefined;
+      if (position.nextOffset < lowest!.nextOffset) lowest = position;
+    }
+    const { nextOffset, lastRecordId } = lowest!;
+    return {
+      offset: nextOffset,
+      holds: (record) => {
+        try {
+          return deserialize(record).recordId === lastRecordId;
+        } catch {
+          return false;
+        }
+      },
+    };
+  };
+
   private async subscribe(topics: string[]): Promise<void> {
     if (this.stopped) return;
     const fresh = topics.filter((topic) => !this.subscribedTopics.has(topic));
     if (fresh.length === 0) return;
     if (!this.consumer) {
       this.consumer = await this.options.broker.subscribeBatches(
-        { groupId: this.options.consumerGroup, topics, fromBeginning: true },
+        {
+          groupId: this.options.consumerGroup,
+          topics,
+          fromBeginning: true,
+          resumeAt: this.resumeAt,
+        },
         (records) => this.pipeline.handleBatch(records),
       );
       if (this.desiredPaused) this.consumer.pause();

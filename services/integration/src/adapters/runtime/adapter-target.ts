@@ -4,6 +4,7 @@
  * (consume, deserialize, contract filter, classify, retry, dead-letter, commit), so a new
  * adapter type is one object of this shape handed to `buildAdapter`.
  */
+import type { AppliedPosition, PositionSlot, RecordPosition } from './applied-position.js';
 import type { AttachmentView, LifecycleClass } from './attachment.js';
 import type { ClassificationRule } from './failures.js';
 import type { LocalEnvelope } from './local-envelope.js';
@@ -12,6 +13,11 @@ export interface TargetEvent {
   envelope: LocalEnvelope;
   lifecycle: LifecycleClass;
   attachment: AttachmentView;
+  /**
+   * Where the record sits in the log. A target that stores offsets (`appliedPosition`)
+   * stores it with the write and skips events its stored position already covers.
+   */
+  position?: RecordPosition;
 }
 
 /** `duplicate`: the idempotency gate found the event applied; `stale`: older than the target's state. */
@@ -39,6 +45,11 @@ export interface AdapterTarget<Mapping = unknown, Row = unknown> {
    * `write` event by event to find and dead-letter the records that fail on their own.
    */
   writeBatch?(mapping: Mapping, events: TargetEvent[]): Promise<WriteOutcome[]>;
+  /**
+   * Offsets in the target: the position stored for a (consumer group, topic, partition)
+   * with the data, or undefined when none is stored. The consumer resumes there.
+   */
+  appliedPosition?(mapping: Mapping, slot: PositionSlot): Promise<AppliedPosition | undefined>;
   /** Rows of the target for `GET /interns` (the adapter's own view). */
   listInterns?(): Promise<unknown[]>;
   /** Called when an attachment disappears or its mapping is replaced. */

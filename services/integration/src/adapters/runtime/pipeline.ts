@@ -16,6 +16,7 @@ import type { Logger } from '@platform/core';
 import type { Broker, BrokerRecord } from '../../broker/broker.js';
 import type { AdapterMetrics } from './adapter-metrics.js';
 import type { AdapterTarget, TargetEvent } from './adapter-target.js';
+import type { AppliedPosition, RecordPosition } from './applied-position.js';
 import type { AttachmentView } from './attachment.js';
 import type { AttachmentRegistry } from './attachment-registry.js';
 import { buildDeadLetter, publishDeadLetter } from './dead-letter.js';
@@ -53,12 +54,24 @@ export interface Pipeline {
   handleBatch(records: BrokerRecord[]): Promise<void>;
   /** Drops cached mappings of attachments whose config or contract changed. */
   invalidate(attachmentIds: string[]): Promise<void>;
+  /** The position the attachment's target stored for a partition of this consumer group (offsets in the target). */
+  appliedPosition(
+    attachment: AttachmentView,
+    topic: string,
+    partition: number,
+  ): Promise<AppliedPosition | undefined>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { target, registry, logger, consumerGroup, metrics } = deps;
+  const positionOf = (record: BrokerRecord): RecordPosition => ({
+    consumerGroup,
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+  });
   // The resolution is cached at once, so `invalidate` during it drops it (set after it
   // ended, it would outlive the change); a failed one is forgotten, so a retry resolves again.
   const mappings = new Map<string, { version: number; mapping: Promise<unknown> }>();
@@ -140,7 +153,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
             `record type ${envelope.recordType} is not declared by contract ${envelope.contractId}`,
           );
         }
-        const event: TargetEvent = { envelope, lifecycle, attachment };
+        const event: TargetEvent = {
+          envelope,
+          lifecycle,
+          attachment,
+          position: positionOf(record),
+        };
         const mapping = await resolveMapping(attachment);
         if (await target.isDuplicate(mapping, event)) {
           metrics.outcome(envelope.contractId, 'duplicate');
@@ -193,10 +211,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       for (const { record, envelope } of items) await apply(record, envelope, attachment);
       return;
     }
-    const events: TargetEvent[] = items.map(({ envelope }) => ({
+    const events: TargetEvent[] = items.map(({ record, envelope }) => ({
       envelope,
       lifecycle: attachment.contract.lifecycle[envelope.recordType]!,
       attachment,
+      position: positionOf(record),
     }));
     let fallbackAttempt = 1;
     const outage: { since?: number } = {};
@@ -310,6 +329,14 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
         return;
       }
       for (const attachment of attachments) await apply(record, envelope, attachment);
+    },
+    async appliedPosition(attachment, topic, partition) {
+      if (!target.appliedPosition) return undefined;
+      return target.appliedPosition(await resolveMapping(attachment), {
+        consumerGroup,
+        topic,
+        partition,
+      });
     },
     async invalidate(attachmentIds) {
       for (const id of attachmentIds) {

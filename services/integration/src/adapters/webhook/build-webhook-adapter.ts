@@ -11,6 +11,8 @@ export interface WebhookAdapterDeps extends AdapterDeps {
   readTimeoutMs?: number;
   /** Target addresses allowed although loopback/private/link-local (`allowedOutbound(env)`). @defaultValue none */
   allowedOutbound?: readonly string[];
+  /** Delivered recordIds kept below each partition's position (`WEBHOOK_DELIVERED_KEEP`). @defaultValue 10000 */
+  deliveredKeep?: number;
 }
 
 export async function buildWebhookAdapter(deps: WebhookAdapterDeps): Promise<Adapter> {
@@ -19,6 +21,7 @@ export async function buildWebhookAdapter(deps: WebhookAdapterDeps): Promise<Ada
     ...(deps.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: deps.connectTimeoutMs }),
     ...(deps.readTimeoutMs === undefined ? {} : { readTimeoutMs: deps.readTimeoutMs }),
     outbound: { allowed: deps.allowedOutbound ?? [] },
+    ...(deps.deliveredKeep === undefined ? {} : { deliveredKeep: deps.deliveredKeep }),
   });
   return buildAdapter({ ...deps, target });
 }

@@ -1,51 +1,235 @@
 /**
- * The webhook's idempotency gate: recordIds already delivered (2xx) to an attachment, in
- * an append-only file per attachment, loaded into memory on first use. The receiver also
- * gets the recordId as `Idempotency-Key`, so a crash between its 2xx and this record
- * leaves it able to drop the repeat.
+ * The webhook's durable state per attachment, in one append-only file: the recordIds
+ * delivered (2xx) with their offsets, and the position per (consumer group, topic,
+ * partition) — offsets in the target (`applied-position.ts`). One line per append, so a
+ * batch's deliveries and the position after them are written together:
+ *
+ *   {"s":["<group>","<topic>",<partition>],"d":[["<recordId>",<offset>],…],"p":[["<group>","<topic>",<partition>,<next>,"<recordId>"]]}
+ *
+ * (A bare recordId line is a delivery recorded before positions existed.) The position is
+ * the first gate; the recordIds are the second (a record published twice, at two
+ * offsets). RecordIds are pruned by position: those more than `keepPerPartition` offsets
+ * below their partition's position are dropped, in memory and, by rewriting the file
+ * (temp file, rename), on disk — so neither grows with the records ever delivered. A
+ * redelivered batch below the position is still skipped by the position itself.
+ *
+ * The receiver also gets the recordId as `Idempotency-Key`, so a crash between its 2xx
+ * and this record leaves it able to drop the repeat.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { slotKey, type AppliedPosition, type PositionSlot } from '../runtime/applied-position.js';
+
+/** A delivery as recorded: its offset in its slot (undefined for lines of earlier releases). */
+interface DeliveredEntry {
+  slot: string;
+  offset: number | undefined;
+}
+
+interface AttachmentState {
+  delivered: Map<string, DeliveredEntry>;
+  positions: Map<string, { slot: PositionSlot; position: AppliedPosition }>;
+  /** Entries (recordIds and positions) in the file, and after its last rewrite: when to rewrite it. */
+  written: number;
+  keptAtRewrite: number;
+}
+
+export interface Delivery {
+  recordId: string;
+  slot?: PositionSlot;
+  offset?: number;
+}
+
+type PositionTuple = [string, string, number, number, string];
+type SlotTuple = [string, string, number];
+interface Line {
+  s?: SlotTuple;
+  d?: Array<[string, number]>;
+  p?: PositionTuple[];
+}
+
+/** Offsets kept below each position by default (`WEBHOOK_DELIVERED_KEEP`). */
+export const DEFAULT_DELIVERED_KEEP = 10_000;
 
 export class DeliveredStore {
-  /** The load of each attachment's set, stored at once: overlapping first uses share it. */
-  private readonly sets = new Map<string, Promise<Set<string>>>();
+  /** The load of each attachment's state, stored at once: overlapping first uses share it. */
+  private readonly states = new Map<string, Promise<AttachmentState>>();
+  /** Appends and rewrites of one attachment, one at a time. */
+  private readonly writes = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly keepPerPartition = DEFAULT_DELIVERED_KEEP,
+  ) {}
 
   private fileOf(attachmentId: string): string {
     return join(this.dir, `${attachmentId.replace(/[^A-Za-z0-9_-]/g, '_')}.delivered`);
   }
 
-  private load(attachmentId: string): Promise<Set<string>> {
-    const cached = this.sets.get(attachmentId);
+  private load(attachmentId: string): Promise<AttachmentState> {
+    const cached = this.states.get(attachmentId);
     if (cached) return cached;
     const loading = readFile(this.fileOf(attachmentId), 'utf8')
       .catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return '';
         throw error;
       })
-      .then((text) => new Set(text.split('\n').filter(Boolean)));
-    this.sets.set(attachmentId, loading);
+      .then((text) => {
+        const state: AttachmentState = {
+          delivered: new Map(),
+          positions: new Map(),
+          written: 0,
+          keptAtRewrite: 0,
+        };
+        for (const line of text.split('\n')) {
+          if (!line) continue;
+          if (!line.startsWith('{')) {
+            state.delivered.set(line, { slot: '', offset: undefined });
+            state.written += 1;
+            continue;
+          }
+          try {
+            applyLine(state, JSON.parse(line) as Line);
+          } catch {
+            // a torn last line from a crash: its deliveries were never acknowledged and come again
+          }
+        }
+        this.prune(state);
+        state.keptAtRewrite = state.delivered.size + state.positions.size;
+        return state;
+      });
+    this.states.set(attachmentId, loading);
     // a failed load is forgotten, so the next use reads the file again
-    loading.catch(() => this.sets.get(attachmentId) === loading && this.sets.delete(attachmentId));
+    loading.catch(
+      () => this.states.get(attachmentId) === loading && this.states.delete(attachmentId),
+    );
     return loading;
   }
 
   async has(attachmentId: string, recordId: string): Promise<boolean> {
-    return (await this.load(attachmentId)).has(recordId);
+    return (await this.load(attachmentId)).delivered.has(recordId);
+  }
+
+  async position(attachmentId: string, slot: PositionSlot): Promise<AppliedPosition | undefined> {
+    return (await this.load(attachmentId)).positions.get(slotKey(slot))?.position;
   }
 
   async add(attachmentId: string, recordId: string): Promise<void> {
-    await this.addAll(attachmentId, [recordId]);
+    await this.record(attachmentId, [{ recordId }], []);
   }
 
-  /** One append for many (a batch's deliveries). */
-  async addAll(attachmentId: string, recordIds: string[]): Promise<void> {
-    if (recordIds.length === 0) return;
-    const set = await this.load(attachmentId);
-    await mkdir(this.dir, { recursive: true });
-    await appendFile(this.fileOf(attachmentId), recordIds.map((id) => `${id}\n`).join(''));
-    for (const id of recordIds) set.add(id);
+  /**
+   * One append for a batch: what was delivered and the positions after it. Prunes (and
+   * rewrites the file) once it holds twice what pruning keeps.
+   */
+  async record(
+    attachmentId: string,
+    deliveries: Delivery[],
+    positions: Array<{ slot: PositionSlot; position: AppliedPosition }>,
+  ): Promise<void> {
+    if (deliveries.length === 0 && positions.length === 0) return;
+    const state = await this.load(attachmentId);
+    const slot = deliveries.find((x) => x.slot)?.slot ?? positions[0]?.slot;
+    const line: Line = {
+      ...(slot ? { s: [slot.consumerGroup, slot.topic, slot.partition] } : {}),
+      d: deliveries.map((x) => [x.recordId, x.offset ?? -1]),
+      p: positions.map(({ slot: at, position }) => [
+        at.consumerGroup,
+        at.topic,
+        at.partition,
+        position.nextOffset,
+        position.lastRecordId,
+      ]),
+    };
+    await this.serialize(attachmentId, async () => {
+      await mkdir(this.dir, { recursive: true });
+      await appendFile(this.fileOf(attachmentId), `${JSON.stringify(line)}\n`);
+      applyLine(state, line);
+      if (state.written > 2 * state.keptAtRewrite + this.keepPerPartition) {
+        this.prune(state);
+        await this.rewrite(attachmentId, state);
+      }
+    });
+  }
+
+  /** Drops recordIds more than `keepPerPartition` offsets below their slot's position. */
+  private prune(state: AttachmentState): void {
+    for (const [recordId, entry] of state.delivered) {
+      if (entry.offset === undefined) continue;
+      const held = state.positions.get(entry.slot)?.position.nextOffset;
+      if (held !== undefined && entry.offset < held - this.keepPerPartition)
+        state.delivered.delete(recordId);
+    }
+  }
+
+  /** The file again with what the state holds: temp file, fsync, rename. */
+  private async rewrite(attachmentId: string, state: AttachmentState): Promise<void> {
+    const file = this.fileOf(attachmentId);
+    const slots = new Map([...state.positions].map(([key, value]) => [key, value.slot]));
+    const lines: string[] = [];
+    const legacy: string[] = [];
+    const bySlot = new Map<string, Array<[string, number]>>();
+    for (const [recordId, entry] of state.delivered) {
+      if (entry.offset === undefined || !slots.has(entry.slot)) legacy.push(recordId);
+      else bySlot.set(entry.slot, [...(bySlot.get(entry.slot) ?? []), [recordId, entry.offset]]);
+    }
+    for (const [key, { slot, position }] of state.positions) {
+      const entry: Line = {
+        s: [slot.consumerGroup, slot.topic, slot.partition],
+        d: bySlot.get(key) ?? [],
+        p: [
+          [
+            slot.consumerGroup,
+            slot.topic,
+            slot.partition,
+            position.nextOffset,
+            position.lastRecordId,
+          ],
+        ],
+      };
+      lines.push(JSON.stringify(entry));
+    }
+    const text = [...legacy, ...lines].map((line) => `${line}\n`).join('');
+    const temp = `${file}.tmp-${process.pid}`;
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+    state.written = state.keptAtRewrite = state.delivered.size + state.positions.size;
+  }
+
+  private serialize(attachmentId: string, work: () => Promise<void>): Promise<void> {
+    const previous = this.writes.get(attachmentId) ?? Promise.resolve();
+    const run = previous.then(work);
+    this.writes.set(
+      attachmentId,
+      run.catch(() => undefined),
+    );
+    return run;
   }
 }
+
+function applyLine(state: AttachmentState, line: Line): void {
+  const slotTuple = line.s ?? line.p?.[0];
+  const slot = slotTuple ? slotKey(toSlot(slotTuple)) : '';
+  for (const [recordId, offset] of line.d ?? [])
+    state.delivered.set(recordId, { slot, offset: offset >= 0 && slot ? offset : undefined });
+  for (const tuple of line.p ?? []) {
+    const slotOf = toSlot(tuple);
+    state.positions.set(slotKey(slotOf), {
+      slot: slotOf,
+      position: { nextOffset: tuple[3], lastRecordId: tuple[4] },
+    });
+  }
+  state.written += (line.d?.length ?? 0) + (line.p?.length ?? 0);
+}
+
+const toSlot = ([consumerGroup, topic, partition]: SlotTuple | PositionTuple): PositionSlot => ({
+  consumerGroup,
+  topic,
+  partition,
+});

@@ -8,9 +8,10 @@
 import { createHmac } from 'node:crypto';
 import { createOutboundGuard, type OutboundGuardOptions } from '@platform/core';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
+import { coveredByPosition, positionsAfter } from '../runtime/applied-position.js';
 import { PermanentDeliveryError, TransientDeliveryError } from '../runtime/failures.js';
 import { toEnvelopeJson } from '../runtime/local-envelope.js';
-import { DeliveredStore } from './delivered-store.js';
+import { DeliveredStore, type Delivery } from './delivered-store.js';
 import { postJson } from './http-post.js';
 import { parseWebhookConfig, WEBHOOK_CONFIG_SCHEMA, type WebhookConfig } from './webhook-config.js';
 
@@ -25,6 +26,8 @@ export interface WebhookTargetOptions {
   outbound?: Pick<OutboundGuardOptions, 'allowed' | 'resolve'>;
   /** Clock for the signature timestamp. @defaultValue `Date.now` */
   now?: () => number;
+  /** Delivered recordIds kept below each partition's position (`WEBHOOK_DELIVERED_KEEP`). @defaultValue 10000 */
+  deliveredKeep?: number;
 }
 
 interface Mapping {
@@ -35,6 +38,11 @@ interface Mapping {
 /** Unix seconds of an HMAC-signed delivery; the signature covers `<timestamp>.<body>`. */
 export const TIMESTAMP_HEADER = 'x-webhook-timestamp';
 
+const deliveryOf = (event: TargetEvent): Delivery =>
+  event.position
+    ? { recordId: event.envelope.recordId, slot: event.position, offset: event.position.offset }
+    : { recordId: event.envelope.recordId };
+
 /** Requests in flight per attachment type (one per key of a batch). */
 const SOCKETS = 16;
 
@@ -42,7 +50,7 @@ export const WEBHOOK_DESCRIPTION =
   'POSTs each envelope to an HTTP endpoint with bearer or HMAC authentication.';
 
 export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarget<Mapping, string> {
-  const delivered = new DeliveredStore(options.stateDir);
+  const delivered = new DeliveredStore(options.stateDir, options.deliveredKeep);
   // Targets are given by whoever attaches: connections go through the outbound guard.
   const { http: httpAgent, https: httpsAgent } = createOutboundGuard({
     ...options.outbound,
@@ -88,18 +96,29 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     body: string,
     event: TargetEvent,
   ): Promise<WriteOutcome> => {
+    const { position } = event;
+    if (position) {
+      const stored = await delivered.position(mapping.attachmentId, position);
+      if (coveredByPosition([event], stored).size > 0) return 'duplicate';
+    }
     await post(mapping, body, event);
-    await delivered.add(mapping.attachmentId, event.envelope.recordId);
+    await delivered.record(mapping.attachmentId, [deliveryOf(event)], positionsAfter([event]));
     return 'written';
   };
 
   /** Each key's events in order; keys side by side, at most SOCKETS at once. Throws the first failure after all settled. */
   const writeBatch = async (mapping: Mapping, events: TargetEvent[]): Promise<WriteOutcome[]> => {
     const outcomes: WriteOutcome[] = new Array(events.length);
+    const slot = events.find((event) => event.position)?.position;
+    const covered = slot
+      ? coveredByPosition(events, await delivered.position(mapping.attachmentId, slot))
+      : new Set<number>();
     const byKey = new Map<string, number[]>();
-    events.forEach((event, i) =>
-      byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]),
-    );
+    events.forEach((event, i) => {
+      if (covered.has(i)) outcomes[i] = 'duplicate';
+      else
+        byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]);
+    });
     const queues = [...byKey.values()];
     // A batch may carry one record twice (a redelivery next to the original; same key, so
     // same queue): the second is a duplicate, as it would be in a later batch.
@@ -125,10 +144,14 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
       }
     };
     await Promise.all(Array.from({ length: Math.min(SOCKETS, queues.length) }, worker));
-    // What was delivered is recorded (one append) even when another key failed: the batch comes again and skips it.
-    await delivered.addAll(
+    // What was delivered is recorded (one append) even when another key failed: the batch
+    // comes again and skips it. The position only passes events decided in offset order
+    // (up to the first one left undelivered).
+    const decided = outcomes.findIndex((outcome) => outcome === undefined);
+    await delivered.record(
       mapping.attachmentId,
-      events.filter((_, i) => outcomes[i] === 'written').map((e) => e.envelope.recordId),
+      events.filter((_, i) => outcomes[i] === 'written').map(deliveryOf),
+      positionsAfter(events, decided === -1 ? events.length : decided),
     );
     if (failure) throw failure.error;
     return outcomes;
@@ -148,6 +171,7 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     transform,
     write,
     writeBatch,
+    appliedPosition: (mapping, slot) => delivered.position(mapping.attachmentId, slot),
     async close() {
       httpAgent.destroy();
       httpsAgent.destroy();

@@ -22,6 +22,7 @@ import {
 import { assignmentOf } from '../assignment-of.js';
 import { DEFAULT_MAX_BATCH, type DeliveryHandler } from '../batch-delivery.js';
 import type { Assignment, BrokerRecord, Consumer, ConsumerOptions } from '../broker.js';
+import { resumePosition } from '../resume-position.js';
 import { durableName, streamName } from './naming.js';
 
 export const KEY_HEADER = 'Broker-Key';
@@ -176,11 +177,30 @@ export class JetStreamConsumer implements Consumer {
     if (info.config.max_ack_pending !== this.maxBatch) {
       info = await jsm.consumers.update(stream, this.durable, { max_ack_pending: this.maxBatch });
     }
+    const committed = info.ack_floor.stream_seq;
+    const start = await resumePosition({
+      resumeAt: options.resumeAt,
+      topic,
+      partition,
+      committed,
+      end: info.delivered.stream_seq + info.num_pending,
+      readAt: (offset) => this.readAt(stream, topic, partition, offset),
+      logger: this.deps.logger,
+      groupId: options.groupId,
+    });
+    if (start > committed) {
+      // The target applied more than the broker knows was acked: start after it.
+      await jsm.consumers.delete(stream, this.durable);
+      info = await jsm.consumers.add(
+        stream,
+        this.consumerConfig(DeliverPolicy.StartSequence, start + 1),
+      );
+    }
     const state: PartitionState = {
       topic,
       partition,
       stream,
-      committedOffset: info.ack_floor.stream_seq,
+      committedOffset: Math.max(start, info.ack_floor.stream_seq),
       endOffset: info.delivered.stream_seq + info.num_pending,
       generation: 0,
       handle: await js.consumers.get(stream, this.durable),
@@ -225,6 +245,35 @@ export class JetStreamConsumer implements Consumer {
         continue;
       }
       await this.process(state, batch, generation);
+    }
+  }
+
+  private async readAt(
+    stream: string,
+    topic: string,
+    partition: number,
+    offset: number,
+  ): Promise<BrokerRecord | undefined> {
+    try {
+      const stored = await this.deps.jsm.streams.getMessage(stream, { seq: offset + 1 });
+      const headers: Record<string, string> = {};
+      let key = '';
+      for (const name of stored.header?.keys() ?? []) {
+        if (name === KEY_HEADER) key = stored.header.get(name);
+        else headers[name] = stored.header.get(name);
+      }
+      return {
+        topic,
+        partition,
+        offset,
+        key,
+        value: Buffer.from(stored.data),
+        headers,
+        timestamp: stored.time,
+      };
+    } catch (error) {
+      if (/no message found/i.test((error as Error).message)) return undefined;
+      throw error;
     }
   }
 

@@ -10,6 +10,7 @@ import type { Logger, SqlDatabase, Unlisten } from '@platform/core';
 import { assignmentOf } from '../assignment-of.js';
 import type { DeliveryHandler } from '../batch-delivery.js';
 import type { Assignment, BrokerRecord, Consumer, ConsumerOptions } from '../broker.js';
+import { resumePosition } from '../resume-position.js';
 import { WAKE_CHANNEL } from './schema.js';
 
 interface PartitionState extends Assignment {
@@ -39,6 +40,16 @@ interface MessageRow {
 }
 
 const slot = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+const toRecord = (topic: string, partition: number, row: MessageRow): BrokerRecord => ({
+  topic,
+  partition,
+  offset: Number(row.offset),
+  key: row.key,
+  value: Buffer.from(row.value),
+  headers: row.headers,
+  timestamp: new Date(row.created_at),
+});
 
 export class SqlLogConsumer implements Consumer {
   private readonly topics: Set<string>;
@@ -175,11 +186,19 @@ export class SqlLogConsumer implements Consumer {
       );
       for (const row of fresh) {
         const end = Number(row.next_offset);
-        let start = known.get(slot(row.topic, row.partition));
-        if (start === undefined) {
-          start = options.fromBeginning === false ? end : 0;
-          await this.commit(row.topic, row.partition, start);
-        }
+        const committedAt = known.get(slot(row.topic, row.partition));
+        let start = committedAt ?? (options.fromBeginning === false ? end : 0);
+        start = await resumePosition({
+          resumeAt: options.resumeAt,
+          topic: row.topic,
+          partition: row.partition,
+          committed: start,
+          end,
+          readAt: (offset) => this.readAt(row.topic, row.partition, offset),
+          logger: this.deps.logger,
+          groupId: options.groupId,
+        });
+        if (start !== committedAt) await this.commit(row.topic, row.partition, start);
         this.partitions.set(slot(row.topic, row.partition), {
           topic: row.topic,
           partition: row.partition,
@@ -196,6 +215,19 @@ export class SqlLogConsumer implements Consumer {
     }
   }
 
+  private async readAt(
+    topic: string,
+    partition: number,
+    offset: number,
+  ): Promise<BrokerRecord | undefined> {
+    const { rows } = await this.deps.db.query<MessageRow>(
+      `SELECT "offset", key, value, headers, created_at FROM broker_messages
+       WHERE topic = $1 AND partition = $2 AND "offset" = $3`,
+      [topic, partition, offset],
+    );
+    return rows[0] && toRecord(topic, partition, rows[0]);
+  }
+
   /** Processes one batch of a partition; returns how many records were committed. */
   private async drain(state: PartitionState): Promise<number> {
     if (state.committedOffset >= state.endOffset || Date.now() < state.retryAt) return 0;
@@ -206,15 +238,7 @@ export class SqlLogConsumer implements Consumer {
       [state.topic, state.partition, state.committedOffset, this.batchSize],
     );
     if (rows.length === 0 || this.stopped || this.isPaused) return 0;
-    const batch: BrokerRecord[] = rows.map((row) => ({
-      topic: state.topic,
-      partition: state.partition,
-      offset: Number(row.offset),
-      key: row.key,
-      value: Buffer.from(row.value),
-      headers: row.headers,
-      timestamp: new Date(row.created_at),
-    }));
+    const batch = rows.map((row) => toRecord(state.topic, state.partition, row));
     const interrupted = () => this.stopped || this.isPaused || state.generation !== generation;
     const { handled, error } = await this.deps.handler(batch, interrupted);
     if (error !== undefined) {
