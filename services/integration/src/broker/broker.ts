@@ -143,6 +143,19 @@ export interface Broker {
    * by another record after the broker lost its tail).
    */
   missing(topic: string, partition: number, published: PublishedRecord[]): Promise<Set<string>>;
+  /**
+   * True when the broker can vouch, without reading records, that every record it
+   * acknowledged at offsets `fromOffset`..`toOffset` of a partition is still held as
+   * published (none lost, deleted or its offset given to another record); false when it
+   * cannot tell that cheaply — the caller then asks `missing` record by record. Lets the
+   * outbox reconciler check a window of many thousand events with one question.
+   */
+  holdsRange(
+    topic: string,
+    partition: number,
+    fromOffset: number,
+    toOffset: number,
+  ): Promise<boolean>;
   durability(): BrokerDurability;
   /**
    * Applies the topics' retention now (it also runs on its own); resolves with the records

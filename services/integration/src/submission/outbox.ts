@@ -188,17 +188,61 @@ export async function unsentEntries(
   return rows.map(toEntry);
 }
 
-/** Events sent within the last `windowMs` (the reconciler's window), oldest first. */
+/** Where one partition's events sent within the reconciler's window are. */
+export interface SentSpan {
+  topic: string;
+  partition: number;
+  fromOffset: number;
+  toOffset: number;
+  events: number;
+  /** Distinct offsets among them (fewer than `events`: an offset was given twice). */
+  offsets: number;
+}
+
+/**
+ * Per partition, the offsets the events sent within the last `windowMs` span: one
+ * aggregate row each, so the reconciler reads no envelope while the broker holds them all.
+ */
+export async function sentSpans(db: SqlExecutor, windowMs: number): Promise<SentSpan[]> {
+  const { rows } = await db.query<{
+    topic: string;
+    partition: number;
+    from_offset: string | number;
+    to_offset: string | number;
+    events: string | number;
+    offsets: string | number;
+  }>(
+    `SELECT topic, partition, min("offset") AS from_offset, max("offset") AS to_offset,
+       count(*) AS events, count(DISTINCT "offset") AS offsets
+     FROM intake_outbox
+     WHERE sent_at > now() - make_interval(secs => $1::double precision / 1000)
+       AND partition IS NOT NULL AND "offset" IS NOT NULL
+     GROUP BY topic, partition`,
+    [windowMs],
+  );
+  return rows.map((row) => ({
+    topic: row.topic,
+    partition: Number(row.partition),
+    fromOffset: Number(row.from_offset),
+    toOffset: Number(row.to_offset),
+    events: Number(row.events),
+    offsets: Number(row.offsets),
+  }));
+}
+
+/** Events of one partition sent within the last `windowMs` (the reconciler's window), oldest first. */
 export async function recentlySent(
   db: SqlExecutor,
   windowMs: number,
+  slot: { topic: string; partition: number },
   limit: number,
 ): Promise<OutboxEntry[]> {
   const { rows } = await db.query<EntryRow>(
     `SELECT ${ENTRY_COLUMNS} FROM intake_outbox
      WHERE sent_at > now() - make_interval(secs => $1::double precision / 1000)
-     ORDER BY seq LIMIT $2`,
-    [windowMs, limit],
+       AND topic = $2 AND partition = $3 AND "offset" IS NOT NULL
+     ORDER BY seq LIMIT $4`,
+    [windowMs, slot.topic, slot.partition, limit],
   );
   return rows.map(toEntry);
 }

@@ -314,6 +314,25 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       if (lost.size > 0) await rewindConsumers(name, state.last_seq, published, lost);
       return lost;
     },
+    async holdsRange(topic, partition, fromOffset, toOffset) {
+      const name = streamName(prefix, topic, partition);
+      // Not read one by one since the last (re)connect: the server may have restarted
+      // without its unsynced tail and given those sequence numbers to new records.
+      if (!verified.has(name)) return false;
+      let state: { first_seq: number; last_seq: number; deleted?: number[] };
+      try {
+        state = (await jsm.streams.info(name, { deleted_details: true })).state;
+      } catch (error) {
+        if (/stream not found/i.test((error as Error).message)) return false;
+        throw error;
+      }
+      const [from, to] = [fromOffset + 1, toOffset + 1];
+      return (
+        from >= state.first_seq &&
+        to <= state.last_seq &&
+        !(state.deleted ?? []).some((seq) => seq >= from && seq <= to)
+      );
+    },
     durability: () => durability,
     async ping() {
       if (nc.isClosed()) throw new BrokerUnavailableError('NATS connection closed');

@@ -163,6 +163,16 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
           .map((p) => p.dedupeId),
       );
     },
+    // Offsets are dense (the next offset is bumped in the statement that appends) and never
+    // given twice (a lost tail loses the bump with it), so a full count is the proof.
+    async holdsRange(topic, partition, fromOffset, toOffset) {
+      const { rows } = await db.query<{ n: string | number }>(
+        `SELECT count(*) AS n FROM broker_messages
+         WHERE topic = $1 AND partition = $2 AND "offset" BETWEEN $3 AND $4`,
+        [topic, partition, fromOffset, toOffset],
+      );
+      return Number(rows[0]?.n ?? 0) === toOffset - fromOffset + 1;
+    },
     durability: () => ({
       engine: `sql-log on ${db.engine}`,
       processCrash: true,
