@@ -1,17 +1,20 @@
 /**
  * The benchmark's HTTP client, run in its own process so that the latency measured is
  * the server's as a client sees it, not shared with the client's own work on one event
- * loop. Sends `requests` GETs of `url` at `concurrency` after 5 warm-up requests and
- * prints the latencies (ms) as one JSON array.
- *   node bench/load-client.ts URL REQUESTS CONCURRENCY
+ * loop. Sends `requests` requests at `concurrency` after 5 warm-up requests and prints the
+ * latencies (ms) as one JSON array: GETs of `url`, or, given a tool name, MCP `tools/call`
+ * POSTs of that tool to `url` (the stateless Streamable HTTP endpoint, as a client that
+ * initialized once would send them).
+ *   node bench/load-client.ts URL REQUESTS CONCURRENCY [TOOL ARGUMENTS_JSON]
  */
-const [url, requestsArg, concurrencyArg] = process.argv.slice(2);
+const [url, requestsArg, concurrencyArg, tool, argumentsArg] = process.argv.slice(2);
 if (!url) {
-  process.stderr.write('usage: load-client URL REQUESTS CONCURRENCY\n');
+  process.stderr.write('usage: load-client URL REQUESTS CONCURRENCY [TOOL ARGUMENTS_JSON]\n');
   process.exit(2);
 }
 const requests = Number(requestsArg ?? 200);
 const concurrency = Number(concurrencyArg ?? 4);
+const toolArguments: unknown = JSON.parse(argumentsArg ?? '{}');
 
 async function get(): Promise<void> {
   const response = await fetch(url!);
@@ -19,7 +22,30 @@ async function get(): Promise<void> {
   await response.arrayBuffer();
 }
 
-for (let i = 0; i < 5; i++) await get();
+let id = 0;
+async function callTool(): Promise<void> {
+  const response = await fetch(url!, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: ++id,
+      method: 'tools/call',
+      params: { name: tool, arguments: toolArguments },
+    }),
+  });
+  const answer = (await response.json()) as { result?: { isError?: boolean }; error?: unknown };
+  // A refused call would measure the error path, not the tool.
+  if (!response.ok || !answer.result || answer.result.isError)
+    throw new Error(`${tool}: ${response.status} ${JSON.stringify(answer).slice(0, 300)}`);
+}
+
+const send = tool ? callTool : get;
+for (let i = 0; i < 5; i++) await send();
 const samples: number[] = [];
 let next = 0;
 const started = performance.now();
@@ -27,7 +53,7 @@ await Promise.all(
   Array.from({ length: concurrency }, async () => {
     while (next++ < requests) {
       const t = performance.now();
-      await get();
+      await send();
       samples.push(performance.now() - t);
     }
   }),
