@@ -13,6 +13,7 @@ import {
   urlVar,
 } from '@platform/core';
 import { z } from 'zod';
+import { parseRetention } from './broker/retention.js';
 
 export const ROLES = ['submission', 'control-plane', 'relational', 'csv', 'webhook'] as const;
 export type Role = (typeof ROLES)[number];
@@ -63,6 +64,25 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   FIELD_MAX_LENGTH: positiveIntVar(10_000),
   /** Largest message (bytes) the SQL-log broker takes; JetStream uses the server's max_payload. @defaultValue 1048576 */
   SQL_LOG_MAX_MESSAGE_BYTES: positiveIntVar(1024 * 1024),
+  /**
+   * Broker retention per topic: `<topic or prefix*>=<age>/<size>[/drop-unread],…`, e.g.
+   * `*=7d/1GiB,platform.dlq=30d/-` (see src/broker/retention.ts). @defaultValue none: everything is kept
+   */
+  BROKER_RETENTION: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      try {
+        return parseRetention(text);
+      } catch (error) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** How often the SQL-log broker applies retention. @defaultValue 60000 */
+  BROKER_RETENTION_INTERVAL_MS: positiveIntVar(60_000),
+  /** Delivered recordIds the webhook adapter keeps below each partition's stored position. @defaultValue 10000 */
+  WEBHOOK_DELIVERED_KEEP: positiveIntVar(10_000),
   /** Attach the interns contract to the relational and csv adapters at first start. @defaultValue true */
   SEED_INTERNS: booleanVar(true),
   /** Attempts in all for one record (first included) and the first backoff (doubling up to 5 s), per adapter. @defaultValue 3 and 200 */

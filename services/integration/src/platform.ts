@@ -96,6 +96,8 @@ export async function startPlatform({
         db,
         logger,
         sqlLogMaxMessageBytes: env.SQL_LOG_MAX_MESSAGE_BYTES,
+        retention: env.BROKER_RETENTION,
+        retentionIntervalMs: env.BROKER_RETENTION_INTERVAL_MS,
       }));
     const host = listenHost(env);
     const serve = async (role: Role, app: FastifyInstance, port: number) => {
@@ -188,6 +190,7 @@ export async function startPlatform({
             ...adapterDeps('WEBHOOK', port),
             stateDir: join(dataDir, 'webhook'),
             allowedOutbound: allowedOutbound(env),
+            deliveredKeep: env.WEBHOOK_DELIVERED_KEEP,
           }),
       ],
     ];

@@ -2,6 +2,7 @@
 import type { Logger, SqlDatabase } from '@platform/core';
 import type { Broker } from './broker.js';
 import { createJetStreamBroker } from './jetstream/jetstream-broker.js';
+import type { RetentionEntry } from './retention.js';
 import { createSqlLogBroker } from './sql-log/sql-log-broker.js';
 
 export interface CreateBrokerOptions {
@@ -14,6 +15,10 @@ export interface CreateBrokerOptions {
   logger: Logger;
   /** Message limit of the SQL-log driver (JetStream takes the server's). @defaultValue 1048576 */
   sqlLogMaxMessageBytes?: number | undefined;
+  /** Retention per topic (`BROKER_RETENTION`). @defaultValue none: everything is kept */
+  retention?: RetentionEntry[] | undefined;
+  /** How often the SQL log applies retention. @defaultValue 60000 */
+  retentionIntervalMs?: number | undefined;
 }
 
 export async function createBroker(options: CreateBrokerOptions): Promise<Broker> {
@@ -22,10 +27,13 @@ export async function createBroker(options: CreateBrokerOptions): Promise<Broker
       url: options.natsUrl,
       logger: options.logger,
       monitorUrl: options.natsMonitorUrl,
+      ...(options.retention ? { retention: options.retention } : {}),
     });
   return createSqlLogBroker({
     db: options.db,
     logger: options.logger,
     ...(options.sqlLogMaxMessageBytes ? { maxMessageBytes: options.sqlLogMaxMessageBytes } : {}),
+    ...(options.retention ? { retention: options.retention } : {}),
+    ...(options.retentionIntervalMs ? { retentionIntervalMs: options.retentionIntervalMs } : {}),
   });
 }

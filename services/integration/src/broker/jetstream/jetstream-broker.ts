@@ -9,6 +9,7 @@ import {
   headers as natsHeaders,
   DeliverPolicy,
   DiscardPolicy,
+  nanos,
   RetentionPolicy,
   StorageType,
   type JetStreamManager,
@@ -28,6 +29,7 @@ import {
   UnknownTopicError,
 } from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
+import { retentionFor, type RetentionEntry } from '../retention.js';
 import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
 import { assertTopicName, streamName, subjectFor, type StreamDescription } from './naming.js';
 import { readDurability } from './server-durability.js';
@@ -45,6 +47,8 @@ export interface JetStreamBrokerOptions {
   redeliveryDelayMs?: number;
   /** nats-server's monitoring URL (`http://host:8222`): where its sync setting is read. */
   monitorUrl?: string | undefined;
+  /** Retention per topic (`BROKER_RETENTION`, see `retention.ts`): each partition stream's max_age and max_bytes. @defaultValue none */
+  retention?: RetentionEntry[];
 }
 
 /** NATS server default, used until the server's INFO is known. */
@@ -178,6 +182,15 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     return consumer;
   };
 
+  /** A topic's retention as stream limits: each partition stream keeps its share of the bytes (0 and -1: none). */
+  const streamLimits = (topic: string, partitions: number) => {
+    const { maxAgeMs, maxBytes } = retentionFor(options.retention ?? [], topic);
+    return {
+      max_age: maxAgeMs === undefined ? 0 : nanos(maxAgeMs),
+      max_bytes: maxBytes === undefined ? -1 : Math.max(1, Math.floor(maxBytes / partitions)),
+    };
+  };
+
   /** The server's `max_payload` (headers and data together), as it announced on connect. */
   const maxPayload = () => nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD;
 
@@ -197,11 +210,13 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       } catch (error) {
         if (!(error instanceof UnknownTopicError)) throw error;
       }
+      const limits = streamLimits(spec.name, partitions);
       for (let partition = 0; partition < partitions; partition += 1) {
         const description: StreamDescription = { topic: spec.name, partition, partitions };
         const name = streamName(prefix, spec.name, partition);
+        let existing;
         try {
-          await jsm.streams.info(name);
+          existing = await jsm.streams.info(name);
         } catch {
           await jsm.streams.add({
             name,
@@ -211,8 +226,16 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
             retention: RetentionPolicy.Limits,
             discard: DiscardPolicy.Old,
             num_replicas: 1,
+            ...limits,
           });
+          continue;
         }
+        // A changed retention setting applies to the topic's existing streams.
+        if (
+          existing.config.max_age !== limits.max_age ||
+          existing.config.max_bytes !== limits.max_bytes
+        )
+          await jsm.streams.update(name, { ...existing.config, ...limits });
       }
       partitionCounts.set(spec.name, partitions);
     },
@@ -334,6 +357,8 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       );
     },
     durability: () => durability,
+    // The server enforces max_age and max_bytes itself.
+    applyRetention: async () => 0,
     async ping() {
       if (nc.isClosed()) throw new BrokerUnavailableError('NATS connection closed');
       try {

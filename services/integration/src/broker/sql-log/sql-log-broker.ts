@@ -17,6 +17,8 @@ import {
   UnknownTopicError,
 } from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
+import type { RetentionEntry } from '../retention.js';
+import { pruneSqlLog } from './prune.js';
 import { ensureBrokerSchema, WAKE_CHANNEL } from './schema.js';
 import { SqlLogConsumer } from './sql-log-consumer.js';
 
@@ -36,6 +38,10 @@ export interface SqlLogBrokerOptions {
    * record never becomes a row that slows every poll of its partition. @defaultValue 1048576
    */
   maxMessageBytes?: number;
+  /** Retention per topic (`BROKER_RETENTION`, see `retention.ts`). @defaultValue none: the log is kept */
+  retention?: RetentionEntry[];
+  /** How often retention is applied. @defaultValue 60000 */
+  retentionIntervalMs?: number;
 }
 
 /** One statement, one round trip: bump the offset, append, and wake consumers (NOTIFY is sent at commit). */
@@ -86,6 +92,22 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
   };
 
   const maxMessageBytes = options.maxMessageBytes ?? 1024 * 1024;
+  const retention = options.retention ?? [];
+  let pruning: Promise<number> | undefined;
+  const applyRetention = () => {
+    pruning ??= pruneSqlLog(db, retention).finally(() => (pruning = undefined));
+    return pruning;
+  };
+  const retentionTimer =
+    retention.length > 0
+      ? setInterval(
+          () =>
+            void applyRetention().catch((error: unknown) =>
+              logger.warn({ err: error }, 'broker retention failed; trying again later'),
+            ),
+          options.retentionIntervalMs ?? 60_000,
+        ).unref()
+      : undefined;
 
   return {
     driver: 'sql-log',
@@ -191,7 +213,10 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
         });
       }
     },
+    applyRetention,
     async close() {
+      clearInterval(retentionTimer);
+      await pruning?.catch(() => undefined);
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
     },
   };
