@@ -40,7 +40,10 @@ export async function admitRender(
   const { db, store, settings } = deps;
   const headers = await checkRateLimit(deps.limiter, address);
 
-  const { load, usage } = await loadAndUsage(db, address);
+  const { load, usage } = await loadAndUsage(db, address, {
+    queued: settings.maxQueued,
+    rendering: settings.maxRendering,
+  });
   if (load.queued >= settings.maxQueued)
     throw renderErrors.RENDER_QUEUE_FULL({ headers: { 'Retry-After': '30' } });
   if (load.rendering >= settings.maxRendering)

@@ -140,7 +140,8 @@ export async function insertOutboxEvent(tx: SqlExecutor, jobId: string): Promise
 }
 
 export async function getJob(db: SqlExecutor, id: string): Promise<JobRow | undefined> {
-  const { rows } = await db.query<JobRow>('SELECT * FROM render_jobs WHERE id = $1', [id]);
+  // A function with a kept plan (migration 004): this is every status read's query.
+  const { rows } = await db.query<JobRow>('SELECT * FROM render_job($1)', [id]);
   return rows[0];
 }
 
@@ -179,10 +180,6 @@ export interface Load {
   rendering: number;
 }
 
-const LOAD_SQL = `SELECT count(*) FILTER (WHERE status = 'queued')::int AS queued,
-            count(*) FILTER (WHERE status IN ('downloading', 'rendering'))::int AS rendering
-       FROM render_jobs WHERE status IN ('queued', 'downloading', 'rendering')`;
-
 /** What one address has used: its active jobs, and its jobs created in the last 24 hours. */
 export interface AddressUsage {
   active: number;
@@ -190,9 +187,6 @@ export interface AddressUsage {
   /** When the oldest job of the last 24 hours leaves the window (quota refill). */
   lastDayResetsAt: Date | null;
 }
-
-/** Both per-address rules in one query (the function of migration 003 says what counts). */
-const USAGE_SQL = 'SELECT active, last_day, resets_at FROM render_address_usage($1)';
 
 type UsageRow = { active: number; last_day: number; resets_at: Date | null };
 
@@ -202,15 +196,19 @@ const toUsage = (row: UsageRow | undefined): AddressUsage => ({
   lastDayResetsAt: row?.resets_at ? new Date(row.resets_at) : null,
 });
 
-/** The global load and one address's usage in one round trip (admission's first look). */
+/**
+ * The global load and one address's usage in one round trip (admission's first look).
+ * Each load figure is counted only up to its limit (`limits`), which is all admission
+ * compares it with, so the look costs the same however long the queue is.
+ */
 export async function loadAndUsage(
   db: SqlExecutor,
   clientIp: string,
+  limits: Load,
 ): Promise<{ load: Load; usage: AddressUsage }> {
   const { rows } = await db.query<UsageRow & Load>(
-    `SELECT l.queued, l.rendering, u.active, u.last_day, u.resets_at
-       FROM (${LOAD_SQL}) l, (${USAGE_SQL}) u`,
-    [clientIp],
+    'SELECT queued, rendering, active, last_day, resets_at FROM render_admission_look($1, $2, $3)',
+    [clientIp, limits.queued, limits.rendering],
   );
   const row = rows[0];
   return {
