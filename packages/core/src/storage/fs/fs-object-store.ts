@@ -235,19 +235,28 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
     }
   }
 
-  /** Renames a temp file over `target` (atomic on one filesystem); removes it on failure. */
+  /**
+   * Renames a temp file over `target` (atomic on one filesystem); removes it on failure.
+   * The rename is tried first: the folder is there for every put but the first under it,
+   * so it is made (mkdir) only when the rename says it is missing — also when a concurrent
+   * delete pruned it in between.
+   */
   async #commit(temp: string, target: string): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await mkdir(dirname(target), { recursive: true });
         await rename(temp, target);
         return;
       } catch (error) {
-        // A concurrent delete may prune the folder between mkdir and rename: retry.
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 2) {
           await rm(temp, { force: true });
           throw error;
         }
+      }
+      try {
+        await mkdir(dirname(target), { recursive: true });
+      } catch (error) {
+        await rm(temp, { force: true });
+        throw error;
       }
     }
   }
