@@ -81,6 +81,8 @@ export const integrationEnvSchema = coreEnvSchema.extend({
     }),
   /** How often the SQL-log broker applies retention. @defaultValue 60000 */
   BROKER_RETENTION_INTERVAL_MS: positiveIntVar(60_000),
+  /** Journal entries a csv attachment may hold beyond twice its live state (keys, tombstones, positions) before the journal is compacted. @defaultValue 100000 */
+  CSV_JOURNAL_COMPACT_ENTRIES: positiveIntVar(100_000),
   /** Delivered recordIds the webhook adapter keeps below each partition's stored position. @defaultValue 10000 */
   WEBHOOK_DELIVERED_KEEP: positiveIntVar(10_000),
   /** Attach the interns contract to the relational and csv adapters at first start. @defaultValue true */

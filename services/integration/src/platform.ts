@@ -180,7 +180,12 @@ export async function startPlatform({
       [
         'csv',
         env.CSV_ADAPTER_PORT,
-        (port) => buildCsvAdapter({ ...adapterDeps('CSV', port), baseDir: join(dataDir, 'csv') }),
+        (port) =>
+          buildCsvAdapter({
+            ...adapterDeps('CSV', port),
+            baseDir: join(dataDir, 'csv'),
+            compactEntries: env.CSV_JOURNAL_COMPACT_ENTRIES,
+          }),
       ],
       [
         'webhook',

@@ -2,14 +2,16 @@
  * The csv adapter's file and journal on their own: events decided while earlier ones are
  * still being written (group commit), the state rebuilt from the journal on reopen, and a
  * failing file write that holds back the next event until the file can be written again,
- * and the rows of a file adopted from before the journal existed kept across restarts.
+ * and the rows of a file adopted from before the journal existed kept across restarts;
+ * the journal compacted past its threshold with the file unchanged, also when rebuilt
+ * from the compacted journal, and a recent redelivery still a duplicate.
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CsvFile } from '../../src/adapters/csv/csv-file.js';
+import { CsvFile, type CsvCompaction } from '../../src/adapters/csv/csv-file.js';
 import { createCsvTarget } from '../../src/adapters/csv/csv-target.js';
 import { parseCsv } from '../../src/adapters/csv/rfc4180.js';
 import { INTERNS } from '../helpers/records.js';
@@ -19,7 +21,7 @@ const COLUMNS = ['record_id', 'key', 'value'];
 describe('csv file', () => {
   let dir: string;
   let counter = 0;
-  const openFile = async (name: string) => {
+  const openFile = async (name: string, compaction?: CsvCompaction) => {
     const file = new CsvFile(
       join(dir, name, 'out', 'out.csv'),
       COLUMNS,
@@ -27,6 +29,7 @@ describe('csv file', () => {
       1,
       0,
       true,
+      compaction,
     );
     await file.open();
     return file;
@@ -187,5 +190,55 @@ describe('csv file', () => {
       'one file shared, none refused by the lock',
     );
     await target.close?.();
+  });
+
+  it('compacts the journal past its threshold; the file stays the same, also rebuilt from it', async () => {
+    const compaction = { threshold: 20, keepRecent: 5 };
+    let file = await openFile('compact', compaction);
+    const slot = { consumerGroup: 'adapter.csv', topic: 'interns.updated', partition: 0 };
+    let offset = 0;
+    // 4 keys: created, updated 30 times each, one deleted; every event with its position.
+    for (let k = 0; k < 4; k += 1)
+      await file.create(`c${k}`, `k${k}`, [`c${k}`, `k${k}`, 'v0'], at(), 1, {
+        ...slot,
+        offset: offset++,
+      });
+    for (let round = 1; round <= 30; round += 1)
+      for (let k = 0; k < 4; k += 1)
+        await file.change(
+          `u${k}-${round}`,
+          `k${k}`,
+          [`c${k}`, `k${k}`, `v${round}`],
+          at(),
+          round + 1,
+          {
+            ...slot,
+            offset: offset++,
+          },
+        );
+    await file.change('d2', 'k2', null, at(), 40, { ...slot, offset: offset++ });
+    await file.flush();
+    const before = await readFile(join(dir, 'compact', 'out', 'out.csv'), 'utf8');
+    const journal = await journalOf('compact');
+    // 125 events went through; compaction kept the journal near its live state.
+    assert.ok(journal.length < 20 + 2 * 5 + 10, `journal holds ${journal.length} entries`);
+    assert.deepEqual(
+      parseCsv(before).slice(1),
+      [0, 1, 3].map((k) => [`c${k}`, `k${k}`, 'v30']),
+    );
+    // The last event, delivered again, is a duplicate (recent recordIds are kept); the
+    // position survived the compaction.
+    assert.equal(await file.change('d2', 'k2', null, at(), 40), 'duplicate');
+    assert.deepEqual(file.position(slot), { nextOffset: offset, lastRecordId: 'd2' });
+    await file.close();
+
+    // Reopened: the file is rebuilt from the compacted journal, byte for byte the same.
+    file = await openFile('compact', compaction);
+    assert.equal(await readFile(join(dir, 'compact', 'out', 'out.csv'), 'utf8'), before);
+    assert.deepEqual(file.position(slot), { nextOffset: offset, lastRecordId: 'd2' });
+    // Revisions survived too: an older update of a kept key is stale, of the deleted one too.
+    assert.equal(await file.change('late-1', 'k1', ['c1', 'k1', 'old'], at(), 5), 'stale');
+    assert.equal(await file.create('late-2', 'k2', ['c2', 'k2', 'old'], at(), 3), 'stale');
+    await file.close();
   });
 });

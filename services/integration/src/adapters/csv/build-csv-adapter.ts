@@ -1,5 +1,6 @@
 /** The CSV adapter: consumer group `adapter.csv`, files under `baseDir` (default `DATA_DIR/integration/csv`). */
 import { buildAdapter, type Adapter, type AdapterDeps } from '../runtime/build-adapter.js';
+import { DEFAULT_COMPACTION } from './csv-file.js';
 import { createCsvTarget } from './csv-target.js';
 
 export interface CsvAdapterDeps extends AdapterDeps {
@@ -7,11 +8,20 @@ export interface CsvAdapterDeps extends AdapterDeps {
   baseDir: string;
   /** fsync every write. @defaultValue true */
   durable?: boolean;
+  /** Journal entries beyond twice the live state before a compaction (`CSV_JOURNAL_COMPACT_ENTRIES`). @defaultValue 100000 */
+  compactEntries?: number;
 }
 
 export async function buildCsvAdapter(deps: CsvAdapterDeps): Promise<Adapter> {
   return buildAdapter({
     ...deps,
-    target: createCsvTarget({ baseDir: deps.baseDir, durable: deps.durable ?? true }),
+    target: createCsvTarget({
+      baseDir: deps.baseDir,
+      durable: deps.durable ?? true,
+      compaction: {
+        ...DEFAULT_COMPACTION,
+        ...(deps.compactEntries === undefined ? {} : { threshold: deps.compactEntries }),
+      },
+    }),
   });
 }

@@ -27,6 +27,16 @@ import { acquireFileLock, type FileLock } from './file-lock.js';
 import { Journal } from './journal.js';
 import { parseCsv } from './rfc4180.js';
 
+/** When the journal is compacted (`CSV_JOURNAL_COMPACT_ENTRIES`) and what it keeps of the dedup store. */
+export interface CsvCompaction {
+  /** Entries the journal may hold beyond twice the live state (keys, tombstones, positions). @defaultValue 100000 */
+  threshold: number;
+  /** recordIds of the most recent entries kept as seen. @defaultValue 10000 */
+  keepRecent: number;
+}
+
+export const DEFAULT_COMPACTION: CsvCompaction = { threshold: 100_000, keepRecent: 10_000 };
+
 /** What an event was, and what to await before acknowledging it. */
 interface Decision {
   outcome: ApplyOutcome;
@@ -38,6 +48,8 @@ export class CsvFile {
   private readonly view: CsvFileView;
   private readonly journal: Journal<JournalEntry>;
   private lock: FileLock | undefined;
+  /** Entries in the journal file (read at open, appended, or written by a compaction). */
+  private journalEntries = 0;
   private decisions: Promise<unknown> = Promise.resolve();
   /** Set as close starts: later events are refused, so nothing writes the file once its lock is released. */
   private closed = false;
@@ -50,6 +62,7 @@ export class CsvFile {
     private readonly keyColumn: number,
     private readonly recordIdColumn: number,
     durable: boolean,
+    private readonly compaction: CsvCompaction = DEFAULT_COMPACTION,
   ) {
     this.journal = new Journal(journalPath, durable);
     this.view = new CsvFileView(path, columns, this.state, durable);
@@ -62,6 +75,7 @@ export class CsvFile {
     try {
       const entries = await this.journal.open();
       for (const entry of entries) this.state.replay(entry);
+      this.journalEntries = entries.length;
       if (entries.length > 0) await this.view.rebuild();
       else await this.adoptExistingFile();
       this.view.version = this.state.version;
@@ -161,21 +175,35 @@ export class CsvFile {
       if (this.closed) throw new Error(`csv file ${this.path} is closed`);
       if (this.journal.failed) await this.reload();
       if (this.view.failed) await this.flush();
+      if (this.journalEntries > this.compaction.threshold + 2 * this.state.live)
+        await this.compact();
       return decide();
     });
     this.decisions = run.catch(() => undefined);
     return run;
   }
 
+  /**
+   * Rewrites the journal with the last state per key, the positions and the recent
+   * recordIds (`CsvRows.compact`); the file, a view of the same rows, does not change.
+   */
+  private async compact(): Promise<void> {
+    const entries = this.state.compact(this.compaction.keepRecent);
+    await this.journal.rewrite(entries);
+    this.journalEntries = entries.length;
+  }
+
   /** A stale event is still "seen", so a redelivery is a duplicate. */
   private recordSeen(recordId: string, key: string, position?: RecordPosition): Promise<void> {
     const entry: JournalEntry = { r: recordId, k: key, v: null, t: '', ...positionField(position) };
     this.state.replay(entry);
+    this.journalEntries += 1;
     return this.journal.append(entry);
   }
 
   private apply(entry: JournalEntry): Promise<void> {
     this.state.replay(entry);
+    this.journalEntries += 1;
     return this.journal.append(entry);
   }
 
@@ -183,7 +211,9 @@ export class CsvFile {
   private async reload(): Promise<void> {
     await this.view.settled();
     this.state.clear();
-    for (const entry of await this.journal.open()) this.state.replay(entry);
+    const entries = await this.journal.open();
+    for (const entry of entries) this.state.replay(entry);
+    this.journalEntries = entries.length;
     this.view.reset(
       new Error(`csv file ${this.path}: state reloaded after a failed journal write`),
     );

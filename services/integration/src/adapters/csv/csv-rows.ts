@@ -30,6 +30,7 @@ export type ApplyOutcome = 'written' | 'duplicate' | 'stale';
 export type Verdict = 'duplicate' | 'stale' | 'apply';
 
 interface Row {
+  recordId: string;
   values: string[];
   at: string;
   /** The row formatted once, so a rebuild only joins lines. */
@@ -37,7 +38,10 @@ interface Row {
 }
 
 export class CsvRows {
-  private readonly seen = new Set<string>();
+  /** recordIds seen, each with the number of its journal entry (compaction keeps the recent ones). */
+  private readonly seen = new Map<string, number>();
+  /** Journal entries applied or read back. */
+  entries = 0;
   private readonly rows = new Map<string, Row>();
   private readonly tombstones = new Map<string, string>();
   /** Newest revision applied per key (events that carry one are ordered by it, not by time). */
@@ -96,7 +100,8 @@ export class CsvRows {
 
   /** Applies a journal entry (a new event, or one read back from the journal). */
   replay(entry: JournalEntry): void {
-    if (entry.r) this.seen.add(entry.r);
+    this.entries += 1;
+    if (entry.r) this.seen.set(entry.r, this.entries);
     if (entry.o) {
       const [consumerGroup, topic, partition, offset] = entry.o;
       this.positions.set(slotKey({ consumerGroup, topic, partition }), {
@@ -111,7 +116,12 @@ export class CsvRows {
     this.rows.delete(entry.k);
     if (entry.v === null) this.tombstones.set(entry.k, entry.t);
     else {
-      this.rows.set(entry.k, { values: entry.v, at: entry.t, line: formatCsvRecord(entry.v) });
+      this.rows.set(entry.k, {
+        recordId: entry.r,
+        values: entry.v,
+        at: entry.t,
+        line: formatCsvRecord(entry.v),
+      });
       this.tombstones.delete(entry.k);
     }
   }
@@ -123,6 +133,50 @@ export class CsvRows {
     this.revisions.clear();
     this.positions.clear();
     this.version = 0;
+    this.entries = 0;
+  }
+
+  /** Keys, tombstones and positions: what a compacted journal cannot do without. */
+  get live(): number {
+    return this.rows.size + this.tombstones.size + this.positions.size;
+  }
+
+  /**
+   * The journal compacted: per key its last state (tombstones first, then the rows in
+   * the file's order, so a rebuild from it writes the same file), per slot its position,
+   * and the recordIds of the last `keepRecent` entries (a record delivered again soon is
+   * still a duplicate). The in-memory dedup store is pruned to the same.
+   */
+  compact(keepRecent: number): JournalEntry[] {
+    const revision = (key: string) => {
+      const n = this.revisions.get(key);
+      return n === undefined ? {} : { n };
+    };
+    const out: JournalEntry[] = [];
+    const kept = new Set<string>();
+    for (const [key, at] of this.tombstones)
+      out.push({ r: '', k: key, v: null, t: at, ...revision(key) });
+    for (const [key, row] of this.rows) {
+      out.push({ r: row.recordId, k: key, v: row.values, t: row.at, ...revision(key) });
+      kept.add(row.recordId);
+    }
+    for (const [slot, position] of this.positions) {
+      const [consumerGroup, topic, partition] = slot.split('\u0000');
+      out.push({
+        r: position.lastRecordId,
+        k: '',
+        v: null,
+        t: '',
+        o: [consumerGroup!, topic!, Number(partition), position.nextOffset - 1],
+      });
+      kept.add(position.lastRecordId);
+    }
+    const floor = this.entries - keepRecent;
+    for (const [recordId, entry] of this.seen) {
+      if (entry <= floor && !kept.has(recordId)) this.seen.delete(recordId);
+      else if (!kept.has(recordId)) out.push({ r: recordId, k: '', v: null, t: '' });
+    }
+    return out;
   }
 
   asObjects(columns: readonly string[]): Array<Record<string, string>> {

@@ -11,7 +11,7 @@ import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
 import { UnmappableDataError } from '../runtime/failures.js';
 import type { LocalEnvelope } from '../runtime/local-envelope.js';
 import { CSV_CONFIG_SCHEMA, resolveCsvPath, stateDirFor } from './csv-config.js';
-import { CsvFile } from './csv-file.js';
+import { CsvFile, type CsvCompaction } from './csv-file.js';
 import { parseCsv } from './rfc4180.js';
 
 export interface CsvTargetOptions {
@@ -19,6 +19,8 @@ export interface CsvTargetOptions {
   baseDir: string;
   /** fsync every write (off only for throw-away benchmarks). @defaultValue true */
   durable?: boolean;
+  /** When journals are compacted and what they keep of the dedup store. @defaultValue DEFAULT_COMPACTION */
+  compaction?: CsvCompaction;
 }
 
 interface Mapping {
@@ -103,6 +105,7 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
         keyColumn,
         columns.indexOf('record_id'),
         options.durable ?? true,
+        options.compaction,
       );
       await file.open();
       return file;

@@ -8,7 +8,8 @@
  * caller's in-memory state may then hold entries the disk does not, and reopening hands
  * back what the disk does hold.
  */
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 interface PendingEntry {
   line: string;
@@ -62,6 +63,32 @@ export class Journal<Entry> {
       this.pending.push({ line: `${JSON.stringify(entry)}\n`, resolve, reject });
       if (!this.draining) this.writing = this.drain();
     });
+  }
+
+  /**
+   * Replaces the journal with `entries` (a compaction): waits for the writes in flight,
+   * writes a temp file, syncs it, renames it over the journal and syncs the folder, so a
+   * crash leaves the old journal or the new one, never a mix. Appends made meanwhile go
+   * to the new file.
+   */
+  async rewrite(entries: Entry[]): Promise<void> {
+    await this.writing;
+    const temp = `${this.path}.compacting`;
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+      if (this.durable) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, this.path);
+    if (this.durable) {
+      const dir = await open(dirname(this.path), 'r');
+      await dir.sync().catch(() => undefined);
+      await dir.close();
+    }
+    await this.handle?.close().catch(() => undefined);
+    this.handle = await open(this.path, 'a');
   }
 
   /** Waits for the writes in flight, then closes the file. */
