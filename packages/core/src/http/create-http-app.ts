@@ -252,7 +252,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       else if (error.statusCode >= 500) request.log.error({ err: error }, error.message);
       return replyWithError(reply, error);
     }
-    if (error.validation) return replyWithError(reply, invalidRequest(error.message));
+    if (error.validation) return replyWithError(reply, invalidRequest(validationDetail(error)));
     // Fastify's own client errors (bad JSON, body too large, unsupported media type) carry
     // safe messages and a 4xx status.
     if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
@@ -298,4 +298,16 @@ const FASTIFY_CODES: Record<string, keyof typeof coreErrors.definitions> = {
 function clientError(error: { code?: string; statusCode?: number; message: string }): AppError {
   const code = (error.code && FASTIFY_CODES[error.code]) || 'REQUEST_INVALID';
   return new AppError(code, error.statusCode ?? 400, error.message);
+}
+
+/**
+ * The validator's message, naming the property an `additionalProperties` refusal is about
+ * (Ajv's text says only "must NOT have additional properties", so a client could not tell
+ * which of its parameters is unknown).
+ */
+function validationDetail(error: FastifyError): string {
+  const first = error.validation?.[0];
+  const unknown =
+    first?.keyword === 'additionalProperties' ? first.params?.additionalProperty : undefined;
+  return typeof unknown === 'string' ? `${error.message}: ${unknown}` : error.message;
 }

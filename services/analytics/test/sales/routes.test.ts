@@ -258,27 +258,34 @@ describe('REST reads', () => {
   });
 
   it('a bad parameter is a 400 with a detail naming it', async () => {
-    for (const url of [
-      '/api/v1/analytics/customer-ltv?limit=0',
-      '/api/v1/analytics/customer-ltv?limit=1001',
-      '/api/v1/analytics/customer-ltv?limit=abc',
-      '/api/v1/analytics/customer-ltv?limit=1.5',
-      '/api/v1/analytics/customer-ltv?decile=11',
-      '/api/v1/analytics/customer-ltv?offset=-1',
-      '/api/v1/sales/monthly-trend?year=20x8',
-      '/api/v1/analytics/categories/freight?min_ratio=-5',
-      '/api/v1/analytics/categories/freight?min_ratio=Infinity',
-      '/api/v1/analytics/categories/freight?min_ratio=-Infinity',
-      '/api/v1/analytics/categories/freight?min_ratio=1e999',
-      '/api/v1/analytics/customer-ltv?limit=Infinity',
-      '/api/v1/analytics/customer-ltv?offset=-Infinity',
-      '/api/v1/sales/monthly-trend?year=1e999',
-      '/api/v1/sales/kpis?limit=5',
-      '/api/v1/sales/yoy?limit=1;DROP TABLE x',
-    ]) {
+    for (const [url, named] of [
+      ['/api/v1/analytics/customer-ltv?limit=0', 'limit'],
+      ['/api/v1/analytics/customer-ltv?limit=1001', 'limit'],
+      ['/api/v1/analytics/customer-ltv?limit=abc', 'limit'],
+      ['/api/v1/analytics/customer-ltv?limit=1.5', 'limit'],
+      ['/api/v1/analytics/customer-ltv?decile=11', 'decile'],
+      ['/api/v1/analytics/customer-ltv?offset=-1', 'offset'],
+      ['/api/v1/analytics/customer-ltv?sort=name', 'sort'],
+      ['/api/v1/sales/monthly-trend?year=20x8', 'year'],
+      ['/api/v1/sales/monthly-trend?status=delivered,lost', 'status'],
+      ['/api/v1/sales/kpis?from=2018-13', 'from'],
+      ['/api/v1/sales/kpis?to=2018-01&to=2018-02', 'to'],
+      ['/api/v1/analytics/categories/freight?min_ratio=-5', 'min_ratio'],
+      ['/api/v1/analytics/categories/freight?min_ratio=Infinity', 'min_ratio'],
+      ['/api/v1/analytics/categories/freight?min_ratio=-Infinity', 'min_ratio'],
+      ['/api/v1/analytics/categories/freight?min_ratio=1e999', 'min_ratio'],
+      ['/api/v1/analytics/customer-ltv?limit=Infinity', 'limit'],
+      ['/api/v1/analytics/customer-ltv?offset=-Infinity', 'offset'],
+      ['/api/v1/sales/monthly-trend?year=1e999', 'year'],
+      // A parameter the read does not have is named too.
+      ['/api/v1/sales/kpis?limit=5', 'limit'],
+      ['/api/v1/sales/yoy?limit=1;DROP TABLE x', 'limit'],
+      ['/api/v1/sales/yoy?offset=5', 'offset'],
+    ] as const) {
       const { status, body } = await get(url);
       assert.equal(status, 400, url);
-      assert.match(body.detail, /querystring/, url);
+      assert.equal(body.code, 'REQUEST_INVALID', url);
+      assert.match(body.detail, new RegExp(`querystring(/| .*: )${named}\\b`), url);
     }
   });
 
