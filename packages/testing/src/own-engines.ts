@@ -73,7 +73,16 @@ export async function startOwnPostgres(): Promise<OwnEngine> {
   };
   run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
   const port = await freePort();
-  const pgCtlStart = () =>
+  const pgCtlStart = () => {
+    try {
+      startCluster();
+    } catch (error) {
+      // pg_ctl says only "Examine the log output": the log's end says why.
+      const tail = readFileSync(join(dir, 'log'), 'utf8').split('\n').slice(-8).join('\n');
+      throw new Error(`${(error as Error).message}\n${tail}`);
+    }
+  };
+  const startCluster = () =>
     run([
       join(bin, 'pg_ctl'),
       '-D',
@@ -94,12 +103,31 @@ export async function startOwnPostgres(): Promise<OwnEngine> {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async kill() {
       const pid = postmasterPid();
-      process.kill(pid, 'SIGKILL');
-      // Its backends notice the postmaster is gone and exit; the port closes at once.
+      // The whole engine dies, as in a crash of its machine or container: the postmaster
+      // and every backend. Backends left alone exit only when they next look for their
+      // postmaster, and while one lives the new postmaster refuses to start (its shared
+      // memory is still attached).
+      const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter(Boolean)
+        .map(Number);
+      for (const target of [pid, ...children]) {
+        try {
+          process.kill(target, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
       await waitPort(port, false, 'postgres kill');
+      // Gone means reaped: a new postmaster refuses to start while the PID in
+      // postmaster.pid exists, and a zombie still exists.
+      const exists = (target: number) => existsSync(`/proc/${target}`);
+      // Bounded by the kernel and init reaping SIGKILLed processes, not by PostgreSQL.
       const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && spawnSync('pgrep', ['-f', `-D ${data}`]).status === 0)
+      while (Date.now() < deadline && [pid, ...children].some(exists))
         await new Promise((resolve) => setTimeout(resolve, 50));
+      // Not reaped in time: the lock names a dead postmaster, so it is stale.
+      if (exists(pid)) rmSync(join(data, 'postmaster.pid'), { force: true });
     },
     async start() {
       pgCtlStart();

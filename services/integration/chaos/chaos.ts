@@ -9,15 +9,19 @@
  * - kill -9 and restart of PostgreSQL or nats-server;
  * - a power loss of nats-server: it restarts from a copy of its store taken seconds
  *   earlier (what JetStream's lazy fsync loses);
- * - the connection to PostgreSQL or NATS cut (refused) or stalled for two seconds.
+ * - the connection to PostgreSQL or NATS cut (refused) or stalled for two seconds;
+ * - fsync and fdatasync failing with EIO in the service for two seconds (`fiu-run`/
+ *   `fiu-ctrl` from Debian's fiu-utils; left out, and said so, when they are missing).
  *
  * Every answer is kept. At the end it waits for the targets and checks: every record
  * answered 202 is in the relational audit and in the CSV file exactly once, each key's
  * final state is its last accepted event (or a later one whose answer never came),
  * nothing answered 4xx/503 appears anywhere. It prints one table and exits 1 on a
- * violation. Not run by `npm test` (a service restart costs seconds on two loaded cores).
+ * violation. `npm test` runs a short seeded run (test/chaos/short-chaos.test.ts) that
+ * holds the correctness checks but not the recovery time (a figure for quiet benchmark
+ * runs, `--recovery-bound-ms 0` there).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,22 +31,38 @@ import { parseArgs } from 'node:util';
 import { createSqlDatabase } from '@platform/core';
 import { freePort, startOwnNats, startOwnPostgres, startTcpProxy } from '@platform/testing';
 import { parseCsv } from '../src/adapters/csv/rfc4180.js';
+import { ACK_WAIT_MS } from '../src/broker/jetstream/jetstream-consumer.js';
+import { DEFAULT_OUTBOX_SETTINGS } from '../src/submission/outbox-relay.js';
 
 const { values: argv } = parseArgs({
   options: {
     faults: { type: 'string', default: '20' },
     seed: { type: 'string', default: '1' },
     kinds: { type: 'string' },
+    service: { type: 'string', default: 'integration' },
+    /** On a failed run, leave PostgreSQL and nats-server running to be looked at. */
+    keep: { type: 'boolean', default: false },
+    /** Quiet time before each fault: gap-ms plus up to twice as much again (seeded). */
+    'gap-ms': { type: 'string', default: '1000' },
+    /** 0: recovery times are reported, not held to a bound (timed checks do not belong in tests). */
+    'recovery-bound-ms': { type: 'string', default: '10000' },
   },
 });
+if (argv.service !== 'integration') {
+  console.error(
+    `chaos: --service ${argv.service} has no harness yet (integration only; see the README's "Not done yet")`,
+  );
+  process.exit(2);
+}
 const FAULTS = Number(argv.faults);
 const SEED = Number(argv.seed);
+const GAP_MS = Number(argv['gap-ms']);
 /** One request every PACE_MS, at most CONCURRENCY at once. */
 const PACE_MS = 40;
 const CONCURRENCY = 4;
 const REQUEST_TIMEOUT_MS = 8000;
 /** The issue's bound: serving again within 10 s of an engine's return. */
-const RECOVERY_BOUND_MS = 10_000;
+const RECOVERY_BOUND_MS = Number(argv['recovery-bound-ms']);
 const SERVICE_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 /** mulberry32: a small seeded generator, so a run can be repeated. */
@@ -86,11 +106,18 @@ const KINDS = [
   'cut nats',
   'stall postgres',
   'stall nats',
+  'fsync fails',
 ] as const;
 type FaultKind = (typeof KINDS)[number];
 
 async function main(): Promise<void> {
-  const kinds = (argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS];
+  // Disk faults need Debian's fiu-utils: the service runs under `fiu-run -x` and
+  // `fiu-ctrl` makes its fsync/fdatasync fail with EIO for a while.
+  const fiu = spawnSync('sh', ['-c', 'command -v fiu-run && command -v fiu-ctrl']).status === 0;
+  if (!fiu) log('fiu-run/fiu-ctrl not installed (apt-get install fiu-utils): no disk faults');
+  const kinds = ((argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS]).filter(
+    (kind) => fiu || kind !== 'fsync fails',
+  );
   const work = mkdtempSync(join(tmpdir(), 'chaos-integration-'));
   log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
   const postgres = await startOwnPostgres();
@@ -117,13 +144,28 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     ATTACHMENT_REFRESH_MS: '1000',
   };
+  // Stopped from outside (the test's timeout, Ctrl-C): no engine of ours is left running.
+  const interrupted = (signal: NodeJS.Signals) => {
+    stopping = true;
+    service?.kill('SIGKILL');
+    void Promise.allSettled([
+      postgres.stop(),
+      nats.stop(),
+      pgProxy.close(),
+      natsProxy.close(),
+    ]).then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGTERM', interrupted);
+  process.once('SIGINT', interrupted);
   const serviceLog = createWriteStream(join(work, 'service.log'));
   let service: ChildProcess | undefined;
   /** Exits nobody asked for (a crash is a failure of the run; the service is started again). */
   let crashes = 0;
   let stopping = false;
   const startService = () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
+    const [command, ...args] = fiu ? ['fiu-run', '-x', ...node] : node;
+    const child = spawn(command!, args, {
       cwd: SERVICE_DIR,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -150,6 +192,7 @@ async function main(): Promise<void> {
   const faults: Array<{ kind: FaultKind; recoveryMs: number }> = [];
   let stopLoad = false;
   try {
+    const startingAt = Date.now();
     startService();
     await until('the service answers /health', 180_000, async () => {
       const answer = await fetch(`${base}/health`).catch(() => undefined);
@@ -162,7 +205,9 @@ async function main(): Promise<void> {
       );
       return rows[0]!.n >= 2;
     });
-    log(`service up on ${base}`);
+    // A restarted service needs about as long again; the settle bound below counts it.
+    const startupMs = Date.now() - startingAt;
+    log(`service up on ${base} after ${startupMs} ms`);
 
     // The load: creates of new keys and updates of accepted ones, one request per key at once.
     let n = 0;
@@ -246,7 +291,7 @@ async function main(): Promise<void> {
     };
 
     for (let i = 0; i < FAULTS; i += 1) {
-      await sleep(1000 + faultRandom() * 2000);
+      await sleep(GAP_MS + faultRandom() * 2 * GAP_MS);
       const kind = pick(kinds, faultRandom);
       let returnedAt: number;
       switch (kind) {
@@ -274,6 +319,20 @@ async function main(): Promise<void> {
           await nats.start();
           returnedAt = Date.now();
           break;
+        case 'fsync fails': {
+          // EIO from fsync and fdatasync (the csv journal's durability point) for 2 s; the
+          // rest of the process's I/O goes on (a failing `write` would fail its sockets and
+          // stdout too, which is a dead process, covered by kill -9).
+          const fiuCtrl = (command: string) =>
+            spawnSync('fiu-ctrl', ['-c', command, String(service!.pid)]);
+          for (const name of ['posix/io/sync/fsync', 'posix/io/sync/fdatasync'])
+            fiuCtrl(`enable name=${name},failinfo=5`);
+          await sleep(2000);
+          for (const name of ['posix/io/sync/fsync', 'posix/io/sync/fdatasync'])
+            fiuCtrl(`disable name=${name}`);
+          returnedAt = Date.now();
+          break;
+        }
         default: {
           const [action, engine] = kind.split(' ') as ['cut' | 'stall', 'postgres' | 'nats'];
           const proxy = engine === 'postgres' ? pgProxy : natsProxy;
@@ -310,54 +369,81 @@ async function main(): Promise<void> {
       return rows.map((row) => ({ key: row[col('intern_id')]!, mentor: row[col('mentor')]! }));
     };
     const wanted = new Set(ok.map((a) => a.recordId!));
-    const settled = await until('every accepted record in the audit', 180_000, async () => {
-      const seen = await audited();
-      return [...wanted].every((id) => seen.has(id));
-    }).then(
-      () => true,
-      () => false,
+    // What each key may end as: its last accepted event, or a later one whose answer
+    // never came (it may have been stored before the cut).
+    const byKey = new Map<string, Answer[]>();
+    for (const a of answers.sort((x, y) => x.startedAt - y.startedAt))
+      byKey.set(a.key, [...(byKey.get(a.key) ?? []), a]);
+    const allowedByKey = new Map<string, Set<string>>();
+    for (const [key, events] of byKey) {
+      const lastOk = events.map((e) => e.status).lastIndexOf(202);
+      if (lastOk < 0) continue;
+      allowedByKey.set(
+        key,
+        new Set(
+          events
+            .slice(lastOk)
+            .filter((e, i) => i === 0 || e.status === 'none')
+            .map((e) => e.mentor),
+        ),
+      );
+    }
+    const relationalFinal = async () => {
+      const { rows } = await direct.query<{ intern_id: string; mentor: string }>(
+        'SELECT intern_id, mentor FROM interns',
+      );
+      return new Map(rows.map((r) => [r.intern_id, r.mentor]));
+    };
+    const csvFinal = (rows: Array<{ key: string; mentor: string }>) =>
+      new Map(rows.map((row) => [row.key, row.mentor]));
+    const unsettled = (final: Map<string, string>) =>
+      [...allowedByKey].filter(([key, allowed]) => !allowed.has(final.get(key) ?? '')).length;
+    // Delivery is asynchronous, so the targets are waited for, and a record counts as lost
+    // only once nothing moved for as long as the slowest path takes by its settings: a
+    // stranded outbox entry is taken over after the lease, the reconciler looks every
+    // interval, a message a killed adapter held comes again after the consumer's ack wait,
+    // and a restarted service takes as long as this run's first start did.
+    const quietBoundMs =
+      DEFAULT_OUTBOX_SETTINGS.leaseMs +
+      DEFAULT_OUTBOX_SETTINGS.reconcileIntervalMs +
+      DEFAULT_OUTBOX_SETTINGS.relayIntervalMs +
+      ACK_WAIT_MS +
+      startupMs;
+    const settled = await untilSettled(
+      'every accepted record in the relational audit and both targets at their final state',
+      quietBoundMs,
+      async () => {
+        const seen = await audited();
+        return (
+          [...wanted].filter((id) => !seen.has(id)).length +
+          unsettled(await relationalFinal()) +
+          unsettled(csvFinal(await csvRows()))
+        );
+      },
     );
-    if (!settled) log('not every accepted record reached the relational target in 180 s');
-    await sleep(3000); // the csv adapter trails the relational one by a batch at most
+    if (!settled) log(`the targets did not move for ${quietBoundMs} ms before settling`);
 
     const seen = await audited();
     const lost = [...wanted].filter((id) => !seen.has(id));
     const duplicated = [...seen.values()].filter((count) => count > 1).length;
-    // Final state per key: the last accepted event, or a later one whose answer never came.
     const problems: string[] = [];
-    const byKey = new Map<string, Answer[]>();
-    for (const a of answers.sort((x, y) => x.startedAt - y.startedAt))
-      byKey.set(a.key, [...(byKey.get(a.key) ?? []), a]);
-    const { rows: finalRows } = await direct.query<{ intern_id: string; mentor: string }>(
-      'SELECT intern_id, mentor FROM interns',
-    );
-    const relationalFinal = new Map(finalRows.map((r) => [r.intern_id, r.mentor]));
+    const relational = await relationalFinal();
     const csv = await csvRows();
-    const csvFinal = new Map<string, string>();
-    let csvDuplicated = 0;
-    for (const row of csv) {
-      if (csvFinal.has(row.key)) csvDuplicated += 1;
-      csvFinal.set(row.key, row.mentor);
-    }
+    const csvByKey = csvFinal(csv);
+    const csvDuplicated = csv.length - csvByKey.size;
     let refusedVisible = 0;
     const { rows: auditMentors } = await direct.query<{ mentor: string }>(
       "SELECT payload->>'mentor' AS mentor FROM audit_log WHERE contract_id = 'interns'",
     );
     const everApplied = new Set(auditMentors.map((r) => r.mentor));
     for (const [key, events] of byKey) {
-      const lastOk = events.map((e) => e.status).lastIndexOf(202);
-      const allowed = new Set(
-        events
-          .slice(Math.max(lastOk, 0))
-          .filter((e, i) => (i === 0 && lastOk >= 0) || e.status === 'none')
-          .map((e) => e.mentor),
-      );
+      const allowed = allowedByKey.get(key);
       for (const [target, final] of [
-        ['relational', relationalFinal],
-        ['csv', csvFinal],
+        ['relational', relational],
+        ['csv', csvByKey],
       ] as const) {
         const value = final.get(key);
-        if (lastOk >= 0 && (value === undefined || !allowed.has(value)))
+        if (allowed && (value === undefined || !allowed.has(value)))
           problems.push(
             `${target}: ${key} holds ${value ?? 'nothing'}, expected one of ${[...allowed]}`,
           );
@@ -401,12 +487,18 @@ async function main(): Promise<void> {
     console.log(
       `recovery after the engine's return: p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms`,
     );
-    for (const line of problems.slice(0, 20)) console.log(`  ${line}`);
+    // Refused-but-applied first: the rarer and worse finding.
+    const worst = [...problems].sort(
+      (a, b) => Number(b.includes(' was applied')) - Number(a.includes(' was applied')),
+    );
+    for (const line of worst.slice(0, 20)) console.log(`  ${line}`);
     // The bound is for an engine's return; a killed service's own restart (tsx start-up
     // included) is reported in the table but not held to it.
-    const slow = faults.filter(
-      (f) => f.kind !== 'kill -9 service' && f.recoveryMs > RECOVERY_BOUND_MS,
-    ).length;
+    const slow =
+      RECOVERY_BOUND_MS > 0
+        ? faults.filter((f) => f.kind !== 'kill -9 service' && f.recoveryMs > RECOVERY_BOUND_MS)
+            .length
+        : 0;
     if (
       lost.length + duplicated + csvDuplicated + refusedVisible + problems.length > 0 ||
       slow > 0
@@ -423,8 +515,12 @@ async function main(): Promise<void> {
     await direct.close().catch(() => undefined);
     await pgProxy.close();
     await natsProxy.close();
-    await postgres.stop();
-    await nats.stop();
+    if (argv.keep && process.exitCode === 1) {
+      log(`kept for a look: ${postgres.url}, ${nats.url} (Ctrl-C stops them)`);
+    } else {
+      await postgres.stop();
+      await nats.stop();
+    }
     if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
   }
 }
@@ -441,6 +537,31 @@ async function until(what: string, timeoutMs: number, check: () => boolean | Pro
     await sleep(100);
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * Waits until `remaining` reaches 0; false once it has not gone down for `quietMs`
+ * (progress, not wall-clock, decides: a loaded machine is slower, not stuck).
+ */
+async function untilSettled(
+  what: string,
+  quietMs: number,
+  remaining: () => Promise<number>,
+): Promise<boolean> {
+  let best = Number.POSITIVE_INFINITY;
+  let movedAt = Date.now();
+  for (;;) {
+    const left = await remaining().catch(() => best);
+    if (left === 0) return true;
+    if (left < best) {
+      best = left;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt > quietMs) {
+      log(`${what}: ${left} still missing`);
+      return false;
+    }
+    await sleep(250);
+  }
 }
 
 await main();

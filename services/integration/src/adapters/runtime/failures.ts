@@ -86,6 +86,12 @@ const CONNECTION_CODES = new Set([
   'ENETUNREACH',
   'EAI_AGAIN',
 ]);
+/**
+ * The disk under the target failing or full: every record would fail alike until it is
+ * back, so the consumer waits (outage budget) instead of dead-lettering each record
+ * (issue 21: found by the chaos run's failing fsync, which dead-lettered a batch a second).
+ */
+const DISK_DOWN_CODES = new Set(['EIO', 'ENOSPC', 'EDQUOT']);
 const FILE_IO_CODES = new Set([
   'EEXIST',
   'EACCES',
@@ -184,6 +190,12 @@ export const DEFAULT_RULES: ClassificationRule[] = [
     errorType: 'RETRY_EXHAUSTED',
   },
   {
+    name: 'disk failing or full',
+    matches: (e) => DISK_DOWN_CODES.has(code(e) ?? ''),
+    retriable: true,
+    errorType: 'RETRY_EXHAUSTED',
+  },
+  {
     name: 'file I/O error',
     matches: (e) => FILE_IO_CODES.has(code(e) ?? '') || e instanceof TargetLockedError,
     retriable: true,
@@ -198,6 +210,7 @@ const OUTAGE_RULES = new Set([
   'failed to open a transaction',
   'wrapped transaction error',
   'transient delivery failure',
+  'disk failing or full',
 ]);
 
 export function isOutage(classification: Classification): boolean {

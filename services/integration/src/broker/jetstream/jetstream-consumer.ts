@@ -47,6 +47,8 @@ export interface JetStreamConsumerDeps {
   onStop: (consumer: JetStreamConsumer) => void;
 }
 
+/** A delivered message not acknowledged within this is delivered again (a killed adapter's). */
+export const ACK_WAIT_MS = 30_000;
 const FETCH_EXPIRES_MS = 1000;
 const REFRESH_MS = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -133,7 +135,7 @@ export class JetStreamConsumer implements Consumer {
       deliver_policy: policy,
       ...(startSeq === undefined ? {} : { opt_start_seq: startSeq }),
       max_ack_pending: this.maxBatch,
-      ack_wait: nanos(30_000),
+      ack_wait: nanos(ACK_WAIT_MS),
       description: `consumer group ${this.deps.options.groupId}`,
     };
   }
@@ -225,9 +227,14 @@ export class JetStreamConsumer implements Consumer {
         batch = [first];
         if (this.maxBatch > 1) {
           // The no-wait pull returns what is there now and ends (the consumer API has no no-wait fetch).
+          // `expires` adds the client's own timer: a pull that reached a server which then
+          // died (or a consumer deleted and re-created meanwhile) gets no answer, and
+          // without the timer this partition would wait for it forever (found by the
+          // chaos run's NATS power loss: a partition's worker stopped reading).
           for await (const msg of this.deps.js.fetch(state.stream, this.durable, {
             batch: this.maxBatch - 1,
             no_wait: true,
+            expires: FETCH_EXPIRES_MS,
           })) {
             batch.push(msg);
           }

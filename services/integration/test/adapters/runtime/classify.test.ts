@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { createSqlDatabase } from '@platform/core';
 import {
   classify,
+  isOutage,
   DeserializationError,
   RollbackError,
   TransactionError,
@@ -101,6 +102,21 @@ describe('failure classification', () => {
       rule: 'file I/O error',
     });
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it('takes a failing or full disk for an outage (the consumer waits), not a bad record', () => {
+    for (const code of ['EIO', 'ENOSPC', 'EDQUOT']) {
+      const cause = Object.assign(new Error(`${code}: fdatasync`), { code });
+      const classification = classify(new Error('journal append failed', { cause }));
+      assert.deepEqual(classification, {
+        retriable: true,
+        errorType: 'RETRY_EXHAUSTED',
+        rule: 'disk failing or full',
+      });
+      assert.equal(isOutage(classification), true, code);
+    }
+    const notDir = Object.assign(new Error('ENOTDIR'), { code: 'ENOTDIR' });
+    assert.equal(isOutage(classify(notDir)), false);
   });
 
   it('labels anything unrecognized UNCLASSIFIED_FAILURE, never RETRY_EXHAUSTED', () => {
