@@ -106,7 +106,7 @@ export {
   openObjectStore,
   openSqlDatabase,
   serviceDataDir,
-} from './platform/open-resources.js';
+} from './engines/open-resources.js';
 export {
   createOutboundGuard,
   guardedFetch,

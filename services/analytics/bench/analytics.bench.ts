@@ -22,7 +22,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createLogger, listen } from '@platform/core';
-import { buildApp } from '../src/app.js';
+import { buildAnalyticsApp } from '../src/app.js';
 import { generateDataset } from '../src/generate/generate-dataset.js';
 import { READ_NAMES, READS, type ReadName, type ReadSpec } from '../src/sales/catalog.js';
 import { warehouseDir, warehousePath } from '../src/warehouse/paths.js';
@@ -167,7 +167,7 @@ async function benchSize(dir: string, orders: number): Promise<void> {
 
   // Every request computes the view in DuckDB.
   const coldWarehouse = createWarehouse({ file, cacheEntries: 0 });
-  const coldApp = await buildApp({ warehouse: coldWarehouse, logger });
+  const coldApp = await buildAnalyticsApp({ warehouse: coldWarehouse, logger });
   const coldBase = await serve(coldApp);
   // Pages deep in the ranking: the last full page, and the last of the lowest decile.
   const totalOf = async (query: string) => {
@@ -194,7 +194,7 @@ async function benchSize(dir: string, orders: number): Promise<void> {
 
   const warehouse = createWarehouse({ file });
   // One MCP client measures run_sql at CONCURRENCY: its per-client bound is the process's.
-  const app = await buildApp({
+  const app = await buildAnalyticsApp({
     warehouse,
     logger,
     sqlMaxConcurrent: 2,

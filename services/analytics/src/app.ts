@@ -21,7 +21,7 @@ import type { LlmProvider } from './agent/llm-types.js';
 import type { AgentLimits } from './agent/run-agent.js';
 import { createMcpToolbox } from './agent/mcp-toolbox.js';
 import { registerMcpRoutes } from './mcp/mcp-routes.js';
-import { registerSalesRoutes } from './sales/routes.js';
+import { registerSalesRoutes } from './sales/sales-routes.js';
 import { registerHostGuard, type HostGuardOptions } from './http/host-guard.js';
 import { createSqlGate } from './sql/read-only-sql.js';
 import type { Warehouse } from './warehouse/warehouse.js';
@@ -61,7 +61,7 @@ export interface AppOptions {
   health?: Record<string, HealthCheck>;
 }
 
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+export async function buildAnalyticsApp(options: AppOptions): Promise<FastifyInstance> {
   const { warehouse, logger } = options;
   const app = await createHttpApp({
     service: 'analytics',

@@ -1,7 +1,7 @@
 /** The analytics service's coded errors (HTTP status and client-facing detail). */
 import { defineErrors } from '@platform/core';
 
-export const errors = defineErrors({
+export const analyticsErrors = defineErrors({
   WAREHOUSE_NOT_BUILT: {
     status: 503,
     detail:

@@ -1,7 +1,11 @@
 /** The analytics service as a library: its app builder, settings, warehouse, pipeline and generator. */
-export { buildApp, type AppOptions } from './app.js';
+export { buildAnalyticsApp, type AppOptions } from './app.js';
+/** @deprecated the earlier name of `buildAnalyticsApp` (app builders are `build<Service>App`). */
+export { buildAnalyticsApp as buildApp } from './app.js';
 export { analyticsEnvSchema, type AnalyticsEnv } from './config.js';
-export { errors } from './errors.js';
+export { analyticsErrors } from './errors.js';
+/** @deprecated the earlier name of `analyticsErrors` (registries are `<package>Errors`). */
+export { analyticsErrors as errors } from './errors.js';
 export { createLlmProvider } from './agent/providers/create-llm-provider.js';
 export type { LlmProvider, ProviderSettings } from './agent/llm-types.js';
 export { createWarehouse, type Warehouse, type WarehouseOptions } from './warehouse/warehouse.js';

@@ -16,7 +16,7 @@ import {
   openCounterStore,
 } from '@platform/core';
 import { createLlmProvider } from './agent/providers/create-llm-provider.js';
-import { buildApp } from './app.js';
+import { buildAnalyticsApp } from './app.js';
 import { analyticsEnvSchema } from './config.js';
 import { ensureWarehouse } from './startup/ensure-warehouse.js';
 import { warehousePath } from './warehouse/paths.js';
@@ -45,7 +45,7 @@ const agentRateLimit =
         clientAddress,
       }
     : undefined;
-const app = await buildApp({
+const app = await buildAnalyticsApp({
   warehouse,
   logger,
   access: accessPolicyFromEnv(env),

@@ -6,14 +6,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@platform/core';
-import { buildApp } from './app.js';
+import { buildAnalyticsApp } from './app.js';
 import { createWarehouse } from './warehouse/warehouse.js';
 
 export async function analyticsOpenApiDocuments(): Promise<Record<string, unknown>> {
   const dir = await mkdtemp(join(tmpdir(), 'analytics-openapi-'));
   const warehouse = createWarehouse({ file: join(dir, 'raw_data.duckdb') });
   try {
-    const app = await buildApp({
+    const app = await buildAnalyticsApp({
       warehouse,
       logger: createLogger({ service: 'analytics-openapi', level: 'silent' }),
     });

@@ -5,7 +5,7 @@
  * `classifyError`; the broker's failures are already `BROKER_UNAVAILABLE`.
  */
 import type { AppError, SqlDatabase } from '@platform/core';
-import { errors } from './errors.js';
+import { integrationErrors } from './errors.js';
 
 /** Seconds a client is asked to wait: about one /health check and reconnect. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -26,7 +26,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function classifyDependencyError(db: SqlDatabase) {
   return (error: unknown): AppError | undefined =>
     isDatabaseUnavailable(error)
-      ? errors.DATABASE_UNAVAILABLE({
+      ? integrationErrors.DATABASE_UNAVAILABLE({
           detail: `database unavailable (${db.engine}); try again shortly`,
           cause: error,
           headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },

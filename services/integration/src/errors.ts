@@ -1,7 +1,7 @@
 /** The integration platform's coded errors (one registry per package): status and client-facing detail. */
 import { defineErrors } from '@platform/core';
 
-export const errors = defineErrors({
+export const integrationErrors = defineErrors({
   PAYLOAD_INVALID: { status: 400, detail: 'payload fails contract validation' },
   CONTRACT_INVALID: { status: 400, detail: 'contract definition is invalid' },
   ADAPTER_CONFIG_INVALID: {

@@ -5,7 +5,7 @@
  * parameter) and fails there as a 500.
  */
 import type { FastifyInstance } from 'fastify';
-import { errors } from './errors.js';
+import { integrationErrors } from './errors.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const unstorable = (text: string): boolean => text.includes('\u0000') || LONE_SURROGATE.test(text);
@@ -30,6 +30,6 @@ function holdsUnstorableText(body: unknown): boolean {
 export function installTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     if (request.url.includes('%00') || holdsUnstorableText(request.body))
-      throw errors.TEXT_UNSTORABLE();
+      throw integrationErrors.TEXT_UNSTORABLE();
   });
 }

@@ -13,17 +13,17 @@ import {
 import type { Registry } from 'prom-client';
 import { createRenderMetrics, type RenderMetrics } from './metrics.js';
 import type { FastifyInstance } from 'fastify';
-import { registerAdmissionRoutes } from './admission/routes.js';
-import { registerArtifactRoutes } from './artifacts/routes.js';
-import { registerCallbackRoutes } from './callbacks/routes.js';
+import { registerAdmissionRoutes } from './admission/admission-routes.js';
+import { registerArtifactRoutes } from './artifacts/artifacts-routes.js';
+import { registerCallbackRoutes } from './callbacks/callbacks-routes.js';
 import type { RenderContext } from './context.js';
 import { registerSignedObjectRoute } from '@platform/core';
 import { legacyStatusSchema, v1JobSchema } from './jobs/job-schemas.js';
-import { registerJobRoutes } from './jobs/routes.js';
-import { registerEventRoutes } from './events/routes.js';
-import { registerLegacyRoutes } from './legacy/routes.js';
-import { registerPageRoutes } from './pages/routes.js';
-import { registerSkinRoutes } from './skins/routes.js';
+import { registerJobRoutes } from './jobs/jobs-routes.js';
+import { registerEventRoutes } from './events/events-routes.js';
+import { registerLegacyRoutes } from './legacy/legacy-routes.js';
+import { registerPageRoutes } from './pages/pages-routes.js';
+import { registerSkinRoutes } from './skins/skins-routes.js';
 import { CALLBACK_SECURITY_SCHEME, callbackSecurityScheme } from './callbacks/signature.js';
 
 export interface BuildAppOptions {

@@ -9,7 +9,7 @@ import {
   type RouteScope,
 } from '@platform/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../errors.js';
+import { analyticsErrors } from '../errors.js';
 import { sendPage, sendScript } from '../http/page-reply.js';
 import { CHAT_PAGE_HTML, CHAT_PAGE_SCRIPT } from './chat-page.js';
 import type { LlmProvider } from './llm-types.js';
@@ -135,7 +135,7 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
         );
         const headers = rateLimitHeaders(result);
         if (!result.allowed) {
-          throw errors.AGENT_RATE_LIMITED({
+          throw analyticsErrors.AGENT_RATE_LIMITED({
             detail: `Too many chat requests; retry after ${result.retryAfterSeconds} seconds`,
             headers,
           });
@@ -149,7 +149,7 @@ export function registerAgentRoutes(app: FastifyInstance, options: AgentRouteOpt
         history?: HistoryMessage[];
       };
       const problem = historyProblem(history);
-      if (problem) throw errors.HISTORY_REJECTED({ detail: problem });
+      if (problem) throw analyticsErrors.HISTORY_REJECTED({ detail: problem });
       const { provider } = options;
       if (!provider) {
         const answer = await runOfflinePlanner(options.toolbox, message);

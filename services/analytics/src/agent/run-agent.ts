@@ -10,7 +10,7 @@
  * aborted: `AGENT_DEADLINE`). Tool results reach the model as data: a JSON object naming
  * the tool with its result under `data`, never as text it could read as instructions.
  */
-import { errors } from '../errors.js';
+import { analyticsErrors } from '../errors.js';
 import type { ChatMessage, LlmProvider, ToolCall } from './llm-types.js';
 import { AgentDeadlineError } from './providers/post-json.js';
 import type { Toolbox } from './mcp-toolbox.js';
@@ -72,7 +72,7 @@ export async function runAgent(
     return await loop();
   } catch (error) {
     if (error instanceof AgentDeadlineError || deadline.signal.aborted) {
-      throw errors.AGENT_DEADLINE({
+      throw analyticsErrors.AGENT_DEADLINE({
         detail: `The agent did not finish within ${deadlineMs} ms; ask a narrower question`,
         cause: error,
       });

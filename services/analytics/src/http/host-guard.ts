@@ -12,7 +12,7 @@
  */
 import { replyWithError } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../errors.js';
+import { analyticsErrors } from '../errors.js';
 
 export interface HostGuardOptions {
   /** Host names (no port) answered; `*` for any. @defaultValue the loopback names */
@@ -54,7 +54,7 @@ export function registerHostGuard(app: FastifyInstance, options: HostGuardOption
     if (!anyHost && !hosts.has(hostName(host))) {
       return replyWithError(
         reply,
-        errors.HOST_NOT_ALLOWED({
+        analyticsErrors.HOST_NOT_ALLOWED({
           detail: `Host ${JSON.stringify(host)} is not allowed; see ALLOWED_HOSTS`,
         }),
       );
@@ -63,7 +63,7 @@ export function registerHostGuard(app: FastifyInstance, options: HostGuardOption
     if (origin !== undefined && !originAllowed(origin)) {
       return replyWithError(
         reply,
-        errors.ORIGIN_NOT_ALLOWED({
+        analyticsErrors.ORIGIN_NOT_ALLOWED({
           detail: `Origin ${JSON.stringify(origin)} is not allowed; see ALLOWED_ORIGINS`,
         }),
       );

@@ -18,7 +18,7 @@ import {
   type RouteScope,
 } from '@platform/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { errors } from '../errors.js';
+import { analyticsErrors } from '../errors.js';
 import { createMcpServer, SQL_TOOL, type McpDependencies } from './mcp-server.js';
 
 /** A JSON-RPC 2.0 message: what MCP answers with, errors included. */
@@ -151,7 +151,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
             description: 'The session event stream (its first event names the message URL)',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
-          ...errorResponses(errors.definitions, ['MCP_SESSIONS_BUSY']),
+          ...errorResponses(analyticsErrors.definitions, ['MCP_SESSIONS_BUSY']),
         },
       },
     },
@@ -159,7 +159,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       if (sessions.size >= MAX_SSE_SESSIONS) {
         return replyWithError(
           reply,
-          errors.MCP_SESSIONS_BUSY({ headers: { 'retry-after': '30' } }),
+          analyticsErrors.MCP_SESSIONS_BUSY({ headers: { 'retry-after': '30' } }),
         );
       }
       reply.hijack();
@@ -193,7 +193,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
             description: 'Accepted; the answer arrives on the session event stream',
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
-          ...errorResponses(errors.definitions, ['MCP_SESSION_NOT_FOUND']),
+          ...errorResponses(analyticsErrors.definitions, ['MCP_SESSION_NOT_FOUND']),
         },
       },
     },
@@ -201,7 +201,7 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       const { sessionId } = request.query as { sessionId: string };
       const session = sessions.get(sessionId);
       if (!session || session.keyName !== request.apiKeyName)
-        return replyWithError(reply, errors.MCP_SESSION_NOT_FOUND());
+        return replyWithError(reply, analyticsErrors.MCP_SESSION_NOT_FOUND());
       reply.hijack();
       await session.transport.handlePostMessage(request.raw, reply.raw, request.body);
     },

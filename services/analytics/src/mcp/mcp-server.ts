@@ -8,7 +8,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { isAppError, type Logger } from '@platform/core';
-import { errors } from '../errors.js';
+import { analyticsErrors } from '../errors.js';
 import { z } from 'zod';
 import * as zMini from 'zod/mini';
 import {
@@ -108,7 +108,7 @@ export function createMcpServer(deps: McpDependencies): McpServer {
     },
     async ({ sql }: { sql: string }) =>
       run(SQL_TOOL, async () => {
-        if (deps.sqlRefusal) throw errors.SQL_TOOL_FORBIDDEN({ detail: deps.sqlRefusal });
+        if (deps.sqlRefusal) throw analyticsErrors.SQL_TOOL_FORBIDDEN({ detail: deps.sqlRefusal });
         const output = await deps.sqlGate.run(
           () =>
             runReadOnlySql(deps.warehouse, sql, {

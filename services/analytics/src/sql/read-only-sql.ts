@@ -17,7 +17,7 @@
  */
 import { StatementType } from '@duckdb/node-api';
 import { isAppError, type RateLimiter } from '@platform/core';
-import { errors } from '../errors.js';
+import { analyticsErrors } from '../errors.js';
 import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
 import type { QueryOutput, Warehouse } from '../warehouse/warehouse.js';
 
@@ -46,9 +46,11 @@ export async function runReadOnlySql(
   sql: string,
   options: ReadOnlySqlOptions = {},
 ): Promise<QueryOutput> {
-  if (sql.trim() === '') throw errors.SQL_REJECTED({ detail: 'The query is empty' });
+  if (sql.trim() === '') throw analyticsErrors.SQL_REJECTED({ detail: 'The query is empty' });
   if (sql.length > MAX_SQL_LENGTH)
-    throw errors.SQL_REJECTED({ detail: `The query is longer than ${MAX_SQL_LENGTH} characters` });
+    throw analyticsErrors.SQL_REJECTED({
+      detail: `The query is longer than ${MAX_SQL_LENGTH} characters`,
+    });
   await assertSingleSelect(warehouse, sql);
   try {
     const output = await warehouse.query(sql, undefined, {
@@ -59,7 +61,10 @@ export async function runReadOnlySql(
     return capBytes(output, options.maxBytes ?? 1 << 20);
   } catch (error) {
     if (isAppError(error)) throw error;
-    throw errors.SQL_FAILED({ detail: `The query failed: ${duckDbMessage(error)}`, cause: error });
+    throw analyticsErrors.SQL_FAILED({
+      detail: `The query failed: ${duckDbMessage(error)}`,
+      cause: error,
+    });
   }
 }
 
@@ -69,19 +74,21 @@ async function assertSingleSelect(warehouse: Warehouse, sql: string): Promise<vo
     parsed = await warehouse.inspect(sql);
   } catch (error) {
     if (isAppError(error)) throw error;
-    throw errors.SQL_REJECTED({
+    throw analyticsErrors.SQL_REJECTED({
       detail: `The query was rejected: ${duckDbMessage(error)}`,
       cause: error,
     });
   }
   if (parsed.count !== 1) {
-    throw errors.SQL_REJECTED({
+    throw analyticsErrors.SQL_REJECTED({
       detail: `Exactly one statement is allowed (found ${parsed.count})`,
     });
   }
   if (parsed.statementType !== StatementType.SELECT) {
     const name = StatementType[parsed.statementType as StatementType] ?? 'unknown';
-    throw errors.SQL_REJECTED({ detail: `Only SELECT statements are allowed (found ${name})` });
+    throw analyticsErrors.SQL_REJECTED({
+      detail: `Only SELECT statements are allowed (found ${name})`,
+    });
   }
   const { rows } = await warehouse.query('SELECT json_serialize_sql($1::VARCHAR) AS tree', [sql]);
   const tree = JSON.parse(String(rows[0]?.tree)) as {
@@ -90,10 +97,10 @@ async function assertSingleSelect(warehouse: Warehouse, sql: string): Promise<vo
   };
   const nodeType = tree.statements?.[0]?.node?.type;
   if (tree.error || tree.statements?.length !== 1 || !nodeType || !SELECT_NODES.has(nodeType)) {
-    throw errors.SQL_REJECTED({ detail: 'Only SELECT statements are allowed' });
+    throw analyticsErrors.SQL_REJECTED({ detail: 'Only SELECT statements are allowed' });
   }
   const outside = readsOutsideGold(tree);
-  if (outside) throw errors.SQL_REJECTED({ detail: outside });
+  if (outside) throw analyticsErrors.SQL_REJECTED({ detail: outside });
 }
 
 /**
@@ -124,12 +131,12 @@ export function createSqlGate(options: SqlGateOptions): SqlGate {
   return {
     async run(work, client) {
       if (active >= maxConcurrent) {
-        throw errors.SQL_BUSY({
+        throw analyticsErrors.SQL_BUSY({
           detail: `${maxConcurrent} SQL queries are already running; retry in a moment`,
         });
       }
       if (client !== undefined && (activeOf.get(client) ?? 0) >= maxPerClient) {
-        throw errors.SQL_BUSY({
+        throw analyticsErrors.SQL_BUSY({
           detail: `${maxPerClient} of your SQL queries ${maxPerClient === 1 ? 'is' : 'are'} already running; wait for ${maxPerClient === 1 ? 'it' : 'them'}`,
         });
       }
@@ -140,7 +147,7 @@ export function createSqlGate(options: SqlGateOptions): SqlGate {
         if (client !== undefined && limiter) {
           const verdict = await limiter.check(client);
           if (!verdict.allowed)
-            throw errors.SQL_RATE_LIMITED({
+            throw analyticsErrors.SQL_RATE_LIMITED({
               detail: `Too many SQL queries: at most ${verdict.limit} per client in this window; retry after ${verdict.retryAfterSeconds} seconds`,
             });
         }

@@ -21,7 +21,7 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
-import { errors } from '../errors.js';
+import { analyticsErrors } from '../errors.js';
 import { toJsonRow, type Row } from './duckdb-session.js';
 
 export interface WarehouseOptions {
@@ -139,7 +139,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       const info = statSync(options.file);
       return { id: `${info.ino}:${info.mtimeMs}:${info.size}`, mtime: info.mtime };
     } catch {
-      throw errors.WAREHOUSE_NOT_BUILT();
+      throw analyticsErrors.WAREHOUSE_NOT_BUILT();
     }
   }
 
@@ -282,7 +282,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         return output;
       } catch (error) {
         failed = true;
-        if (timedOut) throw errors.QUERY_TIMEOUT({ cause: error });
+        if (timedOut) throw analyticsErrors.QUERY_TIMEOUT({ cause: error });
         throw error;
       } finally {
         clearTimeout(timer);

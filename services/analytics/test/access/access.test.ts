@@ -16,7 +16,7 @@ import {
   type AccessTable,
 } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppOptions } from '../../src/app.js';
+import { buildAnalyticsApp, type AppOptions } from '../../src/app.js';
 import { SQL_TOOL } from '../../src/mcp/mcp-server.js';
 import { READ_NAMES, READS } from '../../src/sales/catalog.js';
 import {
@@ -52,7 +52,7 @@ describe('analytics access', () => {
   let fixture: WarehouseFixture;
   const apps: FastifyInstance[] = [];
   const build = async (options: Partial<AppOptions> = {}) => {
-    const app = await buildApp({
+    const app = await buildAnalyticsApp({
       warehouse: fixture.warehouse,
       logger: silentLogger(),
       ...options,

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createLlmProvider } from '../../src/agent/providers/create-llm-provider.js';
 import { SYSTEM_PROMPT } from '../../src/agent/system-prompt.js';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import {
   declaredIn,
   mergeToolCalls,
@@ -47,7 +47,7 @@ describe('agent with an LLM', () => {
           // As main wires it: through the outbound guard (the fake LLM is on loopback, allowed).
           fetch: guardedFetch(createOutboundGuard({ allowed: ['127.0.0.1'] })),
         });
-        app = await buildApp({
+        app = await buildAnalyticsApp({
           warehouse: fixture.warehouse,
           logger: silentLogger(),
           llm,
@@ -290,7 +290,11 @@ describe('agent LLM behind the outbound guard', () => {
         timeoutMs: 3000,
         fetch: guardedFetch(createOutboundGuard({ allowed: [] })),
       });
-      const app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger(), llm });
+      const app = await buildAnalyticsApp({
+        warehouse: fixture.warehouse,
+        logger: silentLogger(),
+        llm,
+      });
       fake.script([textReply('openai', 'never')]);
       const response = await app.inject({
         method: 'POST',
@@ -314,7 +318,7 @@ describe('agent deadline', () => {
     const fake = await startFakeLlm();
     try {
       const llm = createLlmProvider('openai', { baseUrl: fake.url, timeoutMs: 30_000 });
-      const app = await buildApp({
+      const app = await buildAnalyticsApp({
         warehouse: fixture.warehouse,
         logger: silentLogger(),
         llm,

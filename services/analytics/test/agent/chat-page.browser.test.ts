@@ -5,7 +5,7 @@ import { chromiumSkipReason, keepScreenshot, launchChromium } from '@platform/te
 import type { FastifyInstance } from 'fastify';
 import type { Browser } from 'playwright-core';
 import { EXAMPLE_QUESTIONS } from '../../src/agent/chat-page.js';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import {
   createWarehouseFixture,
   silentLogger,
@@ -22,7 +22,7 @@ describe('chat page in headless Chromium', { skip }, () => {
 
   before(async () => {
     fixture = await createWarehouseFixture();
-    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    app = await buildAnalyticsApp({ warehouse: fixture.warehouse, logger: silentLogger() });
     base = await listen(app, { port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
   });

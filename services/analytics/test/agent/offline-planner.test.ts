@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { countIn, yearsIn } from '../../src/agent/offline-planner.js';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import {
   createWarehouseFixture,
   silentLogger,
@@ -14,7 +14,7 @@ describe('agent without an LLM: the offline planner', () => {
   let app: FastifyInstance;
   before(async () => {
     fixture = await createWarehouseFixture();
-    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    app = await buildAnalyticsApp({ warehouse: fixture.warehouse, logger: silentLogger() });
   });
   after(async () => {
     await app.close();

@@ -9,7 +9,7 @@ import {
 } from '@platform/core';
 import { redisUrlForTests, skipReason } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import {
   createWarehouseFixture,
   silentLogger,
@@ -47,7 +47,7 @@ describe('chat rate limit', () => {
       let app: FastifyInstance;
       before(async () => {
         counters = store.open();
-        app = await buildApp({
+        app = await buildAnalyticsApp({
           warehouse: fixture.warehouse,
           logger: silentLogger(),
           agentRateLimit: {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import {
   createWarehouseFixture,
   silentLogger,
@@ -15,7 +15,7 @@ describe('dashboard page', () => {
   let app: FastifyInstance;
   before(async () => {
     fixture = await createWarehouseFixture();
-    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    app = await buildAnalyticsApp({ warehouse: fixture.warehouse, logger: silentLogger() });
   });
   after(async () => {
     await app?.close();

@@ -10,7 +10,7 @@ import { listen } from '@platform/core';
 import { chromiumSkipReason, keepScreenshot, launchChromium } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'playwright-core';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import { generateDataset } from '../../src/generate/generate-dataset.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { warehouseDir, warehousePath } from '../../src/warehouse/paths.js';
@@ -39,7 +39,7 @@ describe('dashboard page in headless Chromium', { skip }, () => {
     await mkdir(warehouseDir(dir), { recursive: true });
     await runPipeline({ sourceDir: join(dir, 'source'), warehouseFile: warehousePath(dir) });
     warehouse = createWarehouse({ file: warehousePath(dir) });
-    app = await buildApp({ warehouse, logger: silentLogger() });
+    app = await buildAnalyticsApp({ warehouse, logger: silentLogger() });
     base = await listen(app, { port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
   });

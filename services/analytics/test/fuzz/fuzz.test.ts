@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import { assertFuzzClean, fuzzApp, fuzzSettings } from '@platform/testing';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import {
   createWarehouseFixture,
   silentLogger,
@@ -18,7 +18,7 @@ let fixture: WarehouseFixture;
 let app: FastifyInstance;
 before(async () => {
   fixture = await createWarehouseFixture();
-  app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+  app = await buildAnalyticsApp({ warehouse: fixture.warehouse, logger: silentLogger() });
 });
 after(async () => {
   await app?.close();

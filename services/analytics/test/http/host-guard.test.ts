@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import { hostName } from '../../src/http/host-guard.js';
 import {
   createWarehouseFixture,
@@ -22,8 +22,11 @@ describe('host and origin allow-lists (DNS rebinding)', () => {
   let configured: FastifyInstance;
   before(async () => {
     fixture = await createWarehouseFixture();
-    loopbackOnly = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
-    configured = await buildApp({
+    loopbackOnly = await buildAnalyticsApp({
+      warehouse: fixture.warehouse,
+      logger: silentLogger(),
+    });
+    configured = await buildAnalyticsApp({
       warehouse: fixture.warehouse,
       logger: silentLogger(),
       hostGuard: {

@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createCounterStore, createRateLimiter, listen } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import { SQL_TOOL } from '../../src/mcp/mcp-server.js';
 import { READ_NAMES, READS } from '../../src/sales/catalog.js';
 import {
@@ -27,7 +27,11 @@ describe('MCP', () => {
 
   before(async () => {
     fixture = await createWarehouseFixture();
-    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger(), sqlMaxRows: 3 });
+    app = await buildAnalyticsApp({
+      warehouse: fixture.warehouse,
+      logger: silentLogger(),
+      sqlMaxRows: 3,
+    });
     base = await listen(app, { port: 0, host: '127.0.0.1' });
   });
   after(async () => {
@@ -169,7 +173,7 @@ describe('MCP', () => {
   });
 
   it('closing the app ends open SSE sessions instead of waiting for them', async () => {
-    const other = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    const other = await buildAnalyticsApp({ warehouse: fixture.warehouse, logger: silentLogger() });
     const otherBase = await listen(other, { port: 0, host: '127.0.0.1' });
     const client = new Client({ name: 'lingering', version: '1.0.0' });
     await client.connect(new SSEClientTransport(new URL(`${otherBase}/sse`)));
@@ -180,7 +184,7 @@ describe('MCP', () => {
     await client.close();
   });
   it('run_sql counts per client: past the rate bound a client gets a tool error, the view tools still answer', async () => {
-    const other = await buildApp({
+    const other = await buildAnalyticsApp({
       warehouse: fixture.warehouse,
       logger: silentLogger(),
       sqlRateLimit: createRateLimiter(createCounterStore({ now: () => 1_000_000 }), {

@@ -15,13 +15,13 @@ import {
 } from '../contracts/contract-store.js';
 import { contractTopics } from '../contracts/topics.js';
 import { validateDefinition } from '../contracts/validate-definition.js';
-import { errors } from '../errors.js';
+import { integrationErrors } from '../errors.js';
 
 function definitionOrThrow(input: unknown): ContractDefinition {
   const check = validateDefinition(input);
   if (!check.ok) {
     const first = check.violations[0]!;
-    throw errors.CONTRACT_INVALID({
+    throw integrationErrors.CONTRACT_INVALID({
       detail: `contract definition is invalid: ${first.path || '(body)'} ${first.message}`,
       body: { errors: check.violations },
     });
@@ -39,12 +39,12 @@ export async function registerContract(
   input: unknown,
 ): Promise<ContractDefinition> {
   const contract = definitionOrThrow(input);
-  if (!(await insertContract(db, contract))) throw errors.CONTRACT_EXISTS();
+  if (!(await insertContract(db, contract))) throw integrationErrors.CONTRACT_EXISTS();
   try {
     await provisionTopics(broker, contract);
   } catch (error) {
     await deleteContract(db, contract.contractId);
-    throw errors.BROKER_UNAVAILABLE({
+    throw integrationErrors.BROKER_UNAVAILABLE({
       detail: 'broker unavailable; the contract was not registered',
       cause: error,
     });
@@ -68,14 +68,14 @@ export async function checkEvolution(
   input: unknown,
 ): Promise<EvolutionCheck> {
   const stored = await findContract(db, contractId);
-  if (!stored) throw errors.CONTRACT_NOT_FOUND();
+  if (!stored) throw integrationErrors.CONTRACT_NOT_FOUND();
   const current = stored.contract;
   const body =
     typeof input === 'object' && input !== null && !Array.isArray(input)
       ? (input as Record<string, unknown>)
       : undefined;
   if (body && body.contractId !== undefined && body.contractId !== contractId) {
-    throw errors.CONTRACT_INVALID({
+    throw integrationErrors.CONTRACT_INVALID({
       detail: 'contract definition is invalid: contractId must match the path',
       body: { errors: [{ path: 'contractId', message: 'must match the path' }] },
     });
@@ -85,7 +85,7 @@ export async function checkEvolution(
     body ? { ...body, contractId, schemaVersion: body.schemaVersion ?? proposedVersion } : input,
   );
   if (next.schemaVersion !== proposedVersion) {
-    throw errors.CONTRACT_VERSION_CONFLICT({
+    throw integrationErrors.CONTRACT_VERSION_CONFLICT({
       detail: `schemaVersion must be ${proposedVersion} (the current version is ${current.schemaVersion})`,
     });
   }
@@ -110,7 +110,7 @@ export async function evolveContract(
   const check = await checkEvolution(db, contractId, input);
   if (!check.compatible) {
     const first = check.incompatibilities[0]!;
-    throw errors.CONTRACT_INCOMPATIBLE({
+    throw integrationErrors.CONTRACT_INCOMPATIBLE({
       detail: `incompatible contract change (BACKWARD mode): ${first.path} ${first.message}`,
       body: { incompatibilities: check.incompatibilities },
     });
@@ -118,13 +118,13 @@ export async function evolveContract(
   try {
     await provisionTopics(broker, check.next);
   } catch (error) {
-    throw errors.BROKER_UNAVAILABLE({
+    throw integrationErrors.BROKER_UNAVAILABLE({
       detail: 'broker unavailable; the contract was not changed',
       cause: error,
     });
   }
   if (!(await updateContract(db, check.next, check.currentVersion))) {
-    throw errors.CONTRACT_VERSION_CONFLICT({
+    throw integrationErrors.CONTRACT_VERSION_CONFLICT({
       detail: 'the contract was changed meanwhile; check again against the new version',
     });
   }

@@ -3,7 +3,7 @@ import { errorResponses, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Broker } from '../broker/broker.js';
 import { findContract, listContracts, listVersions } from '../contracts/contract-store.js';
-import { errors } from '../errors.js';
+import { integrationErrors } from '../errors.js';
 import { storedContractSchema } from './contract-schema.js';
 import { checkEvolution, evolveContract, registerContract } from './contract-use-cases.js';
 
@@ -53,7 +53,7 @@ export function registerContractRoutes(
         body: definitionBody,
         response: {
           ...created,
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'CONTRACT_INVALID',
             'CONTRACT_EXISTS',
             'BROKER_UNAVAILABLE',
@@ -125,13 +125,13 @@ export function registerContractRoutes(
         params: idParams,
         response: {
           200: { description: 'The current version', ...storedContractSchema },
-          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, ['CONTRACT_NOT_FOUND']),
         },
       },
     },
     async (request) => {
       const stored = await findContract(db, request.params.contractId);
-      if (!stored) throw errors.CONTRACT_NOT_FOUND();
+      if (!stored) throw integrationErrors.CONTRACT_NOT_FOUND();
       return {
         contract: stored.contract,
         createdAt: stored.createdAt,
@@ -156,13 +156,13 @@ export function registerContractRoutes(
             required: ['versions'],
             properties: { versions: { type: 'array', items: versionSchema } },
           },
-          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, ['CONTRACT_NOT_FOUND']),
         },
       },
     },
     async (request) => {
       const versions = await listVersions(db, request.params.contractId);
-      if (versions.length === 0) throw errors.CONTRACT_NOT_FOUND();
+      if (versions.length === 0) throw integrationErrors.CONTRACT_NOT_FOUND();
       return { versions };
     },
   );
@@ -182,7 +182,7 @@ export function registerContractRoutes(
         },
         response: {
           200: { description: 'The version', ...versionSchema },
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'CONTRACT_NOT_FOUND',
             'CONTRACT_VERSION_NOT_FOUND',
           ]),
@@ -191,9 +191,9 @@ export function registerContractRoutes(
     },
     async (request) => {
       const versions = await listVersions(db, request.params.contractId);
-      if (versions.length === 0) throw errors.CONTRACT_NOT_FOUND();
+      if (versions.length === 0) throw integrationErrors.CONTRACT_NOT_FOUND();
       const version = versions.find((v) => v.schemaVersion === request.params.version);
-      if (!version) throw errors.CONTRACT_VERSION_NOT_FOUND();
+      if (!version) throw integrationErrors.CONTRACT_VERSION_NOT_FOUND();
       return version;
     },
   );
@@ -227,7 +227,7 @@ export function registerContractRoutes(
               mode: { type: 'string', enum: ['BACKWARD'] },
             },
           },
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'CONTRACT_INVALID',
             'CONTRACT_NOT_FOUND',
             'CONTRACT_VERSION_CONFLICT',
@@ -255,7 +255,7 @@ export function registerContractRoutes(
         body: definitionBody,
         response: {
           ...created,
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'CONTRACT_INVALID',
             'CONTRACT_NOT_FOUND',
             'CONTRACT_VERSION_CONFLICT',

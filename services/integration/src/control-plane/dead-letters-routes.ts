@@ -10,7 +10,7 @@ import {
   type GroupDimension,
 } from '../dead-letters/dead-letter-store.js';
 import { replayDeadLetter, replayDeadLetters } from '../dead-letters/replay.js';
-import { errors } from '../errors.js';
+import { integrationErrors } from '../errors.js';
 
 const tags = ['dead letters'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -225,7 +225,7 @@ export function registerDeadLetterRoutes(
             required: ['deadLetter'],
             properties: { deadLetter: deadLetterSchema },
           },
-          ...errorResponses(errors.definitions, ['DEAD_LETTER_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, ['DEAD_LETTER_NOT_FOUND']),
         },
       },
     },
@@ -233,7 +233,7 @@ export function registerDeadLetterRoutes(
       const deadLetter = UUID.test(request.params.id)
         ? await findDeadLetter(db, request.params.id)
         : undefined;
-      if (!deadLetter) throw errors.DEAD_LETTER_NOT_FOUND();
+      if (!deadLetter) throw integrationErrors.DEAD_LETTER_NOT_FOUND();
       return { deadLetter };
     },
   );
@@ -266,7 +266,7 @@ export function registerDeadLetterRoutes(
               },
             },
           },
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'DEAD_LETTER_NOT_FOUND',
             'DEAD_LETTER_NOT_REPLAYABLE',
             'BROKER_UNAVAILABLE',
@@ -275,7 +275,7 @@ export function registerDeadLetterRoutes(
       },
     },
     async (request) => {
-      if (!UUID.test(request.params.id)) throw errors.DEAD_LETTER_NOT_FOUND();
+      if (!UUID.test(request.params.id)) throw integrationErrors.DEAD_LETTER_NOT_FOUND();
       const { deadLetter, published } = await replayDeadLetter(db, broker, request.params.id);
       request.log.info(
         {

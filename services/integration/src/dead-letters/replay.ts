@@ -9,7 +9,7 @@ import { BrokerUnavailableError, type Broker, type PublishResult } from '../brok
 import { findContract } from '../contracts/contract-store.js';
 import { LEGACY_INTERN_TOPIC, topicForRecordType } from '../contracts/topics.js';
 import { RETRY_AFTER_SECONDS } from '../dependency-errors.js';
-import { errors } from '../errors.js';
+import { integrationErrors } from '../errors.js';
 import {
   findDeadLetter,
   markReplayed,
@@ -28,7 +28,7 @@ async function targetTopic(
     const stored = await findContract(db, contractId);
     const topic = stored && topicForRecordType(stored.contract, recordType);
     if (topic) return topic;
-    throw errors.DEAD_LETTER_NOT_REPLAYABLE({
+    throw integrationErrors.DEAD_LETTER_NOT_REPLAYABLE({
       detail: `cannot replay: contract ${contractId} declares no record type ${recordType}`,
     });
   }
@@ -39,7 +39,7 @@ async function targetTopic(
   ) {
     return LEGACY_INTERN_TOPIC.name;
   }
-  throw errors.DEAD_LETTER_NOT_REPLAYABLE();
+  throw integrationErrors.DEAD_LETTER_NOT_REPLAYABLE();
 }
 
 export async function replayDeadLetter(
@@ -48,10 +48,10 @@ export async function replayDeadLetter(
   id: string,
 ): Promise<{ deadLetter: DeadLetter; published: PublishResult }> {
   const deadLetter = await findDeadLetter(db, id);
-  if (!deadLetter) throw errors.DEAD_LETTER_NOT_FOUND();
+  if (!deadLetter) throw integrationErrors.DEAD_LETTER_NOT_FOUND();
   const message = deadLetter.originalPayload;
   if (typeof message !== 'object' || message === null || Array.isArray(message))
-    throw errors.DEAD_LETTER_NOT_REPLAYABLE();
+    throw integrationErrors.DEAD_LETTER_NOT_REPLAYABLE();
   const envelope = message as Record<string, unknown>;
   const topic = await targetTopic(db, envelope, deadLetter);
   const key =
@@ -63,7 +63,7 @@ export async function replayDeadLetter(
     published = await broker.publish(topic, key, JSON.stringify(envelope), headers);
   } catch (error) {
     if (error instanceof BrokerUnavailableError)
-      throw errors.BROKER_UNAVAILABLE({
+      throw integrationErrors.BROKER_UNAVAILABLE({
         cause: error,
         headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       });

@@ -5,7 +5,7 @@
  */
 import { errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../errors.js';
+import { integrationErrors } from '../errors.js';
 import { INTERNS_CONTRACT_ID } from '../contracts/interns-contract.js';
 import { listActive } from './read-model.js';
 import { createRecord, loadContract, type SubmissionDeps } from './record-use-cases.js';
@@ -34,7 +34,7 @@ export function registerInternRoutes(app: FastifyInstance, deps: SubmissionDeps)
               traceId: { type: 'string' },
             },
           },
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'PAYLOAD_INVALID',
             'CONTRACT_NOT_FOUND',
             'RECORD_EXISTS',
@@ -85,7 +85,7 @@ export function registerInternRoutes(app: FastifyInstance, deps: SubmissionDeps)
               offset: { type: 'integer' },
             },
           },
-          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, ['CONTRACT_NOT_FOUND']),
         },
       },
     },

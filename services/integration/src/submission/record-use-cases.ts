@@ -26,7 +26,7 @@ import {
 } from '../contracts/payload.js';
 import { topicName } from '../contracts/topics.js';
 import { RETRY_AFTER_SECONDS } from '../dependency-errors.js';
-import { errors } from '../errors.js';
+import { integrationErrors } from '../errors.js';
 import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
@@ -97,7 +97,8 @@ export async function loadContract(
   contractId: string,
 ): Promise<ContractDefinition> {
   const contract = await deps.contracts.get(contractId);
-  if (!contract) throw errors.CONTRACT_NOT_FOUND({ detail: `unknown contractId: ${contractId}` });
+  if (!contract)
+    throw integrationErrors.CONTRACT_NOT_FOUND({ detail: `unknown contractId: ${contractId}` });
   return contract;
 }
 
@@ -111,7 +112,7 @@ function payloadOrThrow(
   if (check.ok) return check.payload;
   deps.metrics.rejected(contract.contractId, operation, 'invalid');
   const first = check.errors[0]!;
-  throw errors.PAYLOAD_INVALID({
+  throw integrationErrors.PAYLOAD_INVALID({
     detail: `payload fails contract validation: ${first.field ? `${first.field} ` : ''}${first.message}`,
     body: { errors: check.errors },
   });
@@ -141,7 +142,7 @@ function envelopeFor(
       { critical: true, traceId, contractId: contract.contractId, violations },
       'CRITICAL: built envelope fails its schema; nothing published',
     );
-    throw errors.ENVELOPE_INVALID();
+    throw integrationErrors.ENVELOPE_INVALID();
   }
   return envelope;
 }
@@ -169,7 +170,7 @@ async function publish(
     }
     if (error instanceof MessageTooLargeError) {
       deps.metrics.rejected(contract.contractId, operation, 'too_large');
-      throw errors.RECORD_TOO_LARGE({
+      throw integrationErrors.RECORD_TOO_LARGE({
         detail: `record too large: its envelope is ${error.bytes} bytes, the broker takes at most ${error.maxBytes}`,
         cause: error,
       });
@@ -180,7 +181,7 @@ async function publish(
       'publish failed; nothing published',
     );
     if (error instanceof BrokerUnavailableError)
-      throw errors.BROKER_UNAVAILABLE({
+      throw integrationErrors.BROKER_UNAVAILABLE({
         cause: error,
         headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
       });
@@ -294,7 +295,7 @@ export async function createRecords(
     deps.metrics.rejected(contractId, 'create', 'conflict');
     results[index] = {
       ok: false,
-      error: errors.RECORD_EXISTS({
+      error: integrationErrors.RECORD_EXISTS({
         detail: `a record with natural key ${envelope.naturalKey} already exists; use PUT to change it`,
       }),
     };
@@ -349,7 +350,9 @@ function requireClass(
 ): void {
   if (recordTypeOf(contract, cls)) return;
   deps.metrics.rejected(contract.contractId, operation, 'no_record_type');
-  throw cls === 'update' ? errors.NO_UPDATE_TYPE() : errors.NO_TOMBSTONE_TYPE();
+  throw cls === 'update'
+    ? integrationErrors.NO_UPDATE_TYPE()
+    : integrationErrors.NO_TOMBSTONE_TYPE();
 }
 
 export async function updateRecord(
@@ -366,7 +369,7 @@ export async function updateRecord(
     const current = await findActive(deps.db, contractId, naturalKey);
     if (!current) {
       deps.metrics.rejected(contractId, 'update', 'not_found');
-      throw errors.RECORD_NOT_FOUND({ detail: `record ${naturalKey} does not exist` });
+      throw integrationErrors.RECORD_NOT_FOUND({ detail: `record ${naturalKey} does not exist` });
     }
     const payload = payloadOrThrow(deps, contract, 'update', input);
     if (naturalKeyOf(contract, payload) !== naturalKey) {
@@ -375,7 +378,7 @@ export async function updateRecord(
         field,
         message: `must match the natural key in the path (${naturalKey})`,
       }));
-      throw errors.PAYLOAD_INVALID({
+      throw integrationErrors.PAYLOAD_INVALID({
         detail: `payload fails contract validation: ${fieldErrors[0]!.field} ${fieldErrors[0]!.message}`,
         body: { errors: fieldErrors },
       });
@@ -398,7 +401,7 @@ export async function deleteRecord(
     const current = await findActive(deps.db, contractId, naturalKey);
     if (!current) {
       deps.metrics.rejected(contractId, 'delete', 'not_found');
-      throw errors.RECORD_NOT_FOUND({ detail: `record ${naturalKey} does not exist` });
+      throw integrationErrors.RECORD_NOT_FOUND({ detail: `record ${naturalKey} does not exist` });
     }
     const envelope = envelopeFor(
       deps,
@@ -425,7 +428,9 @@ async function queueAndPublish(
   const revision = await enqueueEvent(deps.db, operation, topic, envelope, deps.intake.owner);
   if (revision === undefined) {
     deps.metrics.rejected(contract.contractId, operation, 'not_found');
-    throw errors.RECORD_NOT_FOUND({ detail: `record ${envelope.naturalKey} does not exist` });
+    throw integrationErrors.RECORD_NOT_FOUND({
+      detail: `record ${envelope.naturalKey} does not exist`,
+    });
   }
   envelope.revision = revision;
   let position: SentPosition | InDoubt;

@@ -1,7 +1,7 @@
 /** Contract record routes of the submission service: thin, parse → use case → reply. */
 import { errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../errors.js';
+import { integrationErrors } from '../errors.js';
 import { listActive, findActive } from './read-model.js';
 import {
   createRecord,
@@ -111,7 +111,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
         body: { type: 'object', description: 'payload object of the contract' },
         response: {
           ...acceptedResponse,
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'PAYLOAD_INVALID',
             'CONTRACT_NOT_FOUND',
             'RECORD_EXISTS',
@@ -164,7 +164,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
               },
             },
           },
-          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, ['CONTRACT_NOT_FOUND']),
         },
       },
     },
@@ -211,7 +211,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
               offset: { type: 'integer' },
             },
           },
-          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, ['CONTRACT_NOT_FOUND']),
         },
       },
     },
@@ -242,7 +242,10 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
             required: ['record'],
             properties: { record: readModelRecord },
           },
-          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND', 'RECORD_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, [
+            'CONTRACT_NOT_FOUND',
+            'RECORD_NOT_FOUND',
+          ]),
         },
       },
     },
@@ -253,7 +256,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
         request.params.contractId,
         request.params.naturalKey,
       );
-      if (!record) throw errors.RECORD_NOT_FOUND();
+      if (!record) throw integrationErrors.RECORD_NOT_FOUND();
       return { record };
     },
   );
@@ -270,7 +273,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
         body: { type: 'object', description: 'full payload' },
         response: {
           ...acceptedResponse,
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'PAYLOAD_INVALID',
             'CONTRACT_NOT_FOUND',
             'RECORD_NOT_FOUND',
@@ -305,7 +308,7 @@ export function registerRecordRoutes(app: FastifyInstance, deps: SubmissionDeps)
         params: keyParams,
         response: {
           ...acceptedResponse,
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'CONTRACT_NOT_FOUND',
             'RECORD_NOT_FOUND',
             'NO_TOMBSTONE_TYPE',

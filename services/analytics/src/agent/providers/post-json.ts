@@ -4,7 +4,7 @@
  * failure (also one that cuts the answer off), a non-2xx status (the provider's message
  * is logged, not returned) or a body that is not JSON.
  */
-import { errors } from '../../errors.js';
+import { analyticsErrors } from '../../errors.js';
 import type { ProviderSettings } from '../llm-types.js';
 
 /** The reason a request's deadline aborts its model call with (see `runAgent`). */
@@ -39,7 +39,7 @@ export async function postJson(
     throw failed(error, timeoutMs, "The language model's answer was cut off");
   }
   if (!response.ok) {
-    throw errors.LLM_UNAVAILABLE({
+    throw analyticsErrors.LLM_UNAVAILABLE({
       detail: `The language model answered with HTTP ${response.status}`,
       cause: new Error(text.slice(0, 500)),
     });
@@ -47,7 +47,7 @@ export async function postJson(
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw errors.LLM_UNAVAILABLE({
+    throw analyticsErrors.LLM_UNAVAILABLE({
       detail: 'The language model answered with something that is not JSON',
       cause: error,
     });
@@ -58,17 +58,19 @@ export async function postJson(
 function failed(error: unknown, timeoutMs: number, detail: string): Error {
   if (error instanceof AgentDeadlineError) return error;
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-    return errors.LLM_TIMEOUT({
+    return analyticsErrors.LLM_TIMEOUT({
       detail: `The language model did not answer within ${timeoutMs} ms`,
       cause: error,
     });
   }
-  return errors.LLM_UNAVAILABLE({ detail, cause: error });
+  return analyticsErrors.LLM_UNAVAILABLE({ detail, cause: error });
 }
 
 /** A provider answer missing what the wire format promises. */
 export function malformedAnswer(what: string): Error {
-  return errors.LLM_UNAVAILABLE({ detail: `The language model's answer was malformed: ${what}` });
+  return analyticsErrors.LLM_UNAVAILABLE({
+    detail: `The language model's answer was malformed: ${what}`,
+  });
 }
 
 export function trimSlash(url: string): string {

@@ -1,7 +1,7 @@
 /** Adapter type registry: adapters PUT their descriptor at start and on every refresh (heartbeat). */
 import { errorResponses, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../../errors.js';
+import { integrationErrors } from '../../errors.js';
 import type { ConfigSchemas } from '../config-schema.js';
 import {
   findAdapterType,
@@ -76,7 +76,10 @@ export function registerAdapterTypeRoutes(
         response: {
           200: oneType('Refreshed (a heartbeat of a known type)'),
           201: oneType('Registered for the first time'),
-          ...errorResponses(errors.definitions, ['ADAPTER_TYPE_INVALID', 'CONSUMER_GROUP_TAKEN']),
+          ...errorResponses(integrationErrors.definitions, [
+            'ADAPTER_TYPE_INVALID',
+            'CONSUMER_GROUP_TAKEN',
+          ]),
         },
       },
     },
@@ -88,14 +91,14 @@ export function registerAdapterTypeRoutes(
       );
       if (!descriptor) {
         const first = violations[0]!;
-        throw errors.ADAPTER_TYPE_INVALID({
+        throw integrationErrors.ADAPTER_TYPE_INVALID({
           detail: `adapter type descriptor is invalid: ${first.path} ${first.message}`,
           body: { errors: violations },
         });
       }
       const owner = await typeOfConsumerGroup(db, descriptor.consumerGroup);
       if (owner && owner !== descriptor.type) {
-        throw errors.CONSUMER_GROUP_TAKEN({
+        throw integrationErrors.CONSUMER_GROUP_TAKEN({
           detail: `consumer group ${descriptor.consumerGroup} is already used by adapter type ${owner}`,
         });
       }
@@ -144,13 +147,13 @@ export function registerAdapterTypeRoutes(
         params: typeParams,
         response: {
           200: oneType('The type'),
-          ...errorResponses(errors.definitions, ['ADAPTER_TYPE_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, ['ADAPTER_TYPE_NOT_FOUND']),
         },
       },
     },
     async (request) => {
       const type = await findAdapterType(db, request.params.type);
-      if (!type) throw errors.ADAPTER_TYPE_NOT_FOUND();
+      if (!type) throw integrationErrors.ADAPTER_TYPE_NOT_FOUND();
       return { adapterType: withLiveness(type) };
     },
   );

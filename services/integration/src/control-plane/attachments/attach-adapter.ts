@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SqlExecutor } from '@platform/core';
 import { findContract } from '../../contracts/contract-store.js';
-import { errors } from '../../errors.js';
+import { integrationErrors } from '../../errors.js';
 import { findAdapterType } from '../adapter-types/adapter-type-store.js';
 import { configErrors, type ConfigSchemas } from '../config-schema.js';
 import { insertAttachment, type Attachment } from './attachment-store.js';
@@ -17,7 +17,7 @@ export async function attachAdapter(
   input: unknown,
   configSchemas: ConfigSchemas,
 ): Promise<Attachment> {
-  if (!(await findContract(db, contractId))) throw errors.CONTRACT_NOT_FOUND();
+  if (!(await findContract(db, contractId))) throw integrationErrors.CONTRACT_NOT_FOUND();
   const body = (
     typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {}
   ) as Record<string, unknown>;
@@ -25,7 +25,7 @@ export async function attachAdapter(
     (key) => key !== 'adapterType' && key !== 'config' && key !== 'enabled',
   );
   if (unknownKeys.length > 0) {
-    throw errors.ADAPTER_CONFIG_INVALID({
+    throw integrationErrors.ADAPTER_CONFIG_INVALID({
       detail: `${unknownKeys[0]} is not a member of an attachment (adapterType, config, enabled)`,
       body: {
         errors: unknownKeys.map((key) => ({
@@ -36,14 +36,14 @@ export async function attachAdapter(
     });
   }
   if (typeof body.adapterType !== 'string') {
-    throw errors.ADAPTER_TYPE_UNKNOWN({
+    throw integrationErrors.ADAPTER_TYPE_UNKNOWN({
       detail: 'adapterType is required',
       body: { errors: [{ path: 'adapterType', message: 'is required' }] },
     });
   }
   const type = await findAdapterType(db, body.adapterType);
   if (!type) {
-    throw errors.ADAPTER_TYPE_UNKNOWN({
+    throw integrationErrors.ADAPTER_TYPE_UNKNOWN({
       detail: `unknown adapter type ${JSON.stringify(body.adapterType)}: no adapter of that type has registered`,
       body: {
         errors: [{ path: 'adapterType', message: 'no adapter of that type has registered' }],
@@ -51,7 +51,7 @@ export async function attachAdapter(
     });
   }
   if (body.enabled !== undefined && typeof body.enabled !== 'boolean') {
-    throw errors.ADAPTER_CONFIG_INVALID({
+    throw integrationErrors.ADAPTER_CONFIG_INVALID({
       detail: 'enabled must be true or false',
       body: { errors: [{ path: 'enabled', message: 'must be true or false' }] },
     });
@@ -66,7 +66,7 @@ export async function attachAdapter(
     const first = found[0]!;
     const quoted =
       'description' in first && first.description ? ` (${first.path}: "${first.description}")` : '';
-    throw errors.ADAPTER_CONFIG_INVALID({
+    throw integrationErrors.ADAPTER_CONFIG_INVALID({
       detail: `attachment config fails the ${type.type} config schema: ${first.path} ${first.message}${quoted}`,
       body: { errors: found },
     });
@@ -78,6 +78,6 @@ export async function attachAdapter(
     config,
     ...(body.enabled === undefined ? {} : { enabled: body.enabled as boolean }),
   });
-  if (!attachment) throw errors.ATTACHMENT_EXISTS();
+  if (!attachment) throw integrationErrors.ATTACHMENT_EXISTS();
   return attachment;
 }

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { errorResponses, type SqlDatabase } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { findContract, listContracts } from '../../contracts/contract-store.js';
-import { errors } from '../../errors.js';
+import { integrationErrors } from '../../errors.js';
 import type { ConfigSchemas } from '../config-schema.js';
 import { attachAdapter } from './attach-adapter.js';
 import { listAttachments, setAttachmentEnabled } from './attachment-store.js';
@@ -103,7 +103,7 @@ export function registerAttachmentRoutes(
         body: { type: 'object', description: '{ adapterType, config, enabled? }' },
         response: {
           201: oneAttachment('Attached; `Location` names the attachment'),
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'ADAPTER_CONFIG_INVALID',
             'ADAPTER_TYPE_UNKNOWN',
             'CONTRACT_NOT_FOUND',
@@ -153,12 +153,13 @@ export function registerAttachmentRoutes(
             required: ['attachments'],
             properties: { attachments: { type: 'array', items: attachmentSchema } },
           },
-          ...errorResponses(errors.definitions, ['CONTRACT_NOT_FOUND']),
+          ...errorResponses(integrationErrors.definitions, ['CONTRACT_NOT_FOUND']),
         },
       },
     },
     async (request) => {
-      if (!(await findContract(db, request.params.contractId))) throw errors.CONTRACT_NOT_FOUND();
+      if (!(await findContract(db, request.params.contractId)))
+        throw integrationErrors.CONTRACT_NOT_FOUND();
       return {
         attachments: (await listAttachments(db, { contractId: request.params.contractId })).map(
           maskAttachment,
@@ -183,7 +184,7 @@ export function registerAttachmentRoutes(
         body: { type: 'object', description: '{ "enabled": true | false }' },
         response: {
           200: oneAttachment('The attachment as it is now'),
-          ...errorResponses(errors.definitions, [
+          ...errorResponses(integrationErrors.definitions, [
             'ADAPTER_CONFIG_INVALID',
             'CONTRACT_NOT_FOUND',
             'ATTACHMENT_NOT_FOUND',
@@ -195,7 +196,7 @@ export function registerAttachmentRoutes(
       const body = request.body as Record<string, unknown>;
       const extra = Object.keys(body).filter((key) => key !== 'enabled');
       if (typeof body.enabled !== 'boolean' || extra.length > 0) {
-        throw errors.ADAPTER_CONFIG_INVALID({
+        throw integrationErrors.ADAPTER_CONFIG_INVALID({
           detail: 'the body must be {"enabled": true | false}',
           body: {
             errors: [
@@ -209,11 +210,11 @@ export function registerAttachmentRoutes(
         });
       }
       const { contractId, attachmentId } = request.params;
-      if (!(await findContract(db, contractId))) throw errors.CONTRACT_NOT_FOUND();
+      if (!(await findContract(db, contractId))) throw integrationErrors.CONTRACT_NOT_FOUND();
       if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attachmentId))
-        throw errors.ATTACHMENT_NOT_FOUND();
+        throw integrationErrors.ATTACHMENT_NOT_FOUND();
       const attachment = await setAttachmentEnabled(db, contractId, attachmentId, body.enabled);
-      if (!attachment) throw errors.ATTACHMENT_NOT_FOUND();
+      if (!attachment) throw integrationErrors.ATTACHMENT_NOT_FOUND();
       request.log.info(
         { contractId, attachmentId, enabled: attachment.enabled },
         'attachment toggled',

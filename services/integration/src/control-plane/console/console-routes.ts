@@ -14,7 +14,7 @@ import {
   type SqlDatabase,
 } from '@platform/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../../errors.js';
+import { integrationErrors } from '../../errors.js';
 import { findAdapterType } from '../adapter-types/adapter-type-store.js';
 
 const PAGE = readFileSync(new URL('./console.html', import.meta.url), 'utf8');
@@ -60,11 +60,11 @@ async function forward(
       : await fetch(url, { ...init, headers, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     if (error instanceof OutboundRefusedError)
-      throw errors.UPSTREAM_UNREACHABLE({
+      throw integrationErrors.UPSTREAM_UNREACHABLE({
         detail: `the adapter's admin URL may not be requested: ${error.message}`,
         cause: error,
       });
-    throw errors.UPSTREAM_UNREACHABLE({
+    throw integrationErrors.UPSTREAM_UNREACHABLE({
       detail: `${new URL(url).origin} is unreachable`,
       cause: error,
     });
@@ -131,7 +131,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
           properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } },
         },
         response: {
-          ...errorResponses(errors.definitions, ['UPSTREAM_UNREACHABLE']),
+          ...errorResponses(integrationErrors.definitions, ['UPSTREAM_UNREACHABLE']),
           default: relayed,
         },
       },
@@ -158,7 +158,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
         params: idParams,
         body: { type: 'object' },
         response: {
-          ...errorResponses(errors.definitions, ['UPSTREAM_UNREACHABLE']),
+          ...errorResponses(integrationErrors.definitions, ['UPSTREAM_UNREACHABLE']),
           default: relayed,
         },
       },
@@ -185,9 +185,9 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
     const { type } = request.params;
     const action = request.params.action ?? 'status';
     const adapterType = await findAdapterType(options.db, type);
-    if (!adapterType) throw errors.ADAPTER_TYPE_NOT_FOUND();
+    if (!adapterType) throw integrationErrors.ADAPTER_TYPE_NOT_FOUND();
     if (!adapterType.adminUrl)
-      throw errors.UPSTREAM_UNREACHABLE({
+      throw integrationErrors.UPSTREAM_UNREACHABLE({
         detail: `adapter type ${type} registered no admin URL`,
       });
     const { status, body } = await forward(
@@ -199,7 +199,7 @@ export function registerConsoleRoutes(app: FastifyInstance, options: ConsoleOpti
     );
     return reply.code(status).send(body);
   };
-  const adminErrors = errorResponses(errors.definitions, [
+  const adminErrors = errorResponses(integrationErrors.definitions, [
     'ADAPTER_TYPE_NOT_FOUND',
     'UPSTREAM_UNREACHABLE',
   ]);

@@ -109,7 +109,7 @@ async function collect(stream: Readable): Promise<Buffer> {
 }
 
 for (const driver of selected) {
-  describe(`ObjectStore conformance: ${driver}`, () => {
+  describe(`object store conformance: ${driver}`, () => {
     let h: Harness;
     let store: ObjectStore;
 

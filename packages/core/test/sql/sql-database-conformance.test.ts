@@ -48,7 +48,7 @@ const drivers: Array<{
 ];
 
 for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
-  describe(`SqlDatabase on ${driver.name}`, { skip: driver.skip }, () => {
+  describe(`SQL database conformance: ${driver.name}`, { skip: driver.skip }, () => {
     let db: SqlDatabase;
     let cleanup: () => Promise<void>;
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { buildApp } from '../../src/app.js';
+import { buildAnalyticsApp } from '../../src/app.js';
 import { OLIST_FILES } from '../../src/olist-format.js';
 import { runPipeline } from '../../src/pipeline/run-pipeline.js';
 import { READ_NAMES, READS } from '../../src/sales/catalog.js';
@@ -24,7 +24,7 @@ describe('REST reads', () => {
 
   before(async () => {
     fixture = await createWarehouseFixture();
-    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    app = await buildAnalyticsApp({ warehouse: fixture.warehouse, logger: silentLogger() });
     const db = await openDuckDb(fixture.file, { readOnly: true });
     for (const name of READ_NAMES)
       views[name] = await db.all(`SELECT * FROM raw_data.gold.${READS[name].view}`);
@@ -312,7 +312,7 @@ describe('before the warehouse is built', () => {
   let app: FastifyInstance;
   before(async () => {
     fixture = await createWarehouseFixture({ built: false });
-    app = await buildApp({ warehouse: fixture.warehouse, logger: silentLogger() });
+    app = await buildAnalyticsApp({ warehouse: fixture.warehouse, logger: silentLogger() });
   });
   after(async () => {
     await app.close();
@@ -381,7 +381,7 @@ describe('before the warehouse is built', () => {
 
 describe('CSV cells', () => {
   it('quotes what needs quoting and keeps a spreadsheet from running formulas', async () => {
-    const { toCsv } = await import('../../src/sales/routes.js');
+    const { toCsv } = await import('../../src/sales/sales-routes.js');
     const csv = toCsv(
       ['a', 'b'],
       [

@@ -77,7 +77,7 @@ for (const name of selected) {
   assert.ok(driver, `COUNTER_DRIVERS: unknown driver ${name}`);
   const skip = driver.skip;
 
-  describe(`CounterStore conformance: ${name}`, { skip }, () => {
+  describe(`counter store conformance: ${name}`, { skip }, () => {
     let harness: Harness;
     const opened: CounterStore[] = [];
     let store: CounterStore;
