@@ -32,6 +32,10 @@ interface PartitionState extends Assignment {
   generation: number;
   handle: NatsConsumer | undefined;
   worker: Promise<void> | undefined;
+  /** True while the worker holds a batch (from its pull until acked or nak'd). */
+  holding: boolean;
+  /** What the last refresh saw while the worker held nothing and messages were pending. */
+  stalled?: { delivered: number; ackFloor: number };
 }
 
 export interface JetStreamConsumerDeps {
@@ -155,6 +159,7 @@ export class JetStreamConsumer implements Consumer {
         const generation = state.generation;
         const info = await state.handle.info(false);
         if (state.generation !== generation) continue; // a seek moved the offsets meanwhile
+        if (await this.redeliverStranded(state, info)) continue;
         // The reply may predate an ack that landed while it travelled: offsets only move
         // forward here (a seek sets them directly).
         state.committedOffset = Math.max(state.committedOffset, info.ack_floor.stream_seq);
@@ -163,6 +168,47 @@ export class JetStreamConsumer implements Consumer {
         // consumer being re-created by a seek; next round
       }
     }
+  }
+
+  /**
+   * Messages the server counts as in flight while the worker holds none were sent to a
+   * pull the client had already given up on (its long poll ends on the client's timer,
+   * which can fire before the server's expiry reaches it): they would come back only
+   * after `ack_wait` (30 s), behind later ones. Seen on two refreshes in a row with
+   * nothing delivered or acked in between, the durable is re-created at its ack floor
+   * (as a seek does), so they come again at once and in order. A batch the worker took
+   * meanwhile is dropped by the seek's new generation and delivered again (targets skip
+   * what they applied). Returns true when it re-created the durable.
+   */
+  private async redeliverStranded(
+    state: PartitionState,
+    info: {
+      num_ack_pending: number;
+      delivered: { consumer_seq: number };
+      ack_floor: { stream_seq: number };
+    },
+  ): Promise<boolean> {
+    const seen = { delivered: info.delivered.consumer_seq, ackFloor: info.ack_floor.stream_seq };
+    if (state.holding || info.num_ack_pending === 0 || this.isPaused) {
+      state.stalled = undefined;
+      return false;
+    }
+    const before = state.stalled;
+    state.stalled = seen;
+    if (before?.delivered !== seen.delivered || before.ackFloor !== seen.ackFloor) return false;
+    state.stalled = undefined;
+    this.deps.logger.warn(
+      {
+        groupId: this.deps.options.groupId,
+        topic: state.topic,
+        partition: state.partition,
+        inFlight: info.num_ack_pending,
+        ackFloor: seen.ackFloor,
+      },
+      'messages stranded in an abandoned pull; re-creating the consumer at its ack floor',
+    );
+    await this.seek(state.topic, state.partition, seen.ackFloor);
+    return true;
   }
 
   private async assign(topic: string, partition: number): Promise<void> {
@@ -207,6 +253,7 @@ export class JetStreamConsumer implements Consumer {
       generation: 0,
       handle: await js.consumers.get(stream, this.durable),
       worker: undefined,
+      holding: false,
     };
     this.partitions.set(`${topic}\u0000${partition}`, state);
     state.worker = this.work(state);
@@ -251,7 +298,12 @@ export class JetStreamConsumer implements Consumer {
         for (const msg of batch) msg.nak();
         continue;
       }
-      await this.process(state, batch, generation);
+      state.holding = true;
+      try {
+        await this.process(state, batch, generation);
+      } finally {
+        state.holding = false;
+      }
     }
   }
 

@@ -1,0 +1,86 @@
+/**
+ * JetStream only: a message the server handed to a pull nobody reads any more (the
+ * worker's long poll ends on the client's timer, which can fire before the server's
+ * expiry reaches it) is delivered again within seconds, not after `ack_wait` (30 s).
+ * The abandoned pull is made on purpose: another client pulls the record from the
+ * group's durable and drops it unacknowledged.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { natsUrlForTests, skipReason } from '@platform/testing';
+import { connect } from 'nats';
+import { durableName, type StreamDescription } from '../../src/broker/jetstream/naming.js';
+import { BROKER_DRIVERS, uniqueName, waitFor, type OpenBroker } from '../helpers/broker-drivers.js';
+
+const driver = BROKER_DRIVERS.find((d) => d.name === 'jetstream')!;
+const missing = await driver.missing();
+
+/** The stream of a topic's partition, found by its description (the prefix is the broker's own). */
+async function streamOf(
+  jsm: Awaited<ReturnType<Awaited<ReturnType<typeof connect>>['jetstreamManager']>>,
+  topic: string,
+): Promise<string> {
+  for await (const info of jsm.streams.list()) {
+    try {
+      const described = JSON.parse(info.config.description ?? '') as StreamDescription;
+      if (described.topic === topic && described.partition === 0) return info.config.name;
+    } catch {
+      // not a stream of ours
+    }
+  }
+  throw new Error(`no stream for ${topic}`);
+}
+
+describe(
+  'jetstream consumer: stranded deliveries',
+  { skip: skipReason(`${missing} (jetstream consumer)`, !missing) },
+  () => {
+    let open: OpenBroker;
+    before(async () => {
+      open = await driver.open();
+    });
+    after(async () => open?.cleanup());
+
+    it('delivers a record taken by an abandoned pull again well before ack_wait', async () => {
+      const topic = uniqueName('stranded');
+      const groupId = uniqueName('g');
+      await open.broker.ensureTopic({ name: topic, partitions: 1 });
+      const seen: string[] = [];
+      const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
+        seen.push(r.value.toString());
+      });
+      await open.broker.publish(topic, 'k', 'first');
+      await waitFor('the first record committed', () =>
+        consumer.assignments().some((a) => a.committedOffset === 1),
+      );
+      assert.deepEqual(seen, ['first']);
+      consumer.pause();
+      await open.broker.publish(topic, 'k', 'stranded');
+
+      const nc = await connect({ servers: (await natsUrlForTests())!, timeout: 2000 });
+      try {
+        const stream = await streamOf(await nc.jetstreamManager(), topic);
+        // The paused worker's own poll may get it first: it naks it, and this pull (5 s)
+        // gets it then.
+        const taken: string[] = [];
+        for await (const msg of nc.jetstream().fetch(stream, durableName(groupId), {
+          batch: 1,
+          expires: 5000,
+        }))
+          taken.push(msg.string());
+        assert.deepEqual(taken, ['stranded'], 'the other pull took the record (and never acks it)');
+      } finally {
+        await nc.close();
+      }
+
+      consumer.resume();
+      // ack_wait is 30 s: within 10 s, only the consumer's own recovery can deliver it.
+      await waitFor('the stranded record delivered again', () => seen.includes('stranded'), 10_000);
+      await waitFor('its commit', () =>
+        consumer.assignments().some((a) => a.committedOffset === 2),
+      );
+      await consumer.stop();
+      assert.deepEqual(seen, ['first', 'stranded']);
+    });
+  },
+);
