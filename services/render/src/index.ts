@@ -1,4 +1,4 @@
-/** The render service as a library: its app builder, settings, engines and pipeline parts. */
+/** The render service as a library: its app builder, settings, engines and job-processing parts. */
 export { buildRenderApp, type BuildAppOptions } from './app.js';
 export {
   renderEnvSchema,
@@ -9,7 +9,9 @@ export {
 } from './config.js';
 export { createLimiters, createRenderContext, type RenderContext } from './context.js';
 export { openEngines, type RenderEngines } from './engines.js';
-export { startPipeline } from './pipeline.js';
+export { startJobProcessing } from './job-processing.js';
+/** @deprecated the earlier name of `startJobProcessing` ("pipeline" is the analytics data build). */
+export { startJobProcessing as startPipeline } from './job-processing.js';
 export {
   createDispatcher,
   type Dispatcher,

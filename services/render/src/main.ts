@@ -1,5 +1,5 @@
 /**
- * Entry point: load config, open engines, migrate, build the app, start the pipeline
+ * Entry point: load config, open engines, migrate, build the app, start the job processing
  * parts this process runs, listen, and shut down cleanly on SIGTERM/SIGINT.
  */
 import {
@@ -17,7 +17,7 @@ import { renderEnvSchema, settingsFromEnv } from './config.js';
 import { createRenderContext } from './context.js';
 import { openEngines } from './engines.js';
 import { createRenderMetrics } from './metrics.js';
-import { startPipeline } from './pipeline.js';
+import { startJobProcessing } from './job-processing.js';
 
 const env = loadConfigOrExit(renderEnvSchema);
 const logger = createLogger({ service: 'render', level: env.LOG_LEVEL });
@@ -31,7 +31,7 @@ const ctx = createRenderContext({
 });
 const registry = createMetricsRegistry('render');
 const renderMetrics = createRenderMetrics(registry, engines.db);
-const pipeline = await startPipeline(ctx, env, engines.queue, renderMetrics);
+const processing = await startJobProcessing(ctx, env, engines.queue, renderMetrics);
 const app = await buildRenderApp(ctx, {
   logger,
   access: accessPolicyFromEnv(env),
@@ -52,5 +52,5 @@ logger.info(
 
 handleShutdown({
   logger,
-  closers: [() => app.close(), () => pipeline.stop(), () => ctx.close(), () => engines.close()],
+  closers: [() => app.close(), () => processing.stop(), () => ctx.close(), () => engines.close()],
 });

@@ -26,7 +26,7 @@ export class WorkerPool {
   constructor(count: number, init: WorkerInit) {
     const readies: Promise<void>[] = [];
     for (let k = 0; k < count; k++) {
-      const worker = new Worker(new URL('./render-worker-entry.mjs', import.meta.url), {
+      const worker = new Worker(new URL('./frame-worker-entry.mjs', import.meta.url), {
         workerData: init,
       });
       const slot: Slot = { worker, inFlight: 0, free: [] };

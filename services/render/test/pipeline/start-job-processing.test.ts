@@ -1,5 +1,5 @@
 /**
- * `startPipeline` from the environment: without `BEATMAPS_DIR`, the worker finds beatmaps
+ * `startJobProcessing` from the environment: without `BEATMAPS_DIR`, the worker finds beatmaps
  * in `DATA_DIR/render/beatmaps`, as the README says.
  */
 import assert from 'node:assert/strict';
@@ -9,18 +9,18 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { madeOsuFixture } from '@platform/testing';
 import { renderEnvSchema } from '../../src/config.js';
-import { startPipeline } from '../../src/pipeline.js';
+import { startJobProcessing } from '../../src/job-processing.js';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { readFixture } from '../helpers/fixtures.js';
 import { freshAddress, openTestEngines, quietLogger } from '../helpers/harness.js';
 import { testQueue, waitForJob } from '../helpers/pipeline.js';
 
 test('without BEATMAPS_DIR, beatmaps dropped in DATA_DIR/render/beatmaps are found', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'render-start-pipeline-'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'render-start-processing-'));
   const engines = await openTestEngines('embedded');
   const queue = testQueue(engines);
   const app = await buildTestApp(engines);
-  let pipeline: { stop(): Promise<void> } | undefined;
+  let processing: { stop(): Promise<void> } | undefined;
   try {
     const library = join(dataDir, 'render', 'beatmaps');
     await mkdir(library, { recursive: true });
@@ -31,7 +31,7 @@ test('without BEATMAPS_DIR, beatmaps dropped in DATA_DIR/render/beatmaps are fou
       RENDER_WIDTH: '160',
       RENDER_HEIGHT: '90',
     });
-    pipeline = await startPipeline({ ...engines.ctx, logger: quietLogger }, env, queue);
+    processing = await startJobProcessing({ ...engines.ctx, logger: quietLogger }, env, queue);
     const res = await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') });
     assert.equal(res.statusCode, 202);
     const id = res.json().job_id as string;
@@ -48,7 +48,7 @@ test('without BEATMAPS_DIR, beatmaps dropped in DATA_DIR/render/beatmaps are fou
     assert.equal(job.error, null);
     assert.match(job.map_title ?? '', /Made For Tests/);
   } finally {
-    await pipeline?.stop();
+    await processing?.stop();
     await queue.close();
     await app.close();
     await engines.close();

@@ -1,4 +1,7 @@
-/** Starts the pipeline parts this process runs (dispatcher, worker, reaper) from the env. */
+/**
+ * Starts the job processing this process runs (dispatcher, worker, reaper, retention
+ * sweeper) from the env: everything that moves a job after admission.
+ */
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +18,7 @@ import { createOsuRenderer } from './renderer/renderer.js';
 import { DEFAULT_SKIN_LIMITS } from './skins/skin-archive.js';
 import { startRenderWorker } from './worker/render-worker.js';
 
-export async function startPipeline(
+export async function startJobProcessing(
   ctx: RenderContext,
   env: RenderEnv,
   queue: TaskQueue,
