@@ -142,14 +142,27 @@ export class DeliveredStore {
       ]),
     };
     await this.serialize(attachmentId, async () => {
-      await mkdir(this.dir, { recursive: true });
-      await appendFile(this.fileOf(attachmentId), `${JSON.stringify(line)}\n`);
+      await this.append(this.fileOf(attachmentId), `${JSON.stringify(line)}\n`);
       applyLine(state, line);
       if (state.written > 2 * state.keptAtRewrite + this.keepPerPartition) {
         this.prune(state);
         await this.rewrite(attachmentId, state);
       }
     });
+  }
+
+  /**
+   * Appends to a file of the folder, made on first need only: a mkdir before every batch's
+   * append was a system call per batch for nothing (the folder is there after the first).
+   */
+  private async append(path: string, text: string): Promise<void> {
+    try {
+      await appendFile(path, text);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await mkdir(this.dir, { recursive: true });
+      await appendFile(path, text);
+    }
   }
 
   /** Drops recordIds more than `keepPerPartition` offsets below their slot's position. */
