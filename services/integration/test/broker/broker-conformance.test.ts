@@ -252,11 +252,14 @@ for (const driver of selectedDrivers()) {
           async (record) => void secondRun.push(record.value.toString()),
         );
         await waitFor('redelivery', () => secondRun.length >= 1);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // One partition delivers in order: once a record published after both has come,
+        // a redelivery of either would have come before it.
+        await open.broker.publish(topic, 'k', 'marker');
+        await waitFor('the marker', () => secondRun.includes('marker'));
         await c2.stop();
         assert.deepEqual(
           secondRun,
-          ['second'],
+          ['second', 'marker'],
           'the uncommitted record comes back, the committed one does not',
         );
       });

@@ -40,7 +40,11 @@ describe('control plane down at adapter start', () => {
   it('waits for its attachments, then processes what was published meanwhile', async () => {
     await adapter.start();
     await harness.publish(early);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // The adapter asked the control plane for its attachments and was refused: until
+    // then it could not have processed anything, so this is the point to look.
+    await waitFor('a refused attachment refresh', () =>
+      /503/.test(adapter.runtime.status().lastRefreshError ?? ''),
+    );
     const status = (await adapter.app.inject({ method: 'GET', url: '/admin/status' })).json();
     assert.equal(status.state, 'starting');
     assert.match(status.lastRefreshError, /503/);
