@@ -3,7 +3,8 @@
  * endpoint and each MCP tool. Each view is a plain read of a serving table stored in the
  * view's order, so a page is `LIMIT … OFFSET …` of a scan (no sort), and the filtered
  * total comes from the build's stored totals where it has them (the LTV deciles) or a
- * count of the small table. Values go to DuckDB as parameters, never into the SQL text.
+ * count of the small table. Values go to DuckDB as parameters, never into the SQL text
+ * (the paging bounds, checked integers, are the one exception: see below).
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
@@ -59,10 +60,11 @@ export async function readView(
   const rowFilter = rolledUp ? '' : where;
   const limit = spec.paged ? Number(params.limit ?? spec.params.limit?.default ?? 100) : null;
   const offset = spec.paged ? Number(params.offset ?? 0) : 0;
-  const paging =
-    limit === null
-      ? ''
-      : ` LIMIT $${values.length + 1}::BIGINT OFFSET $${values.length + 2}::BIGINT`;
+  // Paging is written as integer literals, the one exception to "values as parameters":
+  // DuckDB plans a parameter LIMIT/OFFSET as a sort and join over the whole relation
+  // (EXPLAIN), a literal one as a streaming limit that stops after the page. Both are
+  // integers bounded by the schema, checked again here before they become SQL text.
+  const paging = limit === null ? '' : ` LIMIT ${sqlInteger(limit)} OFFSET ${sqlInteger(offset)}`;
   // A named order from the catalog (never the client's text); the default is the stored one.
   const sort = typeof params.sort === 'string' ? params.sort : undefined;
   const orderBy =
@@ -83,7 +85,7 @@ export async function readView(
   const pageSql = `SELECT * FROM ${relation}${rowFilter}${orderBy}${paging}`;
   const page = await warehouse.query(
     totalSql ? `SELECT *, (${totalSql}) AS ${TOTAL_COLUMN} FROM (${pageSql})${orderBy}` : pageSql,
-    limit === null ? values : [...values, limit, offset],
+    values,
   );
   let total = page.rows.length;
   let data = page.rows;
@@ -111,4 +113,10 @@ export async function readView(
       data_as_of: build.builtAt,
     },
   };
+}
+
+/** A non-negative safe integer as SQL text; anything else is a programming error. */
+function sqlInteger(value: number): string {
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`not a page bound: ${value}`);
+  return String(value);
 }
