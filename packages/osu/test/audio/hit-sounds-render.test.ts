@@ -14,10 +14,10 @@ import {
   resolveFfmpeg,
   type RenderOptions,
 } from '../../src/index.js';
-import { fixture, skipWithoutFfmpeg, skipWithoutFixtures } from '../helpers.js';
+import { madeFixture, skipWithoutFfmpeg } from '../helpers.js';
 
 const { ffmpeg } = resolveFfmpeg();
-const skip = skipWithoutFixtures() || skipWithoutFfmpeg();
+const skip = skipWithoutFfmpeg();
 const RATE = 44100;
 
 const base: RenderOptions = {
@@ -75,21 +75,24 @@ describe('hitsounds in the rendered audio', { skip }, () => {
     dir = mkdtempSync(join(tmpdir(), 'osu-hitsound-test-'));
     const mapDir = join(dir, 'map');
     mkdirSync(mapDir);
-    const text = fixture('dearbrave1.osu')
+    // The made beatmap, its first timing point on the soft set with custom index 1, so a
+    // soft-hitnormal.wav in its folder is the map's own sample for the first circle.
+    const text = madeFixture('made.osu')
       .toString('utf8')
-      .replace('AudioFilename: Dear brave.mp3', 'AudioFilename: audio.wav');
+      .replace('600,300,4,1,0,60,1,0', '600,300,4,2,1,60,1,0');
+    assert.ok(text.includes('600,300,4,2,1,60,1,0'), 'the timing point was rewritten');
     mapPath = join(mapDir, 'map.osu');
     writeFileSync(mapPath, text);
     // quiet music: a low hum
     sine(110, 20, 0.05, join(mapDir, 'audio.wav'));
-    const replay = decodeReplay(fixture('dearbrave3.osr'));
+    const replay = decodeReplay(madeFixture('perfect.osr'));
     const beatmap = parseBeatmap(text);
     const j = judgeReplay(replay, beatmap);
-    // the play's first sound: the slider's first tick, caught (the head was missed)
+    // the play's first sound: the first circle, hit
     const first = j.events[0]!;
-    const slider = preparePlayable(beatmap, replay.mods).objects[first.objectIndex]!;
-    assert.equal(first.kind, 'tick');
-    assert.ok(slider.events.some((e) => e.kind === 'tick' && e.time === first.time));
+    const circle = preparePlayable(beatmap, replay.mods).objects[first.objectIndex]!;
+    assert.equal(first.objectIndex, 0);
+    assert.equal(circle.time, 600);
     hitTime = first.time;
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,7 +103,7 @@ describe('hitsounds in the rendered audio', { skip }, () => {
   ): Promise<{ pcm: Float32Array; at: number; lines: string[] }> => {
     const lines: string[] = [];
     const r = await renderReplay({
-      replay: fixture('dearbrave3.osr'),
+      replay: madeFixture('perfect.osr'),
       beatmapPath: mapPath,
       outputVideoPath: join(dir, `${name}.mp4`),
       outputThumbnailPath: join(dir, `${name}.jpg`),
@@ -141,14 +144,17 @@ describe('hitsounds in the rendered audio', { skip }, () => {
   });
 
   test("the beatmap's own sample (timing point index 1) wins over the default", async () => {
-    // the map's timing points use the soft set with custom index 1: soft-slidertick.wav in its folder
-    sine(3000, 0.4, 1, join(dir, 'map', 'soft-slidertick.wav'));
+    // the same play without the map's sample first: what the default leaves in the window
+    const plain = await render('plain', { musicVolume: 0 });
+    // the map's first timing point uses the soft set with custom index 1: soft-hitnormal.wav in its folder
+    sine(3000, 0.4, 1, join(dir, 'map', 'soft-hitnormal.wav'));
     const { pcm, at } = await render('custom', { musicVolume: 0 });
-    // the synthesised tick is over in 40 ms; the map's sample (a sine at 1/8 of full scale,
-    // played at the timing point's volume 50: RMS ~0.044) lasts 400 ms
-    assert.ok(
-      rms(pcm, at + 0.1, at + 0.2) > 0.02,
-      `custom sample still sounding (${rms(pcm, at + 0.1, at + 0.2)})`,
-    );
+    // The default sample fades fast; the map's (a sine at 1/8 of full scale, at the timing
+    // point's volume 60) lasts 400 ms. The window ends before the next circle (80 ms later),
+    // so only the first circle's sample sounds in it.
+    const tail = (p: Float32Array, t: number) => rms(p, t + 0.045, t + 0.075);
+    const custom = tail(pcm, at);
+    const fallback = tail(plain.pcm, plain.at);
+    assert.ok(custom > fallback * 2, `custom sample ${custom} against the default's ${fallback}`);
   });
 });
