@@ -161,8 +161,13 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
       await db.notify('core_test_channel', 'hello');
       await waitFor(() => received.length === 1);
       await unlisten();
+      // A listener that stays is the witness: once it has heard the payload, the one
+      // that left would have heard it too (listeners of a channel hear it together).
+      const witnessed: string[] = [];
+      const stopWitness = await db.listen('core_test_channel', (p) => witnessed.push(p));
       await db.notify('core_test_channel', 'ignored');
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor(() => witnessed.includes('ignored'));
+      await stopWitness();
       assert.deepEqual(received, ['hello']);
       await assert.rejects(
         db.listen('bad; DROP', () => {}),
@@ -181,9 +186,11 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
         );
         await fresh.notify('core_first_a', 'x');
         await fresh.notify('core_first_b', 'y');
-        await waitFor(() => received.length >= 3);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        assert.deepEqual(received.sort(), ['0:x', '1:y', '2:x']);
+        // One session hears the channels in order: once a later payload has come, a
+        // second delivery of the first ones would have come before it.
+        await fresh.notify('core_first_b', 'end');
+        await waitFor(() => received.includes('1:end'));
+        assert.deepEqual(received.sort(), ['0:x', '1:end', '1:y', '2:x']);
         await withinMs(fresh.close(), 5000, 'close() with listeners');
       } finally {
         await cleanupFresh();
