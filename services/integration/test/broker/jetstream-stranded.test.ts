@@ -1,5 +1,6 @@
 /**
- * JetStream only: a message the server handed to a pull nobody reads any more (the
+ * JetStream only. A durable of an earlier release (explicit acks) is made again with
+ * ack-all at its ack floor. A message the server handed to a pull nobody reads any more (the
  * worker's long poll ends on the client's timer, which can fire before the server's
  * expiry reaches it) is delivered again within seconds, not after `ack_wait` (30 s).
  * The abandoned pull is made on purpose: another client pulls the record from the
@@ -8,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { natsUrlForTests, skipReason } from '@platform/testing';
-import { connect } from 'nats';
+import { AckPolicy, connect, DeliverPolicy } from 'nats';
 import { durableName, type StreamDescription } from '../../src/broker/jetstream/naming.js';
 import { BROKER_DRIVERS, uniqueName, waitFor, type OpenBroker } from '../helpers/broker-drivers.js';
 
@@ -40,6 +41,40 @@ describe(
       open = await driver.open();
     });
     after(async () => open?.cleanup());
+
+    it('makes an explicit-ack durable of an earlier release again with ack-all, at its ack floor', async () => {
+      const topic = uniqueName('policy');
+      const groupId = uniqueName('g');
+      await open.broker.ensureTopic({ name: topic, partitions: 1 });
+      for (const value of ['one', 'two', 'three']) await open.broker.publish(topic, 'k', value);
+      const nc = await connect({ servers: (await natsUrlForTests())!, timeout: 2000 });
+      try {
+        const jsm = await nc.jetstreamManager();
+        const stream = await streamOf(jsm, topic);
+        // As an earlier release left it: explicit acks, the first two records committed.
+        await jsm.consumers.add(stream, {
+          durable_name: durableName(groupId),
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: 3,
+          max_ack_pending: 1,
+        });
+        const seen: string[] = [];
+        const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
+          seen.push(r.value.toString());
+        });
+        await waitFor('the third record committed', () =>
+          consumer.assignments().some((a) => a.committedOffset === 3),
+        );
+        await consumer.stop();
+        assert.deepEqual(seen, ['three'], 'only what the old durable had not acked');
+        const info = await jsm.consumers.info(stream, durableName(groupId));
+        assert.equal(info.config.ack_policy, AckPolicy.All);
+        assert.equal(info.ack_floor.stream_seq, 3);
+      } finally {
+        await nc.close();
+      }
+    });
 
     it('delivers a record taken by an abandoned pull again well before ack_wait', async () => {
       const topic = uniqueName('stranded');

@@ -1,6 +1,6 @@
 /**
  * One consumer-group member on JetStream: per partition stream, a durable pull consumer
- * named after the group, explicit ack, at most `maxBatch` messages in flight. A worker
+ * named after the group, ack-all (one ack per batch), at most `maxBatch` messages in flight. A worker
  * per partition waits for the first message with `next()` (a long poll, cheap when
  * idle), takes what else is already there with one no-wait fetch, hands the batch to the
  * delivery handler, and acks (the commit) what it reports handled. The rest is nak'd
@@ -53,6 +53,21 @@ export interface JetStreamConsumerDeps {
 
 /** A delivered message not acknowledged within this is delivered again (a killed adapter's). */
 export const ACK_WAIT_MS = 30_000;
+/**
+ * The stream sequence up to which a durable's messages are acked. The ack floor alone
+ * reads 0 on a durable made at a later sequence (a seek, `DeliverPolicy.New`) until its
+ * first ack; with nothing in flight, everything delivered was acked.
+ */
+function ackedThrough(info: {
+  num_ack_pending: number;
+  ack_floor: { stream_seq: number };
+  delivered: { stream_seq: number };
+}): number {
+  return info.num_ack_pending === 0
+    ? Math.max(info.ack_floor.stream_seq, info.delivered.stream_seq)
+    : info.ack_floor.stream_seq;
+}
+
 const FETCH_EXPIRES_MS = 1000;
 const REFRESH_MS = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -135,7 +150,8 @@ export class JetStreamConsumer implements Consumer {
   private consumerConfig(policy: DeliverPolicy, startSeq?: number) {
     return {
       durable_name: this.durable,
-      ack_policy: AckPolicy.Explicit,
+      // One ack per batch: acking a message acks every earlier one of the partition.
+      ack_policy: AckPolicy.All,
       deliver_policy: policy,
       ...(startSeq === undefined ? {} : { opt_start_seq: startSeq }),
       max_ack_pending: this.maxBatch,
@@ -207,7 +223,8 @@ export class JetStreamConsumer implements Consumer {
       },
       'messages stranded in an abandoned pull; re-creating the consumer at its ack floor',
     );
-    await this.seek(state.topic, state.partition, seen.ackFloor);
+    // The ack floor reads 0 on a durable not acked since it was made at a later sequence.
+    await this.seek(state.topic, state.partition, Math.max(seen.ackFloor, state.committedOffset));
     return true;
   }
 
@@ -221,11 +238,21 @@ export class JetStreamConsumer implements Consumer {
       const policy = options.fromBeginning === false ? DeliverPolicy.New : DeliverPolicy.All;
       info = await jsm.consumers.add(stream, this.consumerConfig(policy));
     }
+    // A durable of an earlier release acked each message (explicit): the policy cannot be
+    // updated, so it is made again at its ack floor (nothing acked comes again).
+    if (info.config.ack_policy !== AckPolicy.All) {
+      const from = ackedThrough(info) + 1;
+      await jsm.consumers.delete(stream, this.durable);
+      info = await jsm.consumers.add(
+        stream,
+        this.consumerConfig(DeliverPolicy.StartSequence, from),
+      );
+    }
     // A durable made by an earlier version (one in flight) or another batch size.
     if (info.config.max_ack_pending !== this.maxBatch) {
       info = await jsm.consumers.update(stream, this.durable, { max_ack_pending: this.maxBatch });
     }
-    const committed = info.ack_floor.stream_seq;
+    const committed = ackedThrough(info);
     const start = await resumePosition({
       resumeAt: options.resumeAt,
       topic,
@@ -248,7 +275,7 @@ export class JetStreamConsumer implements Consumer {
       topic,
       partition,
       stream,
-      committedOffset: Math.max(start, info.ack_floor.stream_seq),
+      committedOffset: Math.max(start, committed),
       endOffset: info.delivered.stream_seq + info.num_pending,
       generation: 0,
       handle: await js.consumers.get(stream, this.durable),
@@ -376,8 +403,7 @@ export class JetStreamConsumer implements Consumer {
     if (handled > 0) {
       const last = batch[handled - 1]!;
       try {
-        for (const msg of batch.slice(0, handled - 1)) msg.ack();
-        await last.ackAck(); // acks are processed in order: this one confirms them all
+        await last.ackAck(); // ack-all: this one acks (and confirms) every earlier one
         state.committedOffset = last.info.streamSequence;
         state.endOffset = Math.max(state.endOffset, last.info.streamSequence + last.info.pending);
       } catch (err) {
