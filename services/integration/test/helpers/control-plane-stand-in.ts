@@ -37,13 +37,15 @@ export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     let body = '';
     request.on('data', (chunk) => (body += chunk));
+    const refuseWhileDown = () => {
+      if (!standIn.unavailable) return false;
+      response
+        .writeHead(503, { 'content-type': 'application/json' })
+        .end('{"detail":"unavailable"}');
+      return true;
+    };
     request.on('end', () => {
-      if (standIn.unavailable) {
-        response
-          .writeHead(503, { 'content-type': 'application/json' })
-          .end('{"detail":"unavailable"}');
-        return;
-      }
+      if (refuseWhileDown()) return;
       if (request.method === 'PUT' && url.pathname.startsWith('/adapter-types/')) {
         registrations.push(JSON.parse(body) as Record<string, unknown>);
         response.writeHead(200, { 'content-type': 'application/json' }).end(body);
@@ -62,6 +64,9 @@ export async function startControlPlaneStandIn(): Promise<ControlPlaneStandIn> {
         };
         const answer = () => {
           if (response.destroyed) return;
+          // A poll already waiting when the control plane goes down must not deliver what
+          // changed while it is down: a real one would have dropped the connection.
+          if (refuseWhileDown()) return;
           const current = feed();
           if (current.version === known && Date.now() < deadline) {
             setTimeout(answer, 10);
