@@ -36,6 +36,8 @@ interface PartitionState extends Assignment {
   holding: boolean;
   /** What the last refresh saw while the worker held nothing and messages were pending. */
   stalled?: { delivered: number; ackFloor: number };
+  /** Refresh rounds in a row that found the durable gone (see `recreate`). */
+  goneRounds?: number;
 }
 
 export interface JetStreamConsumerDeps {
@@ -180,8 +182,19 @@ export class JetStreamConsumer implements Consumer {
         // forward here (a seek sets them directly).
         state.committedOffset = Math.max(state.committedOffset, info.ack_floor.stream_seq);
         state.endOffset = Math.max(state.endOffset, info.delivered.stream_seq + info.num_pending);
-      } catch {
-        // consumer being re-created by a seek; next round
+        state.goneRounds = 0;
+      } catch (error) {
+        // Gone for one round: a seek or rewind re-creating it. Gone for two: the add after
+        // the delete never happened, and nothing would read this partition again.
+        if (!/consumer not found/i.test((error as Error).message)) continue;
+        state.goneRounds = (state.goneRounds ?? 0) + 1;
+        if (state.goneRounds < 2) continue;
+        state.goneRounds = 0;
+        state.generation += 1;
+        state.handle = undefined;
+        await this.recreate(state).catch((err: unknown) =>
+          this.deps.logger.warn({ err, stream: state.stream }, 're-creating the consumer failed'),
+        );
       }
     }
   }
@@ -361,6 +374,23 @@ export class JetStreamConsumer implements Consumer {
       if (/no message found/i.test((error as Error).message)) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * The durable is gone: a re-creation (seek, resume, or the broker's rewind after lost
+   * records) deleted it and the server failed before the add (found by the chaos run's
+   * NATS power loss: a partition stopped being read for good). Where it stood is unknown,
+   * so it reads the partition from its start, as a new group does; the targets' positions
+   * and record-id gates make what was applied already a no-op.
+   */
+  private async recreate(state: PartitionState): Promise<void> {
+    const policy =
+      this.deps.options.fromBeginning === false ? DeliverPolicy.New : DeliverPolicy.All;
+    this.deps.logger.warn(
+      { stream: state.stream, consumer: this.durable },
+      'the consumer was gone; re-created to read the partition from its start',
+    );
+    await this.deps.jsm.consumers.add(state.stream, this.consumerConfig(policy));
   }
 
   private toRecord(state: PartitionState, msg: JsMsg): BrokerRecord {
