@@ -114,11 +114,24 @@ for (const name of ['sql-log-pglite', 'jetstream']) {
         const created = internCreated(uniqueName('flaky'));
         await harness.publish(created);
         await waitFor('third attempt', () => byRecord('/flaky', created.recordId).length === 3);
-        await harness.publish(created);
+        const redelivery = await harness.publish(created);
         const next = internCreated(uniqueName('next'));
         await harness.publish(next);
         await waitFor('next delivered', () => byRecord('/bearer', next.recordId).length === 1);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Once the adapter committed past the redelivery it has handled it for every attachment.
+        await waitFor('the adapter past the redelivery', async () => {
+          const status = (
+            await adapter.app.inject({ method: 'GET', url: '/admin/status' })
+          ).json() as {
+            assignments: Array<{ topic: string; partition: number; committedOffset: number }>;
+          };
+          return status.assignments.some(
+            (a) =>
+              a.topic === redelivery.topic &&
+              a.partition === redelivery.partition &&
+              a.committedOffset > redelivery.offset,
+          );
+        });
         assert.equal(byRecord('/bearer', created.recordId).length, 1, 'redelivery posted once');
         assert.equal(harness.deadLetters.filter((d) => d.traceId === created.traceId).length, 0);
         const metrics = (await adapter.app.inject({ method: 'GET', url: '/metrics' })).body;

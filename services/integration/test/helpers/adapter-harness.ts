@@ -3,7 +3,7 @@
  * control-plane stand-in, the interns topics and `platform.dlq`, a collector of dead
  * letters (its own consumer group), and helpers to publish envelopes or raw bytes.
  */
-import type { Broker, Consumer } from '../../src/broker/broker.js';
+import type { Broker, Consumer, PublishResult } from '../../src/broker/broker.js';
 import { createControlPlaneClient } from '../../src/adapters/runtime/control-plane-client.js';
 import type { AdapterDeps } from '../../src/adapters/runtime/build-adapter.js';
 import type { DeadLetter } from '../../src/adapters/runtime/dead-letter.js';
@@ -16,7 +16,8 @@ export interface Harness extends OpenBroker {
   deadLetters: DeadLetter[];
   /** Deps for `build…Adapter` with fast refresh and retries. */
   adapterDeps(overrides?: Partial<AdapterDeps>): AdapterDeps;
-  publish(envelope: TestEnvelope): Promise<void>;
+  /** Publishes an envelope to its topic; resolves with where the broker put it. */
+  publish(envelope: TestEnvelope): Promise<PublishResult>;
   publishRaw(topic: string, key: string, value: string | Buffer): Promise<void>;
   cleanup(): Promise<void>;
 }
@@ -57,8 +58,8 @@ export async function startHarness(
       retry: { maxAttempts: 3, initialBackoffMs: 20, maxBackoffMs: 100 },
       ...overrides,
     }),
-    async publish(envelope) {
-      await broker.publish(topicOf(envelope), envelope.naturalKey, JSON.stringify(envelope), {
+    publish(envelope) {
+      return broker.publish(topicOf(envelope), envelope.naturalKey, JSON.stringify(envelope), {
         traceId: envelope.traceId,
       });
     },
