@@ -115,7 +115,9 @@ describe(
         consumer.assignments().some((a) => a.committedOffset === 2),
       );
       await consumer.stop();
-      assert.deepEqual(seen, ['first', 'stranded']);
+      // At least once: a recovery re-creating the durable at an ack floor read before the
+      // first ack landed may deliver 'first' again (the targets skip it); nothing is lost.
+      assert.deepEqual([...new Set(seen)], ['first', 'stranded']);
     });
   },
 );

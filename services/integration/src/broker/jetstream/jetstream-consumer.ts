@@ -236,8 +236,11 @@ export class JetStreamConsumer implements Consumer {
       },
       'messages stranded in an abandoned pull; re-creating the consumer at its ack floor',
     );
-    // The ack floor reads 0 on a durable not acked since it was made at a later sequence.
-    await this.seek(state.topic, state.partition, Math.max(seen.ackFloor, state.committedOffset));
+    // The server's ack floor, not this worker's memory of its commits: after a broker that
+    // lost its tail had its consumers rewound, the records at offsets this worker once
+    // committed are new ones. A floor read as 0 (no ack since the durable was made) replays
+    // from the start: duplicates the targets skip, never a loss.
+    await this.seek(state.topic, state.partition, seen.ackFloor);
     return true;
   }
 
