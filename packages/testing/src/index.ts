@@ -37,3 +37,4 @@ export {
   type FuzzReport,
 } from './fuzz.js';
 export { assertErrorTableInStep, errorTableOf, type ErrorRow } from './error-table.js';
+export { assertSpecStatusesDocumented, type SpecStatuses } from './spec-statuses.js';

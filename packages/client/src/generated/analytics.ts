@@ -440,7 +440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -554,7 +554,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -656,7 +656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -765,7 +765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -872,7 +872,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -919,6 +919,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
                 headers: {
@@ -948,7 +957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1040,7 +1049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1119,7 +1128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1198,7 +1207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1270,7 +1279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1379,7 +1388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). */
+            /** @description The API key lacks the scope this operation needs (or, without API_KEYS, the client is not on this machine). `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1469,6 +1478,15 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An unexpected failure; the body never carries internals. */

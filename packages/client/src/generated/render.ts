@@ -718,7 +718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not valid JSON (or not of its declared type). */
+            /** @description `RENDER_REPLAY_EXTENSION`: File must be an osu! replay (.osr) file.; `RENDER_REPLAY_EMPTY`: Uploaded replay file is empty.; `MALFORMED_FORM`: Malformed multipart/form-data body. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -727,7 +727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than the service accepts. */
+            /** @description `RENDER_REPLAY_TOO_LARGE`: Replay file exceeds maximum size of 50MB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -736,7 +736,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body has a content type this operation does not accept. */
+            /** @description `RENDER_REPLAY_INVALID`: Invalid replay file. The structure is corrupted or unsupported. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -745,7 +745,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or the body does not match its schema. */
+            /** @description `RENDER_VALIDATION`: validation error */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -754,7 +754,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An unexpected failure; the body never carries internals. */
+            /** @description `RATE_LIMITED`: Rate limit exceeded: 5 per 1 minute; `UPLOADS_PER_ADDRESS`: You already have 2 uploads in progress.; `RENDER_TOO_MANY_ACTIVE`: You already have 2 active render jobs.; `DAILY_QUOTA`: Daily render quota exceeded: 50 per day. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RENDER_STORAGE_FAILED`: The replay could not be stored. Please try again. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -763,17 +772,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
-            "5XX": {
+            /** @description `RENDER_QUEUE_FULL`: The render queue is currently full. Please try again later.; `RENDER_CAPACITY`: The render infrastructure is at maximum capacity.; `UPLOADS_BUSY`: The server is receiving too many uploads. Please try again shortly. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1006,7 +1006,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
@@ -1015,7 +1015,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description A parameter or the body does not match its schema. */
@@ -1024,7 +1024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
@@ -1033,7 +1033,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An unexpected failure; the body never carries internals. */
@@ -1042,7 +1042,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
@@ -1051,7 +1051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1109,7 +1109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not valid JSON (or not of its declared type). */
+            /** @description `SKIN_EXTENSION`: File must be an osu! skin (.osk) archive.; `MALFORMED_FORM`: Malformed multipart/form-data body. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1118,7 +1118,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than the service accepts. */
+            /** @description `SKIN_EXISTS`: A skin with this name already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SKIN_TOO_LARGE`: Skin file exceeds maximum size of 200MB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1127,7 +1136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body has a content type this operation does not accept. */
+            /** @description `SKIN_NOT_ZIP`: Skin file is not a ZIP archive. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1136,8 +1145,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or the body does not match its schema. */
+            /** @description `SKIN_INVALID`: Skin archive was refused. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Rate limit exceeded: 5 per 1 minute; `UPLOADS_PER_ADDRESS`: You already have 2 uploads in progress. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1154,8 +1172,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
-            "4XX": {
+            /** @description `UPLOADS_BUSY`: The server is receiving too many uploads. Please try again shortly. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1244,7 +1262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not valid JSON (or not of its declared type). */
+            /** @description `RENDER_REPLAY_EXTENSION`: File must be an osu! replay (.osr) file.; `RENDER_REPLAY_EMPTY`: Uploaded replay file is empty.; `MALFORMED_FORM`: Malformed multipart/form-data body. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1253,7 +1271,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than the service accepts. */
+            /** @description `RENDER_REPLAY_TOO_LARGE`: Replay file exceeds maximum size of 50MB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1262,7 +1280,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body has a content type this operation does not accept. */
+            /** @description `RENDER_REPLAY_INVALID`: Invalid replay file. The structure is corrupted or unsupported. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1271,7 +1289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or the body does not match its schema. */
+            /** @description `RENDER_VALIDATION`: validation error */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1280,7 +1298,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An unexpected failure; the body never carries internals. */
+            /** @description `RATE_LIMITED`: Rate limit exceeded: 5 per 1 minute; `UPLOADS_PER_ADDRESS`: You already have 2 uploads in progress.; `RENDER_TOO_MANY_ACTIVE`: You already have 2 active render jobs.; `DAILY_QUOTA`: Daily render quota exceeded: 50 per day. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RENDER_STORAGE_FAILED`: The replay could not be stored. Please try again. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -1289,17 +1316,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
-            "5XX": {
+            /** @description `RENDER_QUEUE_FULL`: The render queue is currently full. Please try again later.; `RENDER_CAPACITY`: The render infrastructure is at maximum capacity.; `UPLOADS_BUSY`: The server is receiving too many uploads. Please try again shortly. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1563,7 +1581,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The body is not valid JSON (or not of its declared type). */
+            /** @description `SKIN_EXTENSION`: File must be an osu! skin (.osk) archive.; `MALFORMED_FORM`: Malformed multipart/form-data body. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1572,7 +1590,16 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is larger than the service accepts. */
+            /** @description `SKIN_EXISTS`: A skin with this name already exists. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `SKIN_TOO_LARGE`: Skin file exceeds maximum size of 200MB. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1581,7 +1608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body has a content type this operation does not accept. */
+            /** @description `SKIN_NOT_ZIP`: Skin file is not a ZIP archive. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1590,8 +1617,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or the body does not match its schema. */
+            /** @description `SKIN_INVALID`: Skin archive was refused. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `RATE_LIMITED`: Rate limit exceeded: 5 per 1 minute; `UPLOADS_PER_ADDRESS`: You already have 2 uploads in progress. */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1608,8 +1644,8 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
-            "4XX": {
+            /** @description `UPLOADS_BUSY`: The server is receiving too many uploads. Please try again shortly. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1735,6 +1771,51 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `CALLBACK_UNAUTHORIZED`: Invalid or stale callback signature. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CALLBACK_DISABLED`: Worker callbacks are not enabled on this server. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `JOB_NOT_FOUND`: Job not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `CALLBACK_CONFLICT`: The job is not in a state that accepts this report. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `JOB_GONE`: This job was deleted. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is larger than the service accepts. */
             413: {
                 headers: {
@@ -1753,7 +1834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A parameter or the body does not match its schema. */
+            /** @description `RENDER_VALIDATION`: validation error */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1764,15 +1845,6 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description An error: `detail` is for people, `code` (when present) is stable for programs. */
-            "4XX": {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,8 +10,8 @@
  * and for origins. A deployment behind a name lists it (`ALLOWED_HOSTS=analytics.example.com`);
  * `*` allows any host (the operator's proxy checks it).
  */
-import { replyWithError } from '@platform/core';
-import type { FastifyInstance } from 'fastify';
+import { errorResponses, replyWithError } from '@platform/core';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { analyticsErrors } from '../errors.js';
 
 export interface HostGuardOptions {
@@ -31,7 +31,34 @@ export function hostName(host: string): string {
   return colon >= 0 && value.indexOf(':') === colon ? value.slice(0, colon) : value;
 }
 
+const GUARD_RESPONSE = errorResponses(analyticsErrors.definitions, [
+  'HOST_NOT_ALLOWED',
+  'ORIGIN_NOT_ALLOWED',
+])[403]!;
+
+/**
+ * The guard answers 403 on every route registered after it, so each documents that 403
+ * (beside the access model's, when the route has one).
+ */
+function documentGuard(route: RouteOptions): void {
+  const schema = route.schema as
+    { hide?: boolean; response?: Record<string, { description?: string }> } | undefined;
+  if (!schema || schema.hide) return;
+  const existing = schema.response?.[403];
+  const response = existing
+    ? {
+        ...existing,
+        description: `${existing.description ?? ''} ${GUARD_RESPONSE.description}`.trim(),
+      }
+    : GUARD_RESPONSE;
+  route.schema = {
+    ...route.schema,
+    response: { ...schema.response, 403: response },
+  } as RouteOptions['schema'];
+}
+
 export function registerHostGuard(app: FastifyInstance, options: HostGuardOptions = {}): void {
+  app.addHook('onRoute', documentGuard);
   const hosts = new Set((options.allowedHosts ?? LOOPBACK_NAMES).map((h) => h.toLowerCase()));
   const anyHost = hosts.has('*');
   const origins = options.allowedOrigins?.map((origin) => origin.toLowerCase().replace(/\/+$/, ''));

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { EXTRA_RENDER_PARAMETERS_HELP } from '../jobs/extra-render-parameters.js';
+import { SUBMISSION_ERRORS } from './submission-errors.js';
 import { submitFromRequest } from './submit-from-request.js';
 
 const RENDER_FIELDS =
@@ -35,8 +36,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext
               },
             },
           },
-          '4xx': { $ref: 'Error#' },
-          '5xx': { $ref: 'Error#' },
+          ...SUBMISSION_ERRORS,
         },
       },
     },

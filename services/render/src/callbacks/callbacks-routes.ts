@@ -4,6 +4,7 @@
  * raw body (`signature.ts`); missing, stale or bad signatures and a nonce seen before get
  * 401, and the route answers 403 while no `CALLBACK_SECRET` is configured.
  */
+import { errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
@@ -81,7 +82,14 @@ export function registerCallbackRoutes(app: FastifyInstance, ctx: RenderContext)
           consumes: ['application/json'],
           response: {
             200: { description: 'The job as it is now', $ref: 'RenderJob#' },
-            '4xx': { $ref: 'Error#' },
+            ...errorResponses(renderErrors.definitions, [
+              'RENDER_VALIDATION',
+              'CALLBACK_UNAUTHORIZED',
+              'CALLBACK_DISABLED',
+              'JOB_NOT_FOUND',
+              'JOB_GONE',
+              'CALLBACK_CONFLICT',
+            ]),
           },
         },
       },

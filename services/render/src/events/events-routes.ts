@@ -41,7 +41,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: RenderContext): v
         description:
           '`text/event-stream`. `event: job` with the v1 job plus `queue_position` (1 = next, null unless queued) and `eta_seconds` (null when unknown) on every change; the stream ends after a completed or failed job, or with `event: gone` {detail} when the job is removed.',
         tags: ['jobs'],
-        produces: ['text/event-stream'],
+        // No `produces`: it would give the errors an event-stream type; the 200 names its own.
         params: {
           type: 'object',
           properties: { job_id: { type: 'string' } },

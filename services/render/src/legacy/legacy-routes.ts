@@ -6,6 +6,7 @@
 import { errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { renderErrors } from '../errors.js';
+import { SUBMISSION_ERRORS } from '../admission/submission-errors.js';
 import { submitFromRequest } from '../admission/submit-from-request.js';
 import type { RenderContext } from '../context.js';
 import { listJobs } from '../jobs/job-store.js';
@@ -47,8 +48,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
               video_url: { type: 'string' },
             },
           },
-          '4xx': { $ref: 'Error#' },
-          '5xx': { $ref: 'Error#' },
+          ...SUBMISSION_ERRORS,
         },
       },
     },

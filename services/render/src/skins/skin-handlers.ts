@@ -11,7 +11,7 @@ import { mkdtemp, open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { RateLimiter } from '@platform/core';
+import { errorResponses, type RateLimiter } from '@platform/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { withBodyIdleTimeout } from '../admission/body-timeout.js';
 import { forEachPart } from '../admission/read-parts.js';
@@ -130,5 +130,15 @@ export const skinUploadResponses = {
       message: { type: 'string' },
     },
   },
-  '4xx': { $ref: 'Error#' },
+  ...errorResponses(renderErrors.definitions, [
+    'SKIN_EXTENSION',
+    'MALFORMED_FORM',
+    'SKIN_TOO_LARGE',
+    'SKIN_NOT_ZIP',
+    'SKIN_INVALID',
+    'SKIN_EXISTS',
+    'RATE_LIMITED',
+    'UPLOADS_PER_ADDRESS',
+    'UPLOADS_BUSY',
+  ]),
 } as const;

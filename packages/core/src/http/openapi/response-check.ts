@@ -18,7 +18,7 @@ import { openApiUrl } from './wildcard.js';
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as (ajv: Ajv) => Ajv;
 
-/** Opt-in until every service's document is complete; then on under node --test. */
+/** Opt-in until every service suite passes with it (OPENAPI_RESPONSE_CHECK=1); then on under node --test. */
 const UNDER_NODE_TEST: boolean = false;
 
 export function responseCheckEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -116,6 +116,22 @@ class ResponseChecker {
   }
 }
 
+// A test file builds many apps with the same document; they share one checker, so each
+// schema is compiled once per process rather than once per app (the check's main cost).
+const checkers = new Map<string, ResponseChecker>();
+const CHECKERS_KEPT = 16;
+
+function checkerFor(doc: Document): ResponseChecker {
+  const key = JSON.stringify(doc);
+  let checker = checkers.get(key);
+  if (!checker) {
+    checker = new ResponseChecker(doc);
+    if (checkers.size >= CHECKERS_KEPT) checkers.delete(checkers.keys().next().value!);
+    checkers.set(key, checker);
+  }
+  return checker;
+}
+
 /** Installs the check on `app` (call before routes are registered; it reads the document once ready). */
 export function installResponseCheck(app: FastifyInstance): void {
   let checker: ResponseChecker | undefined;
@@ -124,7 +140,7 @@ export function installResponseCheck(app: FastifyInstance): void {
     if (url === undefined || (request.routeOptions.schema as { hide?: boolean })?.hide)
       return payload;
     if (url === '/openapi.json' || url.startsWith('/docs')) return payload;
-    checker ??= new ResponseChecker(app.swagger() as unknown as Document);
+    checker ??= checkerFor(app.swagger() as unknown as Document);
     // Streams and buffers are checked for status and content type only.
     const body =
       typeof payload === 'string' || payload === null || payload === undefined
