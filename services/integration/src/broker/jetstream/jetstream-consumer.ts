@@ -279,12 +279,16 @@ export class JetStreamConsumer implements Consumer {
       logger: this.deps.logger,
       groupId: options.groupId,
     });
-    if (start > committed) {
-      // The target applied more than the broker knows was acked: start after it.
+    // Messages delivered to a worker that is gone (a killed process) wait out ack_wait as
+    // pending, and the server meanwhile delivers later ones: with one ack for all, this
+    // worker's first ack would ack them unapplied. So a durable with messages in flight is
+    // made again at its ack floor (they come again first, in order), or after the target's
+    // position when the target applied more (start > committed).
+    if (start > committed || info.num_ack_pending > 0) {
       await jsm.consumers.delete(stream, this.durable);
       info = await jsm.consumers.add(
         stream,
-        this.consumerConfig(DeliverPolicy.StartSequence, start + 1),
+        this.consumerConfig(DeliverPolicy.StartSequence, Math.max(start, committed) + 1),
       );
     }
     const state: PartitionState = {
