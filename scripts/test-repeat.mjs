@@ -12,7 +12,7 @@
 // kept in .tmp/test-repeat/<time>/run-<i>.log; the exit code is 1 when any run failed.
 import { spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +38,9 @@ const failures = new Map();
 let failedRuns = 0;
 for (let run = 1; run <= runs; run++) {
   const temp = await mkdtemp(join(tmpdir(), `test-repeat-${run}-`));
+  // mkdtemp makes it 0700; engines the tests start as another user (initdb runs as
+  // postgres when the suite runs as root) must reach their folders inside it, as in /tmp.
+  await chmod(temp, 0o1777);
   const failuresFile = join(logDir, `run-${run}.failures.jsonl`);
   const logFile = join(logDir, `run-${run}.log`);
   const started = Date.now();
