@@ -14,6 +14,7 @@ import { findJob } from '../jobs/find-job.js';
 import { legacyJobId, parseJobId, toLegacyStatus } from '../jobs/job-view.js';
 import {
   listSkinsHandler,
+  skinListResponses,
   skinUploadResponses,
   uploadSkinHandler,
 } from '../skins/skin-handlers.js';
@@ -157,14 +158,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
         summary: 'Deprecated: same as GET /v1/skins',
         tags,
         deprecated,
-        response: {
-          200: {
-            description: 'The skin names',
-            type: 'object',
-            required: ['skins'],
-            properties: { skins: { type: 'array', items: { type: 'string' } } },
-          },
-        },
+        response: skinListResponses,
       },
     },
     listSkinsHandler(ctx),

@@ -22,6 +22,16 @@ import { DEFAULT_SKIN_LIMITS, SkinArchiveError, inspectSkinArchive } from './ski
 import { listSkins, saveSkin } from './skin-library.js';
 import { isValidSkinName } from './skin-name.js';
 
+/** The skin list's answer, shared by `GET /v1/skins` and the legacy `GET /skins`. */
+export const skinListResponses = {
+  200: {
+    description: 'The skin names',
+    type: 'object',
+    required: ['skins'],
+    properties: { skins: { type: 'array', items: { type: 'string' } } },
+  },
+} as const;
+
 export function listSkinsHandler(ctx: RenderContext) {
   return async () => ({ skins: await listSkins(ctx.store) });
 }

@@ -1,7 +1,12 @@
 /** `GET /v1/skins` and `POST /v1/skins/upload`; the handlers are the skin use cases (skin-handlers.ts). */
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
-import { listSkinsHandler, skinUploadResponses, uploadSkinHandler } from './skin-handlers.js';
+import {
+  listSkinsHandler,
+  skinListResponses,
+  skinUploadResponses,
+  uploadSkinHandler,
+} from './skin-handlers.js';
 
 export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): void {
   app.get(
@@ -12,14 +17,7 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
         operationId: 'listSkins',
         summary: 'Names of the available skins',
         tags: ['skins'],
-        response: {
-          200: {
-            description: 'The skin names',
-            type: 'object',
-            required: ['skins'],
-            properties: { skins: { type: 'array', items: { type: 'string' } } },
-          },
-        },
+        response: skinListResponses,
       },
     },
     listSkinsHandler(ctx),
