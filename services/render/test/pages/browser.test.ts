@@ -18,10 +18,10 @@ import {
 import { buildTestApp, submit } from '../helpers/app.js';
 import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
 import {
-  startTestPipeline,
+  startTestJobProcessing,
   TEST_RENDER_TIMEOUT_MS,
-  type TestPipeline,
-} from '../helpers/pipeline.js';
+  type TestJobProcessing,
+} from '../helpers/job-processing.js';
 
 const skip = chromiumSkipReason();
 
@@ -29,13 +29,13 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
   describe(`pages in a browser (${kind})`, { skip: skip ?? engineSkip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
-    let pipeline: TestPipeline;
+    let processing: TestJobProcessing;
     let base: string;
     before(async () => {
       engines = await openTestEngines(kind);
       app = await buildTestApp(engines);
       base = await app.listen({ port: 0, host: '127.0.0.1' });
-      pipeline = await startTestPipeline(engines, {
+      processing = await startTestJobProcessing(engines, {
         beatmapDirs: [madeOsuFixturesDir()],
         // Small frames: the page is under test, not the renderer (640x360 renders outlasted
         // the wait on a loaded machine).
@@ -43,7 +43,7 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
       });
     });
     after(async () => {
-      await pipeline?.stop();
+      await processing?.stop();
       await app?.close();
       await engines?.close();
     });

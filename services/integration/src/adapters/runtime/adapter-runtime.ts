@@ -2,7 +2,7 @@
  * One adapter process's engine: registers the adapter type with the control plane,
  * reads attachments at start and on every refresh (the refresh re-registers, which is
  * the liveness heartbeat), subscribes its own consumer group to the topics of attached
- * contracts (plus the legacy flat topic), runs the pipeline for every record, and
+ * contracts (plus the legacy flat topic), runs the adapter pipeline (the record handler) for every record, and
  * answers pause / resume / status. A pause requested before the consumer exists is kept
  * and applied when it is created, so it still reports paused once assigned.
  *
@@ -24,7 +24,7 @@ import { contractOfTopic, type AttachmentView } from './attachment.js';
 import type { AttachmentSource } from './control-plane-client.js';
 import { DEFAULT_RULES } from './failures.js';
 import { deserialize } from './local-envelope.js';
-import { createPipeline, type Pipeline } from './pipeline.js';
+import { createRecordHandler, type RecordHandler } from './record-handler.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 export interface AdapterRuntimeOptions {
@@ -69,7 +69,7 @@ export interface AdapterStatus {
 export class AdapterRuntime {
   private readonly registry = new AttachmentRegistry();
   private readonly stats = new AttachmentStats();
-  private readonly pipeline: Pipeline;
+  private readonly records: RecordHandler;
   private consumer: Consumer | undefined;
   private subscribedTopics = new Set<string>();
   private desiredPaused = false;
@@ -91,7 +91,7 @@ export class AdapterRuntime {
       options.target.type,
       () => this.consumer?.assignments() ?? [],
     );
-    this.pipeline = createPipeline({
+    this.records = createRecordHandler({
       target: observeAttachments(observeFirstWrites(options.target, options.metrics), this.stats),
       registry: this.registry,
       broker: options.broker,
@@ -217,7 +217,7 @@ export class AdapterRuntime {
     const run = this.applying.then(async () => {
       if (this.stopped) return;
       const changed = this.registry.update(list.filter((a) => a.adapterType === type));
-      await this.pipeline.invalidate(changed);
+      await this.records.invalidate(changed);
       const present = new Set(this.registry.all().map((a) => a.attachmentId));
       for (const id of changed) if (!present.has(id)) this.stats.forget(id);
       await this.subscribe(this.registry.topics());
@@ -270,7 +270,7 @@ export class AdapterRuntime {
     const attachments = this.registry.all().filter((a) => a.enabled && a.contractId === contractId);
     if (attachments.length === 0) return undefined;
     const positions = await Promise.all(
-      attachments.map((a) => this.pipeline.appliedPosition(a, topic, partition)),
+      attachments.map((a) => this.records.appliedPosition(a, topic, partition)),
     );
     let lowest = positions[0];
     for (const position of positions) {
@@ -302,7 +302,7 @@ export class AdapterRuntime {
           fromBeginning: true,
           resumeAt: this.resumeAt,
         },
-        (records) => this.pipeline.handleBatch(records),
+        (records) => this.records.handleBatch(records),
       );
       if (this.desiredPaused) this.consumer.pause();
     } else {

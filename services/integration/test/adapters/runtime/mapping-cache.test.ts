@@ -1,5 +1,5 @@
 /**
- * The pipeline's mapping cache: a mapping resolved for an attachment whose config changed
+ * The record handler's mapping cache: a mapping resolved for an attachment whose config changed
  * while it was being resolved is used at most by the event that asked for it, never
  * cached for the events after the change.
  */
@@ -11,13 +11,13 @@ import type { AdapterTarget } from '../../../src/adapters/runtime/adapter-target
 import type { AttachmentView } from '../../../src/adapters/runtime/attachment.js';
 import { AttachmentRegistry } from '../../../src/adapters/runtime/attachment-registry.js';
 import { DEFAULT_RULES } from '../../../src/adapters/runtime/failures.js';
-import { createPipeline } from '../../../src/adapters/runtime/pipeline.js';
+import { createRecordHandler } from '../../../src/adapters/runtime/record-handler.js';
 import { DEFAULT_RETRY_POLICY } from '../../../src/adapters/runtime/retry-policy.js';
 import type { BrokerRecord } from '../../../src/broker/broker.js';
 import { BROKER_DRIVERS, silentLogger, uniqueName } from '../../helpers/broker-drivers.js';
 import { INTERNS, internCreated } from '../../helpers/records.js';
 
-describe('adapter pipeline: mapping cache', () => {
+describe('record handler: mapping cache', () => {
   it('does not cache a mapping whose attachment changed while it was resolved', async () => {
     const open = await BROKER_DRIVERS[0]!.open();
     try {
@@ -51,7 +51,7 @@ describe('adapter pipeline: mapping cache', () => {
       };
       const registry = new AttachmentRegistry();
       registry.update([attachment('old')]);
-      const pipeline = createPipeline({
+      const handler = createRecordHandler({
         target,
         registry,
         broker: open.broker,
@@ -72,12 +72,12 @@ describe('adapter pipeline: mapping cache', () => {
         timestamp: new Date(),
       });
 
-      const first = pipeline.handle(record(0));
+      const first = handler.handle(record(0));
       await new Promise((resolve) => setImmediate(resolve));
-      await pipeline.invalidate(registry.update([attachment('new')]));
+      await handler.invalidate(registry.update([attachment('new')]));
       releaseFirst();
       await first;
-      await pipeline.handle(record(1));
+      await handler.handle(record(1));
       assert.deepEqual(written, ['old', 'new'], 'the event after the change uses the new config');
     } finally {
       await open.cleanup();

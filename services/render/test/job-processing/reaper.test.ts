@@ -11,7 +11,7 @@ import type { TaskQueue } from '../../src/queue/task-queue.js';
 import { reapOnce, redispatchAfterRestart } from '../../src/reaper/reaper.js';
 import { engineSets, openTestEngines, quietLogger, type TestEngines } from '../helpers/harness.js';
 import { seedJobs } from '../helpers/outbox.js';
-import { testQueue } from '../helpers/pipeline.js';
+import { testQueue } from '../helpers/job-processing.js';
 
 const options = { stuckSeconds: 60, redispatchAfterSeconds: 120, maxDispatches: 2 };
 

@@ -24,7 +24,7 @@ import {
   quietLogger,
   type TestEngines,
 } from '../helpers/harness.js';
-import { startTestPipeline, testQueue, waitForJob } from '../helpers/pipeline.js';
+import { startTestJobProcessing, testQueue, waitForJob } from '../helpers/job-processing.js';
 import { drain, letOutboxDelaysPass, seedJobs } from '../helpers/outbox.js';
 
 const real = (await engineSets()).find((e) => e.kind === 'real')!;
@@ -113,7 +113,7 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
     let app: FastifyInstance | undefined;
     const tempRoot = await mkdtemp(join(tmpdir(), 'render-kill-worker-'));
     // Dispatcher only in this process; the worker runs in the child.
-    const pipeline = await startTestPipeline(engines, { startWorker: false });
+    const processing = await startTestJobProcessing(engines, { startWorker: false });
     try {
       app = await buildTestApp(engines);
       const { child, lines } = startChild('worker-child.ts', engines, {
@@ -143,7 +143,7 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
 
       // The reaper gives the orphaned job back to the queue once its heartbeat is stale
       // (its clock runs ahead).
-      const reaped = await reapOnce(engines.ctx.db, pipeline.queue, {
+      const reaped = await reapOnce(engines.ctx.db, processing.queue, {
         stuckSeconds: 1,
         redispatchAfterSeconds: 600,
         maxDispatches: 3,
@@ -153,8 +153,8 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
       assert.equal((await job(first)()).status, 'queued');
 
       // A new worker renders both: the orphaned job again (its new event), the waiting one once.
-      await pipeline.dispatcher.stop();
-      const fresh = await startTestPipeline(engines, { beatmapDirs: [madeOsuFixturesDir()] });
+      await processing.dispatcher.stop();
+      const fresh = await startTestJobProcessing(engines, { beatmapDirs: [madeOsuFixturesDir()] });
       try {
         for (const id of [first, second]) {
           const done = await waitForJob(
@@ -179,7 +179,7 @@ describe('kill tests (PostgreSQL + Redis + S3)', { skip }, () => {
       }
     } finally {
       await app?.close();
-      await pipeline.stop().catch(() => undefined);
+      await processing.stop().catch(() => undefined);
       await rm(tempRoot, { recursive: true, force: true });
     }
   });

@@ -12,7 +12,7 @@ import type { RenderTask, TaskQueue } from '../../src/queue/task-queue.js';
 import { drain, letOutboxDelaysPass, seedJobs } from '../helpers/outbox.js';
 import { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
 import { engineSets, openTestEngines, quietLogger, type TestEngines } from '../helpers/harness.js';
-import { testQueue } from '../helpers/pipeline.js';
+import { testQueue } from '../helpers/job-processing.js';
 
 function assertOncePerJob(tasks: RenderTask[], ids: string[]) {
   const byJob = new Map<string, number>();

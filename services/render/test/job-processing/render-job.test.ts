@@ -1,5 +1,5 @@
 /**
- * The job pipeline end to end with the real renderer (small frames): submit → outbox →
+ * Job processing end to end with the real renderer (small frames): submit → outbox →
  * dispatcher → queue → worker → artifacts; beatmaps from the library, from a mirror
  * (a local HTTP server in its place) and cached; failures with clear reasons; the
  * timeout; progress and the log readable while rendering; temp folders removed.
@@ -24,7 +24,11 @@ import {
   openTestEngines,
   type TestEngines,
 } from '../helpers/harness.js';
-import { startTestPipeline, waitForJob, type TestPipeline } from '../helpers/pipeline.js';
+import {
+  startTestJobProcessing,
+  waitForJob,
+  type TestJobProcessing,
+} from '../helpers/job-processing.js';
 import { makeZip, goodSkinEntries } from '../helpers/zips.js';
 
 interface Mirror {
@@ -86,10 +90,10 @@ type Job = {
 };
 
 for (const { kind, skip } of await engineSets()) {
-  describe(`render pipeline (${kind})`, { skip }, () => {
+  describe(`render job processing (${kind})`, { skip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
-    let pipeline: TestPipeline;
+    let processing: TestJobProcessing;
     let mirror: Mirror;
     const getJob = (id: string) => async () => (await app.inject(`/v1/jobs/${id}`)).json() as Job;
     const finished = (j: Job) => j.status === 'completed' || j.status === 'failed';
@@ -98,13 +102,13 @@ for (const { kind, skip } of await engineSets()) {
       engines = await openTestEngines(kind, { maxQueued: 1000, maxRendering: 1000 });
       app = await buildTestApp(engines);
       mirror = await startMirror();
-      pipeline = await startTestPipeline(engines, {
+      processing = await startTestJobProcessing(engines, {
         beatmapDirs: [madeOsuFixturesDir()],
         mirrorUrl: mirror.url,
       });
     });
     after(async () => {
-      await pipeline?.stop();
+      await processing?.stop();
       await app?.close();
       await engines?.close();
       await mirror?.close();
@@ -149,16 +153,16 @@ for (const { kind, skip } of await engineSets()) {
       const duration = Number(/rendered \d+ frames, ([\d.]+) s/.exec(log.body)?.[1]);
       assert.ok(thumbAt >= 0 && thumbAt < duration, `thumbnail at ${thumbAt} s of ${duration} s`);
       assert.equal((await app.inject(job.links.video!)).statusCode, 302);
-      assert.deepEqual(await pipeline.leftovers(), [], 'temp folder removed');
+      assert.deepEqual(await processing.leftovers(), [], 'temp folder removed');
       const legacy = (await app.inject(`/status/${id.replaceAll('-', '')}`)).json();
       assert.equal(legacy.status, 'complete');
       assert.equal(legacy.percent, 100);
     });
 
     test('a beatmap missing from the library comes from the mirror once, then from the storage cache', async () => {
-      // A pipeline without the library: the mirror is the only source.
-      await pipeline.stop();
-      pipeline = await startTestPipeline(engines, { mirrorUrl: mirror.url });
+      // Job processing without the library: the mirror is the only source.
+      await processing.stop();
+      processing = await startTestJobProcessing(engines, { mirrorUrl: mirror.url });
       const replay = readFixture('perfect.osr');
       const md5 = beatmapMd5(readFixture('made.osu'));
       const hitsBefore = mirror.hits.filter((h) => h === md5).length;
@@ -174,8 +178,8 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('a mirror answering the whole set: the render has the map audio, the set is cached for the next job', async () => {
-      await pipeline.stop();
-      pipeline = await startTestPipeline(engines, {
+      await processing.stop();
+      processing = await startTestJobProcessing(engines, {
         mirrorUrl: mirror.url.replace('/osu/', '/osz/'),
       });
       const replay = readFixture('perfect.osr');
@@ -195,7 +199,7 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal((await waitForJob(getJob(second), finished)).status, 'completed');
       assert.match((await engines.ctx.store.get(`logs/${second}.log`)).toString(), /\(cache\)/);
       assert.equal(mirror.hits.filter((h) => h === `osz:${md5}`).length - hitsBefore, 1);
-      assert.deepEqual(await pipeline.leftovers(), [], 'temp folders removed');
+      assert.deepEqual(await processing.leftovers(), [], 'temp folders removed');
     });
 
     test('a beatmap nowhere to be found fails the job with a clear reason', async () => {
@@ -208,13 +212,13 @@ for (const { kind, skip } of await engineSets()) {
       const job = await waitForJob(getJob(id), finished);
       assert.equal(job.status, 'failed');
       assert.equal(job.error, `Beatmap ${'0'.repeat(32)} was not found locally or on the mirror.`);
-      assert.deepEqual(await pipeline.leftovers(), []);
+      assert.deepEqual(await processing.leftovers(), []);
     });
 
     test('a mirror answer with the wrong content is refused', async () => {
-      // Its own pipeline on the .osu mirror: the test before may have left one on the .osz one.
-      await pipeline.stop();
-      pipeline = await startTestPipeline(engines, { mirrorUrl: mirror.url });
+      // Its own job processing on the .osu mirror: the test before may have left one on the .osz one.
+      await processing.stop();
+      processing = await startTestJobProcessing(engines, { mirrorUrl: mirror.url });
       const replay = Buffer.from(readFixture('perfect.osr'));
       Buffer.from('f'.repeat(32)).copy(
         replay,
@@ -250,7 +254,7 @@ for (const { kind, skip } of await engineSets()) {
         (await engines.ctx.store.get(`logs/${id}.log`)).toString(),
         /with skin Pipeline Skin/,
       );
-      assert.deepEqual(await pipeline.leftovers(), []);
+      assert.deepEqual(await processing.leftovers(), []);
     });
 
     test('a beatmap inside an .osz archive in the library is found by MD5', async () => {
@@ -263,8 +267,8 @@ for (const { kind, skip } of await engineSets()) {
             { name: 'bg.jpg', data: Buffer.from('x') },
           ]),
         );
-        await pipeline.stop();
-        pipeline = await startTestPipeline(engines, { beatmapDirs: [dir] });
+        await processing.stop();
+        processing = await startTestJobProcessing(engines, { beatmapDirs: [dir] });
         const id = (
           await submit(app, { address: freshAddress(), replay: readFixture('perfect.osr') })
         ).json().job_id;
@@ -280,9 +284,9 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('two workers with their dispatchers (one BullMQ queue on Redis): every job rendered exactly once', async () => {
-      await pipeline.stop();
-      pipeline = await startTestPipeline(engines, { beatmapDirs: [madeOsuFixturesDir()] });
-      const second = await startTestPipeline(engines, {
+      await processing.stop();
+      processing = await startTestJobProcessing(engines, { beatmapDirs: [madeOsuFixturesDir()] });
+      const second = await startTestJobProcessing(engines, {
         beatmapDirs: [madeOsuFixturesDir()],
         worker: { workerId: 'second-worker' },
       });
@@ -306,8 +310,8 @@ for (const { kind, skip } of await engineSets()) {
     });
 
     test('a worker shut down mid-render gives the job back to the queue, and it completes later', async () => {
-      await pipeline.stop();
-      pipeline = await startTestPipeline(engines, {
+      await processing.stop();
+      processing = await startTestJobProcessing(engines, {
         beatmapDirs: [madeOsuFixturesDir()],
         worker: { width: 1280, height: 720, fps: 60 },
       });
@@ -320,8 +324,8 @@ for (const { kind, skip } of await engineSets()) {
         (j) => j.status === 'rendering' && j.progress > 0 && j.progress < 100,
       );
       // As main.ts shuts down: the dispatcher first, then the worker.
-      await pipeline.dispatcher.stop();
-      await pipeline.worker!.stop();
+      await processing.dispatcher.stop();
+      await processing.worker!.stop();
       const back = await getJob(id)();
       assert.equal(back.status, 'queued');
       assert.equal(back.progress, 0);
@@ -334,17 +338,17 @@ for (const { kind, skip } of await engineSets()) {
         [id],
       );
       assert.equal(pending.rows.length, 1, 'waiting for the next dispatcher');
-      assert.deepEqual(await pipeline.leftovers(), []);
-      await pipeline.stop();
-      pipeline = await startTestPipeline(engines, { beatmapDirs: [madeOsuFixturesDir()] });
+      assert.deepEqual(await processing.leftovers(), []);
+      await processing.stop();
+      processing = await startTestJobProcessing(engines, { beatmapDirs: [madeOsuFixturesDir()] });
       const done = await waitForJob(getJob(id), finished);
       assert.equal(done.status, 'completed', done.error ?? '');
       assert.match((await engines.ctx.store.get(`logs/${id}.log`)).toString(), /taken by/);
     });
 
     test('a render past its timeout fails and its temp folder is removed', async () => {
-      await pipeline.stop();
-      pipeline = await startTestPipeline(engines, {
+      await processing.stop();
+      processing = await startTestJobProcessing(engines, {
         beatmapDirs: [madeOsuFixturesDir()],
         worker: { renderTimeoutMs: 150, width: 640, height: 360, fps: 60 },
       });
@@ -354,7 +358,7 @@ for (const { kind, skip } of await engineSets()) {
       const job = await waitForJob(getJob(id), finished);
       assert.equal(job.status, 'failed');
       assert.equal(job.error, 'Render timed out after 0.15 seconds.');
-      assert.deepEqual(await pipeline.leftovers(), []);
+      assert.deepEqual(await processing.leftovers(), []);
     });
   });
 }

@@ -16,7 +16,7 @@ import { quietLogger, type TestEngines } from './harness.js';
 /** The test workers' render timeout: a job is completed or failed within it once taken. */
 export const TEST_RENDER_TIMEOUT_MS = 60_000;
 
-export interface TestPipeline {
+export interface TestJobProcessing {
   queue: TaskQueue;
   dispatcher: Dispatcher;
   worker: RenderWorker | undefined;
@@ -28,7 +28,7 @@ export interface TestPipeline {
   stop(): Promise<void>;
 }
 
-export interface TestPipelineOptions {
+export interface TestJobProcessingOptions {
   renderer?: Renderer;
   beatmapDirs?: string[];
   mirrorUrl?: string;
@@ -44,16 +44,16 @@ export function testQueue(engines: TestEngines): TaskQueue {
   });
 }
 
-export async function startTestPipeline(
+export async function startTestJobProcessing(
   engines: TestEngines,
-  options: TestPipelineOptions = {},
-): Promise<TestPipeline> {
+  options: TestJobProcessingOptions = {},
+): Promise<TestJobProcessing> {
   const { ctx } = engines;
   const queue = testQueue(engines);
   const tempRoot = await mkdtemp(join(tmpdir(), 'render-worker-test-'));
   const dispatcher = createDispatcher(ctx.db, queue, quietLogger, { pollMs: 200 });
   await dispatcher.start();
-  const outcomes: TestPipeline['outcomes'] = [];
+  const outcomes: TestJobProcessing['outcomes'] = [];
   const worker =
     options.startWorker === false
       ? undefined

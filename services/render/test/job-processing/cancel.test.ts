@@ -10,26 +10,30 @@ import { madeOsuFixturesDir } from '@platform/testing';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { readFixture } from '../helpers/fixtures.js';
 import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
-import { startTestPipeline, waitForJob, type TestPipeline } from '../helpers/pipeline.js';
+import {
+  startTestJobProcessing,
+  waitForJob,
+  type TestJobProcessing,
+} from '../helpers/job-processing.js';
 
 for (const { kind, skip } of await engineSets()) {
   describe(`cancel a running render (${kind})`, { skip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
-    let pipeline: TestPipeline;
+    let processing: TestJobProcessing;
     const heartbeatMs = 500;
 
     before(async () => {
       engines = await openTestEngines(kind, { maxQueued: 1000, maxRendering: 1000 });
       app = await buildTestApp(engines);
       // Large frames, so the render lasts long enough to be cancelled midway.
-      pipeline = await startTestPipeline(engines, {
+      processing = await startTestJobProcessing(engines, {
         beatmapDirs: [madeOsuFixturesDir()],
         worker: { width: 1280, height: 720, fps: 60, heartbeatMs },
       });
     });
     after(async () => {
-      await pipeline?.stop();
+      await processing?.stop();
       await app?.close();
       await engines?.close();
     });
@@ -45,12 +49,12 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal((await app.inject({ method: 'DELETE', url: `/v1/jobs/${id}` })).statusCode, 204);
       // The worker ends the task: bounded by a heartbeat (progress writes are more frequent).
       const ended = await waitForJob(
-        async () => pipeline.outcomes.find((o) => o.jobId === id),
+        async () => processing.outcomes.find((o) => o.jobId === id),
         (o) => o !== undefined,
         heartbeatMs * 4 + 10_000,
       );
       assert.equal(ended?.outcome, 'failed');
-      assert.deepEqual(await pipeline.leftovers(), []);
+      assert.deepEqual(await processing.leftovers(), []);
       for (const key of [
         `replays/${id}.osr`,
         `logs/${id}.log`,

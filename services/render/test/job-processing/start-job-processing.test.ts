@@ -13,7 +13,7 @@ import { startJobProcessing } from '../../src/job-processing.js';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { readFixture } from '../helpers/fixtures.js';
 import { freshAddress, openTestEngines, quietLogger } from '../helpers/harness.js';
-import { testQueue, waitForJob } from '../helpers/pipeline.js';
+import { testQueue, waitForJob } from '../helpers/job-processing.js';
 
 test('without BEATMAPS_DIR, beatmaps dropped in DATA_DIR/render/beatmaps are found', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'render-start-processing-'));

@@ -9,7 +9,11 @@ import { madeOsuFixturesDir } from '@platform/testing';
 import { buildTestApp, submit } from '../helpers/app.js';
 import { readFixture } from '../helpers/fixtures.js';
 import { engineSets, freshAddress, openTestEngines, type TestEngines } from '../helpers/harness.js';
-import { startTestPipeline, waitForJob, type TestPipeline } from '../helpers/pipeline.js';
+import {
+  startTestJobProcessing,
+  waitForJob,
+  type TestJobProcessing,
+} from '../helpers/job-processing.js';
 
 type Job = {
   status: string;
@@ -22,7 +26,7 @@ for (const { kind, skip } of await engineSets()) {
   describe(`identical submissions (${kind})`, { skip }, () => {
     let engines: TestEngines;
     let app: FastifyInstance;
-    let pipeline: TestPipeline;
+    let processing: TestJobProcessing;
     const replay = readFixture('perfect.osr');
 
     /** Submits, waits for the end, and says how the worker ended the task. */
@@ -37,7 +41,7 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(job.status, 'completed', job.error ?? '');
       // The worker records its outcome just after writing the job's final state.
       const ended = await waitForJob(
-        async () => pipeline.outcomes.find((o) => o.jobId === id),
+        async () => processing.outcomes.find((o) => o.jobId === id),
         (o) => o !== undefined,
       );
       return { id, job, outcome: ended?.outcome };
@@ -46,13 +50,13 @@ for (const { kind, skip } of await engineSets()) {
     before(async () => {
       engines = await openTestEngines(kind, { maxQueued: 1000, maxRendering: 1000 });
       app = await buildTestApp(engines);
-      pipeline = await startTestPipeline(engines, {
+      processing = await startTestJobProcessing(engines, {
         beatmapDirs: [madeOsuFixturesDir()],
         worker: { reuseRenders: true },
       });
     });
     after(async () => {
-      await pipeline?.stop();
+      await processing?.stop();
       await app?.close();
       await engines?.close();
     });
