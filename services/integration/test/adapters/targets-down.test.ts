@@ -148,9 +148,19 @@ describe('targets down', () => {
     assert.equal(letter.attemptCount, 3);
     assert.match(letter.errorMessage, /ENOTDIR|EEXIST/);
 
+    // Retries so far, from the adapter's own metrics: the path is fixed only once the
+    // next record has failed at least once, so the test shows a retry, not a first try.
+    const retries = async () => {
+      const { body } = await adapter.app.inject({ url: '/metrics' });
+      return [...body.matchAll(/^integration_adapter_retries_total\{[^}]*\} (\d+)$/gm)].reduce(
+        (sum, match) => sum + Number(match[1]),
+        0,
+      );
+    };
+    const retriedBefore = await retries();
     const saved = internCreated(uniqueName('saved'));
     await harness.publish(saved);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitFor('its first attempt to fail', async () => (await retries()) > retriedBefore);
     await rm(blocker);
     await waitFor(
       'line',

@@ -142,9 +142,18 @@ describe(
             seen.push(record);
           },
         );
-        await waitFor('the earlier record', () => seen.length >= 1);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The consumer at the log's end, every partition read and committed: the log's
+        // length is then the number of records it holds.
+        await waitFor(
+          'the consumer at the end of the log',
+          () =>
+            seen.length >= 1 &&
+            consumer.assignments().length > 0 &&
+            consumer.assignments().every((a) => a.committedOffset === a.endOffset),
+        );
+        const held = consumer.assignments().reduce((sum, a) => sum + a.endOffset, 0);
         await consumer.stop();
+        assert.equal(held, 1, 'the log holds one record');
         await again.close();
         await revived.close();
         assert.deepEqual(

@@ -59,11 +59,16 @@ for (const driver of DRIVERS) {
       const seen: RenderTask[] = [];
       let running = 0;
       let peak = 0;
+      // The first tasks are held until three run at once, so the peak is reached by
+      // construction, not by how long a handler happens to take.
+      let threeRunning: () => void = () => undefined;
+      const heldUntilThree = new Promise<void>((resolve) => (threeRunning = resolve));
       const consumer = queue.consume(
         async (task) => {
           running += 1;
           peak = Math.max(peak, running);
-          await sleep(60);
+          if (running === 3) threeRunning();
+          await heldUntilThree;
           seen.push(task);
           running -= 1;
         },
@@ -115,7 +120,6 @@ for (const driver of DRIVERS) {
       );
       await until(() => finished.length === 2);
       await queue.enqueue({ jobId: 'd', eventId: 'waiting' });
-      await sleep(50);
       const live = await queue.inQueue(['done', 'failed', 'running', 'waiting', 'never']);
       assert.deepEqual([...live].sort(), ['running', 'waiting']);
       release();
@@ -125,17 +129,18 @@ for (const driver of DRIVERS) {
     });
 
     test('close waits for the running task', async () => {
+      let started = false;
       let finished = false;
       const consumer = queue.consume(
         async () => {
+          started = true;
           await sleep(200);
           finished = true;
         },
         { concurrency: 1 },
       );
       await queue.enqueue({ jobId: 'slow', eventId: 'slow' });
-      await until(() => true);
-      await sleep(50);
+      await until(() => started);
       await consumer.close();
       assert.equal(finished, true);
       assert.equal(queue.durable, driver.name === 'bullmq');

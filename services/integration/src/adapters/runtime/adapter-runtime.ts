@@ -2,7 +2,7 @@
  * One adapter process's engine: registers the adapter type with the control plane,
  * reads attachments at start and on every refresh (the refresh re-registers, which is
  * the liveness heartbeat), subscribes its own consumer group to the topics of attached
- * contracts (plus the legacy flat topic), runs the adapter pipeline (the record handler) for every record, and
+ * contracts (plus the legacy flat topic), runs the adapter pipeline (the record processor) for every record, and
  * answers pause / resume / status. A pause requested before the consumer exists is kept
  * and applied when it is created, so it still reports paused once assigned.
  *
@@ -24,7 +24,7 @@ import { contractOfTopic, type AttachmentView } from './attachment.js';
 import type { AttachmentSource } from './control-plane-client.js';
 import { DEFAULT_RULES } from './failures.js';
 import { deserialize } from './local-envelope.js';
-import { createRecordHandler, type RecordHandler } from './record-handler.js';
+import { createRecordProcessor, type RecordProcessor } from './record-processor.js';
 import type { RetryPolicy } from './retry-policy.js';
 
 export interface AdapterRuntimeOptions {
@@ -69,7 +69,7 @@ export interface AdapterStatus {
 export class AdapterRuntime {
   private readonly registry = new AttachmentRegistry();
   private readonly stats = new AttachmentStats();
-  private readonly records: RecordHandler;
+  private readonly records: RecordProcessor;
   private consumer: Consumer | undefined;
   private subscribedTopics = new Set<string>();
   private desiredPaused = false;
@@ -91,7 +91,7 @@ export class AdapterRuntime {
       options.target.type,
       () => this.consumer?.assignments() ?? [],
     );
-    this.records = createRecordHandler({
+    this.records = createRecordProcessor({
       target: observeAttachments(observeFirstWrites(options.target, options.metrics), this.stats),
       registry: this.registry,
       broker: options.broker,

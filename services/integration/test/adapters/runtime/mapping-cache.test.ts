@@ -1,5 +1,5 @@
 /**
- * The record handler's mapping cache: a mapping resolved for an attachment whose config changed
+ * The record processor's mapping cache: a mapping resolved for an attachment whose config changed
  * while it was being resolved is used at most by the event that asked for it, never
  * cached for the events after the change.
  */
@@ -11,13 +11,13 @@ import type { AdapterTarget } from '../../../src/adapters/runtime/adapter-target
 import type { AttachmentView } from '../../../src/adapters/runtime/attachment.js';
 import { AttachmentRegistry } from '../../../src/adapters/runtime/attachment-registry.js';
 import { DEFAULT_RULES } from '../../../src/adapters/runtime/failures.js';
-import { createRecordHandler } from '../../../src/adapters/runtime/record-handler.js';
+import { createRecordProcessor } from '../../../src/adapters/runtime/record-processor.js';
 import { DEFAULT_RETRY_POLICY } from '../../../src/adapters/runtime/retry-policy.js';
 import type { BrokerRecord } from '../../../src/broker/broker.js';
 import { BROKER_DRIVERS, silentLogger, uniqueName } from '../../helpers/broker-drivers.js';
 import { INTERNS, internCreated } from '../../helpers/records.js';
 
-describe('record handler: mapping cache', () => {
+describe('record processor: mapping cache', () => {
   it('does not cache a mapping whose attachment changed while it was resolved', async () => {
     const open = await BROKER_DRIVERS[0]!.open();
     try {
@@ -51,7 +51,7 @@ describe('record handler: mapping cache', () => {
       };
       const registry = new AttachmentRegistry();
       registry.update([attachment('old')]);
-      const handler = createRecordHandler({
+      const handler = createRecordProcessor({
         target,
         registry,
         broker: open.broker,

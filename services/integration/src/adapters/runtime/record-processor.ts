@@ -1,5 +1,5 @@
 /**
- * The record handler: the adapter pipeline of spec section 1, in order, for one broker record:
+ * The record processor: the adapter pipeline of spec section 1, in order, for one broker record:
  * deserialize → contract filter → resolve mapping → idempotency gate → transform →
  * write → (on failure) classify → retry with bounded backoff or dead-letter.
  * It resolves once the record is written, skipped, a duplicate or dead-lettered, so the
@@ -32,7 +32,7 @@ import {
 import { deserialize, peekContractId, type LocalEnvelope } from './local-envelope.js';
 import { backoffMs, type RetryPolicy } from './retry-policy.js';
 
-export interface RecordHandlerDeps {
+export interface RecordProcessorDeps {
   target: AdapterTarget;
   registry: AttachmentRegistry;
   broker: Broker;
@@ -48,7 +48,7 @@ export class AdapterStoppingError extends Error {
   override name = 'AdapterStoppingError';
 }
 
-export interface RecordHandler {
+export interface RecordProcessor {
   handle(record: BrokerRecord): Promise<void>;
   /** One partition's records in offset order; resolves once every one is applied, skipped or dead-lettered. */
   handleBatch(records: BrokerRecord[]): Promise<void>;
@@ -64,7 +64,7 @@ export interface RecordHandler {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function createRecordHandler(deps: RecordHandlerDeps): RecordHandler {
+export function createRecordProcessor(deps: RecordProcessorDeps): RecordProcessor {
   const { target, registry, logger, consumerGroup, metrics } = deps;
   const positionOf = (record: BrokerRecord): RecordPosition => ({
     consumerGroup,
