@@ -54,6 +54,39 @@ const driverBoundaries = [
   })),
 ];
 
+/**
+ * A route file registers routes and nothing else (CONTRIBUTING, Names): its only exports
+ * are `register…Routes` functions and types. What other modules share (schemas, use
+ * cases, helpers) lives in the capability's other modules.
+ */
+const routeFilesExportOnlyRegistrations = {
+  files: ['services/*/src/**/*-routes.ts'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: 'ExportNamedDeclaration > VariableDeclaration',
+        message:
+          'a route file exports only its register…Routes function; move shared values to a module of the capability',
+      },
+      {
+        selector:
+          'ExportNamedDeclaration > FunctionDeclaration[id.name!=/^register[A-Za-z]*Routes$/]',
+        message:
+          'a route file exports only its register…Routes function; move shared functions to a module of the capability',
+      },
+      {
+        selector: 'ExportNamedDeclaration > ClassDeclaration',
+        message: 'a route file exports only its register…Routes function',
+      },
+      {
+        selector: 'ExportNamedDeclaration[source]',
+        message: 'a route file does not re-export other modules',
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -93,4 +126,5 @@ export default tseslint.config(
     },
   },
   ...driverBoundaries,
+  routeFilesExportOnlyRegistrations,
 );

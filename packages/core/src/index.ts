@@ -124,3 +124,7 @@ export {
   type OutboundEnv,
 } from './http/outbound/outbound-policy.js';
 export { forbiddenRange } from './http/outbound/address-ranges.js';
+export { formatCsvField, formatCsvRecord, parseCsv } from './csv/rfc4180.js';
+export { csvCellText } from './csv/cell-text.js';
+export { toCsv } from './csv/to-csv.js';
+export { prefersCsv } from './http/prefers-csv.js';

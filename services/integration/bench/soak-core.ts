@@ -18,7 +18,7 @@ import { createSqlDatabase, type Logger, type SqlDatabase } from '@platform/core
 import { createTestDatabase, postgresUrlForTests, type TestDatabase } from '@platform/testing';
 import { buildCsvAdapter } from '../src/adapters/csv/build-csv-adapter.js';
 import { stateDirFor } from '../src/adapters/csv/csv-config.js';
-import { parseCsv } from '../src/adapters/csv/rfc4180.js';
+import { parseCsv } from '@platform/core';
 import { buildRelationalAdapter } from '../src/adapters/relational/build-relational-adapter.js';
 import type { Adapter } from '../src/adapters/runtime/build-adapter.js';
 import { buildWebhookAdapter } from '../src/adapters/webhook/build-webhook-adapter.js';

@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createSqlDatabase } from '@platform/core';
 import { freePort, startOwnNats, startOwnPostgres, startTcpProxy } from '@platform/testing';
-import { parseCsv } from '../src/adapters/csv/rfc4180.js';
+import { parseCsv } from '@platform/core';
 import { ACK_WAIT_MS } from '../src/broker/jetstream/jetstream-consumer.js';
 import { DEFAULT_OUTBOX_SETTINGS } from '../src/submission/outbox-relay.js';
 

@@ -40,7 +40,7 @@ const MAX_HISTORY_CHARS = 40_000;
  * assistant's (the new message is the next user turn), and it is bounded in total.
  * Returns what is wrong, or undefined.
  */
-export function historyProblem(history: HistoryMessage[]): string | undefined {
+function historyProblem(history: HistoryMessage[]): string | undefined {
   for (const [index, turn] of history.entries()) {
     const expected = index % 2 === 0 ? 'user' : 'assistant';
     if (turn.role !== expected)

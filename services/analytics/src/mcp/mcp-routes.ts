@@ -53,16 +53,13 @@ export interface McpRouteOptions extends McpDependencies {
  * presented one (every address of one key is one client), else its address (core's
  * resolver, which believes `TRUSTED_PROXIES` only).
  */
-export function sqlClientOf(
-  request: FastifyRequest,
-  clientAddress?: ClientAddressResolver,
-): string {
+function sqlClientOf(request: FastifyRequest, clientAddress?: ClientAddressResolver): string {
   if (request.apiKeyName) return `key:${request.apiKeyName}`;
   return `address:${clientAddress ? clientAddress(request) : request.ip}`;
 }
 
 /** Why this caller may not run SQL, or undefined when it may. */
-export function sqlRefusalFor(request: FastifyRequest, scope: RouteScope): string | undefined {
+function sqlRefusalFor(request: FastifyRequest, scope: RouteScope): string | undefined {
   if (scope === 'open' || callerHasScope(request, scope)) return undefined;
   return `${SQL_TOOL} needs the "${scope}" scope: an API key holding it, or a client on this machine while no API_KEYS are set`;
 }

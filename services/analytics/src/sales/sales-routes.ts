@@ -5,6 +5,7 @@
  * 304 for a matching `If-None-Match`). A client that prefers `text/csv` in `Accept` gets
  * the page's rows as CSV (header row, the view's columns; paging and filters as for JSON).
  */
+import { prefersCsv, toCsv } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { READ_NAMES, READS, type ReadSpec } from './catalog.js';
@@ -134,39 +135,4 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
       },
     );
   }
-}
-
-/** Whether `Accept` ranks `text/csv` above JSON (absent or `*\/*` means JSON). */
-export function prefersCsv(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const quality = (type: string) => {
-    let best = -1;
-    for (const part of accept.split(',')) {
-      const [media, ...options] = part.trim().toLowerCase().split(';');
-      if (media !== type) continue;
-      const q = options.map((o) => o.trim()).find((o) => o.startsWith('q='));
-      best = Math.max(best, q ? Number(q.slice(2)) || 0 : 1);
-    }
-    return best;
-  };
-  const csv = quality('text/csv');
-  return csv > 0 && csv > quality('application/json');
-}
-
-/**
- * RFC 4180 CSV: a header row, then one line per row; a cell with a comma, quote or line
- * break is quoted. A text cell that starts with `=`, `+`, `-` or `@` gets a leading `'`,
- * so a spreadsheet shows it rather than running it as a formula (numbers are written as
- * numbers, negative ones included).
- */
-export function toCsv(columns: string[], rows: Record<string, unknown>[]): string {
-  const cell = (value: unknown): string => {
-    if (value === null || value === undefined) return '';
-    let text = String(value);
-    if (typeof value === 'string' && /^[=+\-@]/.test(text)) text = `'${text}`;
-    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-  };
-  const lines = [columns.map(cell).join(',')];
-  for (const row of rows) lines.push(columns.map((column) => cell(row[column])).join(','));
-  return `${lines.join('\r\n')}\r\n`;
 }

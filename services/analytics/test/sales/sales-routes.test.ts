@@ -378,21 +378,3 @@ describe('before the warehouse is built', () => {
     assert.deepEqual(readdirSync(dirname(fixture.file)), ['raw_data.duckdb'], 'no scratch left');
   });
 });
-
-describe('CSV cells', () => {
-  it('quotes what needs quoting and keeps a spreadsheet from running formulas', async () => {
-    const { toCsv } = await import('../../src/sales/sales-routes.js');
-    const csv = toCsv(
-      ['a', 'b'],
-      [
-        { a: 'x,y', b: 'say "hi"' },
-        { a: '=HYPERLINK("http://evil")', b: -3.5 },
-        { a: '@SUM(A1)', b: null },
-      ],
-    );
-    assert.equal(
-      csv,
-      'a,b\r\n"x,y","say ""hi"""\r\n"\'=HYPERLINK(""http://evil"")",-3.5\r\n\'@SUM(A1),\r\n',
-    );
-  });
-});

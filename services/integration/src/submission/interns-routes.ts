@@ -9,7 +9,7 @@ import { integrationErrors } from '../errors.js';
 import { INTERNS_CONTRACT_ID } from '../contracts/interns-contract.js';
 import { listActive } from './read-model.js';
 import { createRecord, loadContract, type SubmissionDeps } from './record-use-cases.js';
-import { pageQuery } from './records-routes.js';
+import { pageQuery } from './page-query.js';
 
 const tags = ['interns (legacy)'];
 

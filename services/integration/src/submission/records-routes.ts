@@ -11,6 +11,7 @@ import {
   updateRecord,
   type SubmissionDeps,
 } from './record-use-cases.js';
+import { pageQuery } from './page-query.js';
 
 const tags = ['records'];
 const idParams = {
@@ -22,13 +23,6 @@ const keyParams = {
   type: 'object',
   properties: { contractId: { type: 'string' }, naturalKey: { type: 'string', minLength: 1 } },
   required: ['contractId', 'naturalKey'],
-};
-export const pageQuery = {
-  type: 'object',
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
-  },
 };
 const acceptedBody = {
   type: 'object',
@@ -52,7 +46,7 @@ const acceptedBody = {
   },
 } as const;
 /** A record as the read model keeps it. */
-export const readModelRecord = {
+const readModelRecord = {
   type: 'object',
   required: ['recordId', 'contractId', 'recordType', 'naturalKey', 'schemaVersion', 'payload'],
   properties: {
@@ -82,7 +76,7 @@ const acceptedResponse = {
 type KeyRoute = { Params: { contractId: string; naturalKey: string } };
 
 /** Most records in one `records:batch` request; the body is bounded too (BATCH_BODY_LIMIT). */
-export const MAX_BATCH_RECORDS = 1000;
+const MAX_BATCH_RECORDS = 1000;
 const BATCH_BODY_LIMIT = 4 * 1024 * 1024;
 const batchBody = {
   type: 'object',

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { skipReason } from '@platform/testing';
 import { buildCsvAdapter } from '../../src/adapters/csv/build-csv-adapter.js';
-import { parseCsv } from '../../src/adapters/csv/rfc4180.js';
+import { parseCsv } from '@platform/core';
 import { buildRelationalAdapter } from '../../src/adapters/relational/build-relational-adapter.js';
 import type { ContractView } from '../../src/adapters/runtime/attachment.js';
 import type { Adapter } from '../../src/adapters/runtime/build-adapter.js';

@@ -30,7 +30,7 @@ import {
   skipReason,
   type TestDatabase,
 } from '@platform/testing';
-import { parseCsv } from '../../src/adapters/csv/rfc4180.js';
+import { parseCsv } from '@platform/core';
 import type { Broker } from '../../src/broker/broker.js';
 import { createJetStreamBroker } from '../../src/broker/jetstream/jetstream-broker.js';
 import { durableName, streamName } from '../../src/broker/jetstream/naming.js';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { skipReason } from '@platform/testing';
 import { buildCsvAdapter } from '../../src/adapters/csv/build-csv-adapter.js';
-import { parseCsv } from '../../src/adapters/csv/rfc4180.js';
+import { parseCsv } from '@platform/core';
 import type { Adapter } from '../../src/adapters/runtime/build-adapter.js';
 import { BROKER_DRIVERS, uniqueName, waitFor } from '../helpers/broker-drivers.js';
 import { startHarness, type Harness } from '../helpers/adapter-harness.js';

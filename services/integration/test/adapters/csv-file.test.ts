@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CsvFile, type CsvCompaction } from '../../src/adapters/csv/csv-file.js';
 import { createCsvTarget } from '../../src/adapters/csv/csv-target.js';
-import { parseCsv } from '../../src/adapters/csv/rfc4180.js';
+import { parseCsv } from '@platform/core';
 import { INTERNS } from '../helpers/records.js';
 
 const COLUMNS = ['record_id', 'key', 'value'];

@@ -12,7 +12,7 @@
  */
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { formatCsvRecord } from './rfc4180.js';
+import { formatCsvRecord } from '@platform/core';
 
 /** What the file shows: the state's version and its rows' lines. */
 export interface CsvFileSource {

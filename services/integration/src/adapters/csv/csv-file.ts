@@ -25,7 +25,7 @@ import { CsvFileView } from './csv-file-view.js';
 import { CsvRows, type ApplyOutcome, type JournalEntry } from './csv-rows.js';
 import { acquireFileLock, type FileLock } from './file-lock.js';
 import { Journal } from './journal.js';
-import { parseCsv } from './rfc4180.js';
+import { parseCsv } from '@platform/core';
 
 /** When the journal is compacted (`CSV_JOURNAL_COMPACT_ENTRIES`) and what it keeps of the dedup store. */
 export interface CsvCompaction {

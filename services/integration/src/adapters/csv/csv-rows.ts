@@ -6,7 +6,7 @@
  * `CsvFileView` writes the file).
  */
 import { slotKey, type AppliedPosition, type PositionSlot } from '../runtime/applied-position.js';
-import { formatCsvRecord } from './rfc4180.js';
+import { formatCsvRecord } from '@platform/core';
 
 /** One applied or seen event as the journal keeps it (short names: one per line). */
 export interface JournalEntry {

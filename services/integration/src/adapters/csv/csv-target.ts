@@ -3,6 +3,7 @@
  * the attachment's order, each file opened (and locked) once and kept open while the
  * attachment lasts. See `csv-file.ts` for the file and state rules.
  */
+import { csvCellText, parseCsv } from '@platform/core';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
@@ -12,7 +13,6 @@ import { UnmappableDataError } from '../runtime/failures.js';
 import type { LocalEnvelope } from '../runtime/local-envelope.js';
 import { CSV_CONFIG_SCHEMA, resolveCsvPath, stateDirFor } from './csv-config.js';
 import { CsvFile, type CsvCompaction } from './csv-file.js';
-import { parseCsv } from './rfc4180.js';
 
 export interface CsvTargetOptions {
   /** Folder the attachment paths are relative to. */
@@ -54,20 +54,6 @@ async function existingHeader(path: string): Promise<string[] | undefined> {
 /** Closes a file that opened; one that failed to open holds nothing. */
 const closeQuietly = async (file: Promise<CsvFile>) => (await file.catch(() => undefined))?.close();
 
-/**
- * Formula injection: a text value starting with =, +, -, @ (or tab, CR) is written with a
- * leading apostrophe, so a spreadsheet shows it instead of running it (OWASP's advice).
- * Numbers and booleans are written as they are; the file is data, not a formula sheet.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
-export const csvCellText = (value: unknown) =>
-  value === undefined || value === null
-    ? ''
-    : typeof value === 'object'
-      ? JSON.stringify(value)
-      : typeof value === 'string' && FORMULA_START.test(value)
-        ? `'${value}`
-        : String(value);
 const text = csvCellText;
 const isoTime = (value: string) => new Date(value).toISOString();
 

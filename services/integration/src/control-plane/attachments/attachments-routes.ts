@@ -21,9 +21,9 @@ import { ChangeSignal } from './change-signal.js';
  * changed: the bound for a change made through another control-plane instance, or
  * straight in the database, to reach adapters.
  */
-export const FEED_RECHECK_MS = 250;
+const FEED_RECHECK_MS = 250;
 /** Longest wait a feed request may ask for. */
-export const FEED_MAX_WAIT_SECONDS = 30;
+const FEED_MAX_WAIT_SECONDS = 30;
 
 const tags = ['attachments'];
 const attachmentSchema = {
