@@ -12,6 +12,7 @@ import { renderErrors } from '../errors.js';
 import { findJob } from '../jobs/find-job.js';
 import { goneDetail, toV1Job } from '../jobs/job-view.js';
 import type { JobSnapshot } from './job-watcher.js';
+import { jobIdParams } from '../jobs/job-schemas.js';
 
 const STREAMS_PER_ADDRESS = 4;
 const KEEPALIVE_MS = 15_000;
@@ -42,11 +43,7 @@ export function registerEventRoutes(app: FastifyInstance, ctx: RenderContext): v
           '`text/event-stream`. `event: job` with the v1 job plus `queue_position` (1 = next, null unless queued) and `eta_seconds` (null when unknown) on every change; the stream ends after a completed or failed job, or with `event: gone` {detail} when the job is removed.',
         tags: ['jobs'],
         // No `produces`: it would give the errors an event-stream type; the 200 names its own.
-        params: {
-          type: 'object',
-          properties: { job_id: { type: 'string' } },
-          required: ['job_id'],
-        },
+        params: jobIdParams,
         response: {
           200: {
             description: 'The event stream',

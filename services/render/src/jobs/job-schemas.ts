@@ -80,3 +80,10 @@ export const legacyStatusSchema = {
     error: nullableString,
   },
 } as const;
+
+/** The path parameter of every route under `/v1/jobs/{job_id}` and the player page. */
+export const jobIdParams = {
+  type: 'object',
+  properties: { job_id: { type: 'string' } },
+  required: ['job_id'],
+} as const;

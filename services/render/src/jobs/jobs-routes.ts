@@ -7,6 +7,7 @@ import { removeJob } from '../retention/job-removal.js';
 import { JOB_STATUSES, countJobs, listJobs, type JobStatus } from './job-store.js';
 import { findJob } from './find-job.js';
 import { toV1Job } from './job-view.js';
+import { jobIdParams } from './job-schemas.js';
 
 export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): void {
   app.get<{ Querystring: { limit: number; offset: number; status?: JobStatus } }>(
@@ -57,11 +58,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
         operationId: 'getJob',
         summary: 'One job: status, progress, replay stats, links to its artifacts',
         tags: ['jobs'],
-        params: {
-          type: 'object',
-          properties: { job_id: { type: 'string' } },
-          required: ['job_id'],
-        },
+        params: jobIdParams,
         response: {
           200: { description: 'The job', $ref: 'RenderJob#' },
           ...errorResponses(renderErrors.definitions, ['JOB_NOT_FOUND', 'JOB_GONE']),
@@ -91,11 +88,7 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
         tags: ['jobs'],
         // No key for the submitter; an operator's key lets anyone else delete it.
         security: [{}, { [securitySchemeName('operate')]: [] }],
-        params: {
-          type: 'object',
-          properties: { job_id: { type: 'string' } },
-          required: ['job_id'],
-        },
+        params: jobIdParams,
         response: {
           204: { type: 'null', description: 'Cancelled or deleted.' },
           403: { $ref: 'Error#' },

@@ -7,6 +7,7 @@ import { listSkins } from '../skins/skin-library.js';
 import { renderHomePage } from './home-page.js';
 import { escapeHtml, layout } from './html.js';
 import { renderPlayerPage } from './player-page.js';
+import { jobIdParams } from '../jobs/job-schemas.js';
 
 function baseUrl(ctx: RenderContext, request: FastifyRequest): string {
   if (ctx.settings.publicBaseUrl) return ctx.settings.publicBaseUrl.replace(/\/+$/, '');
@@ -50,11 +51,7 @@ export function registerPageRoutes(app: FastifyInstance, ctx: RenderContext): vo
         operationId: 'getJobPage',
         summary: 'Player page of a job: live progress, the video when done, OpenGraph video tags',
         tags: ['pages'],
-        params: {
-          type: 'object',
-          properties: { job_id: { type: 'string' } },
-          required: ['job_id'],
-        },
+        params: jobIdParams,
         response: {
           200: htmlPage('The page'),
           404: htmlPage('No such job (a page saying so)'),
