@@ -13,8 +13,8 @@ export interface Delivery {
 export interface WebhookReceiver {
   url: string;
   deliveries: Delivery[];
-  /** Status for a delivery to `path`, `count` being its attempt number for that record; `'hang'` never answers. */
-  respond: (path: string, count: number) => number | 'hang';
+  /** Status for a delivery to `path`, `count` being its attempt number for that idempotency key; `'hang'` never answers. */
+  respond: (path: string, count: number, body: string) => number | 'hang';
   close(): Promise<void>;
 }
 
@@ -36,7 +36,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const count = (counts.get(counter) ?? 0) + 1;
       counts.set(counter, count);
       deliveries.push({ path, headers: request.headers, body, receivedAt: Date.now() });
-      const status = receiver.respond(path, count);
+      const status = receiver.respond(path, count, body);
       if (status === 'hang') return;
       response
         .writeHead(status, { 'content-type': 'application/json' })

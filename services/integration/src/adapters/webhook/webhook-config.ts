@@ -1,5 +1,14 @@
-/** Attachment config of the `webhook` type: endpoint, authentication, timeouts (always set). */
+/** Attachment config of the `webhook` type: endpoint, authentication, timeouts (always set), batch body (optional). */
 import { UnmappableDataError } from '../runtime/failures.js';
+
+/** Bounds of one array body (batch mode): both hold, the first reached closes the body. */
+export interface WebhookBatchConfig {
+  maxRecords: number;
+  maxBytes: number;
+}
+
+export const BATCH_DEFAULTS: WebhookBatchConfig = { maxRecords: 100, maxBytes: 1_048_576 };
+const BATCH_LIMITS = { maxRecords: [1, 1000], maxBytes: [1024, 10_485_760] } as const;
 
 export interface WebhookConfig {
   url: URL;
@@ -9,6 +18,8 @@ export interface WebhookConfig {
   signatureHeader: string;
   connectTimeoutMs: number;
   readTimeoutMs: number;
+  /** Set: each request carries a JSON array of envelopes (offset order) instead of one envelope. */
+  batch?: WebhookBatchConfig;
 }
 
 export const WEBHOOK_CONFIG_SCHEMA = {
@@ -59,6 +70,29 @@ export const WEBHOOK_CONFIG_SCHEMA = {
       description:
         'Read timeout in milliseconds (no byte received for this long fails the attempt).',
     },
+    batch: {
+      type: 'object',
+      additionalProperties: false,
+      description:
+        'Batch body: when set, each request carries a JSON array of envelopes (in log order, so each key in order) instead of one envelope; a record retried on its own is an array of one. An empty object takes the defaults.',
+      properties: {
+        maxRecords: {
+          type: 'integer',
+          minimum: BATCH_LIMITS.maxRecords[0],
+          maximum: BATCH_LIMITS.maxRecords[1],
+          default: BATCH_DEFAULTS.maxRecords,
+          description: 'Most envelopes in one request.',
+        },
+        maxBytes: {
+          type: 'integer',
+          minimum: BATCH_LIMITS.maxBytes[0],
+          maximum: BATCH_LIMITS.maxBytes[1],
+          default: BATCH_DEFAULTS.maxBytes,
+          description:
+            'Most bytes of one request body (a single envelope larger than this goes alone).',
+        },
+      },
+    },
   },
   allOf: [
     { if: { properties: { authType: { const: 'bearer' } } }, then: { required: ['token'] } },
@@ -98,5 +132,25 @@ export function parseWebhookConfig(
       typeof config.signatureHeader === 'string' ? config.signatureHeader : 'X-Signature-256',
     connectTimeoutMs: bounded(config.connectTimeoutMs, defaults.connectTimeoutMs),
     readTimeoutMs: bounded(config.readTimeoutMs, defaults.readTimeoutMs),
+    ...(config.batch !== undefined && config.batch !== null
+      ? { batch: parseBatch(config.batch) }
+      : {}),
   };
+}
+
+function parseBatch(value: unknown): WebhookBatchConfig {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UnmappableDataError('webhook config: batch must be an object');
+  const batch = value as Record<string, unknown>;
+  const bound = (name: keyof WebhookBatchConfig) => {
+    const given = batch[name];
+    if (given === undefined) return BATCH_DEFAULTS[name];
+    const [min, max] = BATCH_LIMITS[name];
+    if (typeof given !== 'number' || !Number.isInteger(given) || given < min || given > max)
+      throw new UnmappableDataError(
+        `webhook config: batch.${name} must be an integer from ${min} to ${max}`,
+      );
+    return given;
+  };
+  return { maxRecords: bound('maxRecords'), maxBytes: bound('maxBytes') };
 }

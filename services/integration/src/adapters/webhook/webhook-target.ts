@@ -1,11 +1,15 @@
 /**
  * The webhook target: POSTs the envelope (JSON, camelCase) to the attachment's URL with
  * bearer or HMAC authentication. A batch is delivered with one request in flight per
- * natural key (keys in parallel, up to the agent's sockets; each key's events in order). 2xx is written; 5xx, 408, 429, timeouts and network
- * errors are retriable (`TransientDeliveryError`); any other status is refused for good
- * (`PermanentDeliveryError`, dead-lettered without retries).
+ * natural key (keys in parallel, up to the agent's sockets; each key's events in order);
+ * with the attachment's `batch` config, as JSON arrays of envelopes in log order, one
+ * request after another (so each key stays in order). 2xx is written; 5xx, 408, 429,
+ * timeouts and network errors are retriable (`TransientDeliveryError`); any other status
+ * is refused for good (`PermanentDeliveryError`). A refused array is not dead-lettered
+ * whole: the runtime retries its records one by one (arrays of one), so only the records
+ * the receiver refuses on their own are dead-lettered.
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { createOutboundGuard, type OutboundGuardOptions } from '@platform/core';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import { coveredByPosition, positionsAfter } from '../runtime/applied-position.js';
@@ -64,14 +68,26 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
 
   const isDuplicate = (mapping: Mapping, event: TargetEvent) =>
     delivered.has(mapping.attachmentId, event.envelope.recordId);
-  const transform = (_mapping: Mapping, event: TargetEvent) =>
-    JSON.stringify(toEnvelopeJson(event.envelope));
-  /** POSTs one event; resolves once the receiver answered 2xx (not yet recorded as delivered). */
-  const post = async (mapping: Mapping, body: string, event: TargetEvent): Promise<void> => {
+  const envelopeJson = (event: TargetEvent) => JSON.stringify(toEnvelopeJson(event.envelope));
+  // In batch mode every body is an array, a record retried alone too: the receiver reads one shape.
+  const transform = (mapping: Mapping, event: TargetEvent) =>
+    mapping.config.batch ? `[${envelopeJson(event)}]` : envelopeJson(event);
+  /**
+   * POSTs one body; resolves once the receiver answered 2xx (not yet recorded as delivered).
+   * `events` are the envelopes in it: one names the request by its recordId and traceId;
+   * an array of several by a digest of their recordIds (the same array again, the same key).
+   */
+  const post = async (mapping: Mapping, body: string, events: TargetEvent[]): Promise<void> => {
     const { config } = mapping;
+    const single = events.length === 1 ? events[0]!.envelope : undefined;
     const headers: Record<string, string> = {
-      'idempotency-key': event.envelope.recordId,
-      'x-trace-id': event.envelope.traceId,
+      'idempotency-key': single
+        ? single.recordId
+        : `batch-${createHash('sha256')
+            .update(events.map((event) => event.envelope.recordId).join(','))
+            .digest('hex')
+            .slice(0, 32)}`,
+      ...(single ? { 'x-trace-id': single.traceId } : {}),
       'user-agent': 'integration-webhook-adapter/1',
     };
     if (config.authType === 'bearer') headers.authorization = `Bearer ${config.token}`;
@@ -101,9 +117,63 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
       const stored = await delivered.position(mapping.attachmentId, position);
       if (coveredByPosition([event], stored).size > 0) return 'duplicate';
     }
-    await post(mapping, body, event);
+    await post(mapping, body, [event]);
     await delivered.record(mapping.attachmentId, [deliveryOf(event)], positionsAfter([event]));
     return 'written';
+  };
+
+  /**
+   * Batch mode: the events not delivered yet, in offset order, as arrays within the
+   * attachment's bounds, one request after another; stops at the first failure.
+   */
+  const postArrays = async (
+    mapping: Mapping,
+    events: TargetEvent[],
+    outcomes: WriteOutcome[],
+  ): Promise<{ error: unknown } | undefined> => {
+    const { maxRecords, maxBytes } = mapping.config.batch!;
+    const seen = new Set<string>();
+    const pending: number[] = [];
+    for (const [i, event] of events.entries()) {
+      if (outcomes[i]) continue;
+      // A record twice in one batch (a redelivery next to the original) goes once.
+      if (seen.has(event.envelope.recordId) || (await isDuplicate(mapping, event)))
+        outcomes[i] = 'duplicate';
+      else {
+        seen.add(event.envelope.recordId);
+        pending.push(i);
+      }
+    }
+    let chunk: number[] = [];
+    let parts: string[] = [];
+    let bytes = 2;
+    const send = async () => {
+      if (chunk.length === 0) return;
+      await post(
+        mapping,
+        `[${parts.join(',')}]`,
+        chunk.map((i) => events[i]!),
+      );
+      for (const i of chunk) outcomes[i] = 'written';
+      chunk = [];
+      parts = [];
+      bytes = 2;
+    };
+    try {
+      for (const i of pending) {
+        const part = envelopeJson(events[i]!);
+        const size = Buffer.byteLength(part) + 1;
+        if (chunk.length >= maxRecords || (chunk.length > 0 && bytes + size > maxBytes))
+          await send();
+        chunk.push(i);
+        parts.push(part);
+        bytes += size;
+      }
+      await send();
+    } catch (error) {
+      return { error };
+    }
+    return undefined;
   };
 
   /** Each key's events in order; keys side by side, at most SOCKETS at once. Throws the first failure after all settled. */
@@ -116,14 +186,14 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     const byKey = new Map<string, number[]>();
     events.forEach((event, i) => {
       if (covered.has(i)) outcomes[i] = 'duplicate';
-      else
+      else if (!mapping.config.batch)
         byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]);
     });
     const queues = [...byKey.values()];
     // A batch may carry one record twice (a redelivery next to the original; same key, so
     // same queue): the second is a duplicate, as it would be in a later batch.
     const postedNow = new Set<string>();
-    let failure: { error: unknown } | undefined;
+    let failure = mapping.config.batch ? await postArrays(mapping, events, outcomes) : undefined;
     const worker = async () => {
       for (let queue = queues.shift(); queue; queue = queues.shift()) {
         for (const i of queue) {
@@ -132,7 +202,7 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
             if (postedNow.has(event.envelope.recordId) || (await isDuplicate(mapping, event)))
               outcomes[i] = 'duplicate';
             else {
-              await post(mapping, transform(mapping, event), event);
+              await post(mapping, transform(mapping, event), [event]);
               postedNow.add(event.envelope.recordId);
               outcomes[i] = 'written';
             }

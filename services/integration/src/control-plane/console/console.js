@@ -255,9 +255,11 @@ function renderConfigForm() {
         placeholder:
           schema.type === 'array'
             ? 'comma-separated'
-            : schema.default !== undefined
-              ? `default ${schema.default}`
-              : '',
+            : schema.type === 'object'
+              ? 'JSON object, e.g. {}'
+              : schema.default !== undefined
+                ? `default ${schema.default}`
+                : '',
       });
     input.dataset.kind = schema.type ?? 'string';
     input.id = `config-${name}`;
@@ -316,7 +318,14 @@ function readConfigForm() {
         .map((v) => v.trim())
         .filter(Boolean);
     else if (kind === 'integer' || kind === 'number') config[input.name] = Number(value);
-    else config[input.name] = value;
+    else if (kind === 'object') {
+      // Not JSON: sent as typed, so the control plane's schema check names the member.
+      try {
+        config[input.name] = JSON.parse(value);
+      } catch {
+        config[input.name] = value;
+      }
+    } else config[input.name] = value;
   }
   return config;
 }
