@@ -57,6 +57,23 @@ export interface ReadSpec {
    * a count of the view.
    */
   total?: (placeholders: Record<string, string>) => string;
+  /**
+   * Set when the serving table numbers its rows in the view's order and the build stores
+   * where each segment (a value of the `segment` filter, or all rows) starts and how many
+   * rows it has: a page in the stored order, or in its reverse (`reverseSort`), is then a
+   * range of row numbers, read through the table's zone maps (`range-read.ts`).
+   */
+  ranked?: {
+    /** The serving table (gold schema) and its row-number column, 1…n. */
+    table: string;
+    rowColumn: string;
+    /** The one filter that selects a contiguous run of rows. */
+    segment: string;
+    /** The table of runs: the segment's value (NULL: all rows), its rows, its first row number. */
+    segments: { table: string; key: string; count: string; first: string };
+    /** The `sort` that reads the rows backwards. */
+    reverseSort: string;
+  };
   /** Columns and types; `nullable` lists those that may be null. */
   columns: Record<string, ColumnType>;
   nullable: string[];
@@ -230,6 +247,18 @@ export const READS = {
     sorts: {
       ltv_asc: 'ltv_rank DESC, customer_sk DESC',
       orders_desc: 'total_orders DESC, ltv_rank, customer_sk',
+    },
+    ranked: {
+      table: 'customer_ltv_ranking',
+      rowColumn: 'ranking_row',
+      segment: 'decile',
+      segments: {
+        table: 'customer_ltv_deciles',
+        key: 'ltv_decile',
+        count: 'customers',
+        first: 'first_row',
+      },
+      reverseSort: 'ltv_asc',
     },
     total: ({ decile }) =>
       `SELECT customers AS total FROM raw_data.gold.customer_ltv_deciles WHERE ltv_decile IS NOT DISTINCT FROM ${decile ?? 'NULL'}::INTEGER`,

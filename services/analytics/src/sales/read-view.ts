@@ -1,15 +1,17 @@
 /**
  * Reads one semantic view with its filters and paging: the one use case behind each REST
  * endpoint and each MCP tool. Each view is a plain read of a serving table stored in the
- * view's order, so a page is `LIMIT … OFFSET …` of a scan (no sort), and the filtered
- * total comes from the build's stored totals where it has them (the LTV deciles) or a
- * count of the small table. Values go to DuckDB as parameters, never into the SQL text
+ * view's order. A page of the LTV ranking (all customers or one decile, best or worst
+ * first) is a range of its row numbers with the build's stored total (`range-read.ts`);
+ * other pages are `LIMIT … OFFSET …` of a scan (no sort), with a count of the small
+ * table as the filtered total. Values go to DuckDB as parameters, never into the SQL text
  * (the paging bounds, checked integers, are the one exception: see below).
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
 import type { BuildInfo, Warehouse } from '../warehouse/warehouse.js';
 import { READS, type ReadName, type ReadSpec } from './catalog.js';
+import { readRange, sqlInteger } from './range-read.js';
 
 /** The page's extra column that carries the filtered total (no view has a column of that name). */
 const TOTAL_COLUMN = '__total_rows';
@@ -41,15 +43,56 @@ export async function readView(
 ): Promise<ViewPage> {
   const spec: ReadSpec = READS[name];
   const qualified = `${WAREHOUSE_CATALOG}.gold.${spec.view}`;
+  const filters: Record<string, number | string> = {};
+  for (const param of Object.keys(spec.filters)) {
+    const value = params[param];
+    if (value !== undefined) filters[param] = value;
+  }
+  const limit = spec.paged ? Number(params.limit ?? spec.params.limit?.default ?? 100) : null;
+  const offset = spec.paged ? Number(params.offset ?? 0) : 0;
+  // A named order from the catalog (never the client's text); the default is the stored one.
+  const sort = typeof params.sort === 'string' ? params.sort : undefined;
+  const ranged =
+    limit === null ? undefined : await readRange(warehouse, spec, params, limit, offset);
+  const { data, total, build } = ranged
+    ? { data: ranged.rows, total: ranged.total, build: ranged.build }
+    : await readRelation(warehouse, spec, params, limit, offset, sort);
+  return {
+    data,
+    meta: {
+      view: qualified,
+      count: data.length,
+      total,
+      limit,
+      offset,
+      filters,
+      ...(spec.sorts ? { sort: sort ?? String(spec.params.sort?.default ?? '') } : {}),
+      build_id: build.id,
+      data_as_of: build.builtAt,
+    },
+  };
+}
+
+/**
+ * The general read: the view (or its rollup) with the filters as parameters, paged by
+ * `LIMIT`/`OFFSET`, with the filtered total.
+ */
+async function readRelation(
+  warehouse: Warehouse,
+  spec: ReadSpec,
+  params: ReadParams,
+  limit: number | null,
+  offset: number,
+  sort: string | undefined,
+): Promise<{ data: Record<string, unknown>[]; total: number; build: BuildInfo }> {
+  const qualified = `${WAREHOUSE_CATALOG}.gold.${spec.view}`;
   const values: DuckDBValue[] = [];
   const conditions: string[] = [];
   const placeholders: Record<string, string> = {};
-  const filters: Record<string, number | string> = {};
   for (const [param, condition] of Object.entries(spec.filters)) {
     const value = params[param];
     if (value === undefined) continue;
     values.push(value);
-    filters[param] = value;
     placeholders[param] = `$${values.length}`;
     conditions.push(condition(placeholders[param]));
   }
@@ -58,15 +101,11 @@ export async function readView(
   // The relation read: the view, or its rows rolled up from a finer table under the filters.
   const relation = rolledUp ? `(${spec.rollup!.from(where)})` : qualified;
   const rowFilter = rolledUp ? '' : where;
-  const limit = spec.paged ? Number(params.limit ?? spec.params.limit?.default ?? 100) : null;
-  const offset = spec.paged ? Number(params.offset ?? 0) : 0;
   // Paging is written as integer literals, the one exception to "values as parameters":
   // DuckDB plans a parameter LIMIT/OFFSET as a sort and join over the whole relation
   // (EXPLAIN), a literal one as a streaming limit that stops after the page. Both are
   // integers bounded by the schema, checked again here before they become SQL text.
   const paging = limit === null ? '' : ` LIMIT ${sqlInteger(limit)} OFFSET ${sqlInteger(offset)}`;
-  // A named order from the catalog (never the client's text); the default is the stored one.
-  const sort = typeof params.sort === 'string' ? params.sort : undefined;
   const orderBy =
     sort && spec.sorts?.[sort]
       ? ` ORDER BY ${spec.sorts[sort]}`
@@ -98,25 +137,5 @@ export async function readView(
       total = Number((await warehouse.query(totalSql, values)).rows[0]?.total ?? 0);
     }
   }
-  const build: BuildInfo = page.build;
-  return {
-    data,
-    meta: {
-      view: qualified,
-      count: data.length,
-      total,
-      limit,
-      offset,
-      filters,
-      ...(spec.sorts ? { sort: sort ?? String(spec.params.sort?.default ?? '') } : {}),
-      build_id: build.id,
-      data_as_of: build.builtAt,
-    },
-  };
-}
-
-/** A non-negative safe integer as SQL text; anything else is a programming error. */
-function sqlInteger(value: number): string {
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`not a page bound: ${value}`);
-  return String(value);
+  return { data, total, build: page.build };
 }

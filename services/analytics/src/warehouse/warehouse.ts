@@ -85,6 +85,16 @@ export interface Warehouse {
    * and computed every time when the cache is off.
    */
   remember<T extends object | string>(key: string, compute: () => Promise<T>): Promise<T>;
+  /**
+   * A small index of the build now serving (e.g. where each LTV decile starts in the
+   * ranking), computed once per opened build whether or not the result cache is on: it
+   * is part of how a read is planned, not a cached answer. `compute` names the build its
+   * own reads came from; the caller checks it against the build of the read it plans.
+   */
+  perBuild<T>(
+    key: string,
+    compute: () => Promise<{ value: T; build: BuildInfo }>,
+  ): Promise<{ value: T; build: BuildInfo }>;
   /** Resolves with where the warehouse is; rejects (`WAREHOUSE_NOT_BUILT`) when absent. */
   ping(): Promise<WarehouseInfo>;
   /** The build now serving (opens it when needed); rejects (`WAREHOUSE_NOT_BUILT`) when absent. */
@@ -100,6 +110,8 @@ interface Opened {
   retired: boolean;
   /** Idle connections of this file, each with its prepared statements (see `Pooled`). */
   idle: Pooled[];
+  /** `perBuild` values of this file. */
+  indexes: Map<string, Promise<{ value: unknown; build: BuildInfo }>>;
 }
 
 /**
@@ -206,7 +218,15 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         throw error;
       }
       const previous = current;
-      current = { instance, identity: id, build, active: 0, retired: false, idle: [] };
+      current = {
+        instance,
+        identity: id,
+        build,
+        active: 0,
+        retired: false,
+        idle: [],
+        indexes: new Map(),
+      };
       cache.clear();
       if (previous) {
         previous.retired = true;
@@ -302,6 +322,21 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       // Kept only while the build it was computed under still serves.
       if (current === opened && charsLeft(value, CACHEABLE_CHARS) >= 0) cache.set(full, value);
       return value;
+    },
+    async perBuild<T>(key: string, compute: () => Promise<{ value: T; build: BuildInfo }>) {
+      const opened = await acquire();
+      release(opened);
+      let entry = opened.indexes.get(key);
+      if (!entry) {
+        entry = compute();
+        opened.indexes.set(key, entry);
+        // A failed computation, or one that read a newer build, is not kept.
+        entry.then(
+          ({ build }) => build.id !== opened.build.id && opened.indexes.delete(key),
+          () => opened.indexes.delete(key),
+        );
+      }
+      return entry as Promise<{ value: T; build: BuildInfo }>;
     },
     async inspect(sql) {
       const opened = await acquire();

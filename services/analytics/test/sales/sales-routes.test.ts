@@ -225,6 +225,31 @@ describe('REST reads', () => {
       assert.deepEqual(body.data, rows);
       assert.equal(body.meta.total, rows.length, `decile ${decile}`);
     }
+    // Pages are ranges of the ranking's row numbers: every window of a decile, best or
+    // worst first, and pages past the end (no rows, the total still given).
+    const reversed = [...ltv].reverse();
+    for (let offset = 0; offset <= ltv.length + 1; offset++) {
+      const { body } = await get(
+        `/api/v1/analytics/customer-ltv?sort=ltv_asc&limit=2&offset=${offset}`,
+      );
+      assert.deepEqual(body.data, reversed.slice(offset, offset + 2), `ltv_asc offset ${offset}`);
+      assert.equal(body.meta.total, ltv.length);
+    }
+    for (const decile of [1, 2, 10]) {
+      const rows = ltv.filter((r) => r.ltv_decile === decile);
+      for (let offset = 0; offset <= rows.length + 1; offset++) {
+        for (const sort of ['ltv_desc', 'ltv_asc']) {
+          const { body } = await get(
+            `/api/v1/analytics/customer-ltv?decile=${decile}&sort=${sort}&limit=2&offset=${offset}`,
+          );
+          const ordered = sort === 'ltv_asc' ? [...rows].reverse() : rows;
+          const at = `decile ${decile} ${sort} offset ${offset}`;
+          assert.deepEqual(body.data, ordered.slice(offset, offset + 2), at);
+          assert.equal(body.meta.total, rows.length, at);
+          assert.equal(body.meta.count, body.data.length, at);
+        }
+      }
+    }
   });
 
   it('answers carry the build: ETag, Last-Modified, data_as_of; a matching If-None-Match is 304', async () => {
