@@ -107,6 +107,18 @@ export async function enqueueEvent(
   return rows[0] ? Number(rows[0].revision) : undefined;
 }
 
+/** The revisions of those of `recordIds` the outbox holds (a statement whose answer was lost may have committed). */
+export async function queuedRevisions(
+  db: SqlExecutor,
+  recordIds: string[],
+): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ record_id: string; revision: number }>(
+    'SELECT record_id::text AS record_id, revision FROM intake_outbox WHERE record_id = ANY($1::uuid[])',
+    [recordIds],
+  );
+  return new Map(rows.map((row) => [row.record_id.toLowerCase(), Number(row.revision)]));
+}
+
 /**
  * Marks published events sent at their broker position and applies them to the read
  * model (a create becomes active, an update replaces the state, a tombstone deletes),

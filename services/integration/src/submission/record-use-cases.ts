@@ -30,6 +30,7 @@ import { integrationErrors } from '../errors.js';
 import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
+import { revisionsAfterLostAnswer } from './in-doubt-write.js';
 import { MicroBatcher } from './micro-batcher.js';
 import { discardUnsent, enqueueEvent, markSent, type SentPosition } from './outbox.js';
 import type { OutboxRelay } from './outbox-relay.js';
@@ -283,9 +284,19 @@ export async function createRecords(
     }
   });
   const topic = topicName(contractId, 'create');
-  const reservations = await deps.intake.reserve.run(
-    built.map((b) => ({ envelope: b.envelope, topic })),
-  );
+  const queued = built.map((b) => ({ envelope: b.envelope, topic }));
+  const reservations = await deps.intake.reserve.run(queued).catch(async (error: unknown) => {
+    // The answer was lost, the rows may be in: what the outbox holds is reserved.
+    const held = await revisionsAfterLostAnswer(
+      deps.db,
+      error,
+      built.map((b) => b.envelope.recordId),
+    );
+    return built.map(({ envelope }): Reservation => {
+      const revision = held.get(envelope.recordId.toLowerCase());
+      return revision === undefined ? { state: 'exists' } : { state: 'new', revision };
+    });
+  });
   const reserved = built.filter(({ index, envelope }, i) => {
     const reservation = reservations[i]!;
     if (reservation.state !== 'exists') {
@@ -425,7 +436,12 @@ async function queueAndPublish(
 ): Promise<Accepted> {
   const cls = operation === 'update' ? 'update' : 'tombstone';
   const topic = topicName(contract.contractId, cls);
-  const revision = await enqueueEvent(deps.db, operation, topic, envelope, deps.intake.owner);
+  const revision = await enqueueEvent(deps.db, operation, topic, envelope, deps.intake.owner).catch(
+    async (error: unknown) =>
+      (await revisionsAfterLostAnswer(deps.db, error, [envelope.recordId])).get(
+        envelope.recordId.toLowerCase(),
+      ),
+  );
   if (revision === undefined) {
     deps.metrics.rejected(contract.contractId, operation, 'not_found');
     throw integrationErrors.RECORD_NOT_FOUND({
