@@ -141,7 +141,8 @@ async function main(): Promise<void> {
     NATS_URL: `nats://127.0.0.1:${natsProxy.port}`,
     DATA_DIR: join(work, 'data'),
     INTEGRATION_ROLES: 'submission,control-plane,relational,csv',
-    LOG_LEVEL: 'warn',
+    // `CHAOS_LOG_LEVEL=info` follows each record (published, applied) in service.log.
+    LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
     ATTACHMENT_REFRESH_MS: '1000',
   };
   // Stopped from outside (the test's timeout, Ctrl-C): no engine of ours is left running.
@@ -349,7 +350,13 @@ async function main(): Promise<void> {
     stopLoad = true;
     await load;
 
-    // The end state.
+    // The end state. A service killed by the last fault may still be starting (on a loaded
+    // machine a restart can take longer than the first start did): the settle below
+    // counts from when it serves again, not from when the load stopped.
+    await until('the service answers /health after the last fault', 300_000, async () => {
+      const answer = await fetch(`${base}/health`).catch(() => undefined);
+      return answer?.status === 200;
+    });
     const ok = answers.filter((a) => a.status === 202);
     log(`load done: ${answers.length} requests, ${ok.length} accepted; waiting for the targets`);
     const audited = async () => {

@@ -26,15 +26,17 @@ const skip =
   skipReason('PostgreSQL binaries (initdb, pg_ctl under /usr/lib/postgresql/*/bin)', pgBinaries) ??
   skipReason('nats-server on PATH', natsServer);
 
-// Runs and reports, but does not fail the suite yet: after NATS faults a few accepted
-// updates can still miss their targets (README, "Chaos": found and not fixed yet). Drop
-// `todo` once the harness passes a few seeds in a row.
+// Runs and reports, but does not fail the suite yet: accepted records can still miss a
+// target after faults (seed 23, 26 Nov: csv lacked 11 creates whose neighbours it holds;
+// README, "Chaos"). Drop `todo` once the harness passes a few seeds in a row.
 const todo =
-  'a few accepted records can still be lost after NATS faults (issue 21, open; see the README)';
+  'a few accepted records can still miss a target after faults (issue 21, open; see the README)';
 
 test(
   'chaos: 20 seeded faults lose nothing accepted and apply nothing twice',
-  { skip, todo: skip ? undefined : todo },
+  // About 2.5 minutes on a quiet machine; the suite's 5-minute default would make a
+  // loaded one (restarts of 60 s and more under tsx) red instead of slower.
+  { skip, todo: skip ? undefined : todo, timeout: 20 * 60_000 },
   async (t) => {
     const child = spawn(
       process.execPath,
