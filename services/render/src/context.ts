@@ -17,6 +17,7 @@ import type { RenderSettings } from './config.js';
 import { createSkinCatalog, type SkinCatalog } from './skins/skin-catalog.js';
 import { createJobWatcher, type JobWatcher } from './events/job-watcher.js';
 import { createFinishedJobCache, type FinishedJobCache } from './jobs/finished-job-cache.js';
+import { createLiveJobCache, type LiveJobCache } from './jobs/live-job-cache.js';
 
 export interface RenderContext {
   db: SqlDatabase;
@@ -40,6 +41,8 @@ export interface RenderContext {
   jobEvents: JobWatcher;
   /** Finished jobs read recently, answered without a database round trip. */
   finishedJobs: FinishedJobCache;
+  /** Jobs read recently, active ones too, where every change is seen first (embedded engine). */
+  liveJobs: LiveJobCache;
 }
 
 export type RenderContextParts = Pick<
@@ -58,10 +61,12 @@ export function createRenderContext(parts: RenderContextParts): RenderContext & 
     timeoutMs: 15_000,
   });
   const jobEvents = createJobWatcher(parts.db, { intervalMs: settings.eventIntervalMs });
+  const liveJobs = createLiveJobCache(parts.db, parts.logger);
   return {
     ...parts,
     jobEvents,
     finishedJobs: createFinishedJobCache(),
+    liveJobs,
     limiters: createLimiters(parts.counters, settings),
     uploads: createUploadGate({
       maxConcurrent: settings.maxConcurrentUploads,
@@ -71,6 +76,7 @@ export function createRenderContext(parts: RenderContextParts): RenderContext & 
     skins: createSkinCatalog(parts.store),
     close: async () => {
       jobEvents.close();
+      await liveJobs.close();
       await replays.close();
     },
   };

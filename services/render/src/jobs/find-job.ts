@@ -6,18 +6,30 @@ import { goneDetail, parseJobId } from './job-view.js';
 
 /**
  * The job of a raw (dashed or legacy) id: 404 when unknown, 410 when deleted or expired.
- * Finished jobs come from the process's cache when they are there.
+ * Jobs come from the process's caches when they are there (finished ones; on the
+ * embedded engine active ones too, see live-job-cache.ts).
  */
 export async function findJob(ctx: RenderContext, rawId: string): Promise<JobRow> {
   const id = parseJobId(rawId);
-  const cached = id ? ctx.finishedJobs.get(id) : undefined;
+  const cached = id ? (ctx.liveJobs.get(id) ?? ctx.finishedJobs.get(id)) : undefined;
   if (cached) return cached;
+  const mark = ctx.liveJobs.mark();
   const job = id ? await getJob(ctx.db, id) : undefined;
   if (!job) throw renderErrors.JOB_NOT_FOUND();
+  ctx.liveJobs.offer(job, mark);
   ctx.finishedJobs.offer(job);
   if (job.removal)
     throw renderErrors.JOB_GONE({
       detail: goneDetail(job.removal, ctx.settings.artifactRetentionDays),
     });
   return job;
+}
+
+/** A job's v1 JSON, made once while the job stays in either cache (its row is unchanged). */
+export function jobV1Json(
+  ctx: RenderContext,
+  job: JobRow,
+  render: (job: JobRow) => string,
+): string {
+  return ctx.liveJobs.v1Json(job, render) ?? ctx.finishedJobs.v1Json(job, render);
 }

@@ -5,7 +5,7 @@ import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
 import { removeJob } from '../retention/job-removal.js';
 import { JOB_STATUSES, countJobs, listJobs, type JobStatus } from './job-store.js';
-import { findJob } from './find-job.js';
+import { findJob, jobV1Json } from './find-job.js';
 import { toV1Job } from './job-view.js';
 import { jobIdParams } from './job-schemas.js';
 
@@ -67,8 +67,8 @@ export function registerJobRoutes(app: FastifyInstance, ctx: RenderContext): voi
     },
     async (request, reply) => {
       const job = await findJob(ctx, request.params.job_id);
-      // A finished job's view is serialized once while it stays cached (its row does not change).
-      const body = ctx.finishedJobs.v1Json(job, (j) => reply.serialize(toV1Job(j)) as string);
+      // A job's view is serialized once while it stays cached (its row does not change).
+      const body = jobV1Json(ctx, job, (j) => reply.serialize(toV1Job(j)) as string);
       return reply.type('application/json; charset=utf-8').send(body);
     },
   );
