@@ -102,7 +102,8 @@ export function createLiveJobCache(
       live = false;
       entries.clear();
       await started;
-      await unlisten?.();
+      // The database may be closed first (its listeners end with it).
+      await unlisten?.().catch(() => undefined);
     },
   };
 }
