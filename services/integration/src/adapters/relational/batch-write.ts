@@ -21,6 +21,12 @@
  * 5. Offsets in the target: the batch's position (next offset per consumer group, topic
  *    and partition) is read first, locked, and stored last, in the same transaction;
  *    events it already covers are duplicates without being looked at (`applied-position.ts`).
+ *
+ * Round trips (issue 11): the reads of 1., 2. and 5. (position locked, audited ids, key
+ * revisions locked) are one statement, and the writes of 3., 4. and 5. are another —
+ * data-modifying CTEs, one per table, so no row is changed twice by one statement — with
+ * BEGIN and COMMIT four in all, whatever the batch holds. PostgreSQL and PGlite both run
+ * them (a multi-statement string would not take parameters on the pg driver).
  */
 import type { SqlExecutor } from '@platform/core';
 import type { TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
@@ -38,12 +44,18 @@ interface Winner {
   row: Row;
 }
 
-const AUDIT_SQL = `INSERT INTO audit_log (attachment_id, contract_id, record_id, trace_id, record_type, lifecycle, natural_key,
+/**
+ * The audit rows of the fresh events; `applied` when the row's key is among the keys the
+ * batch's writes changed (`changedKeys`, a query over the sibling CTEs; empty: none).
+ */
+const auditSql = (
+  changedKeys: string,
+) => `INSERT INTO audit_log (attachment_id, contract_id, record_id, trace_id, record_type, lifecycle, natural_key,
     schema_version, occurred_at, applied, payload)
   SELECT $1, a.contract_id, a.record_id, a.trace_id, a.record_type, a.lifecycle, a.natural_key, a.schema_version,
-    a.occurred_at, a.applied, a.payload
-  FROM jsonb_to_recordset($2::jsonb) AS a(contract_id text, record_id uuid, trace_id uuid, record_type text, lifecycle text,
-    natural_key text, schema_version integer, occurred_at timestamptz, applied boolean, payload jsonb)
+    a.occurred_at, ${changedKeys ? `a.row_key IS NOT NULL AND a.row_key IN (${changedKeys})` : 'false'}, a.payload
+  FROM jsonb_to_recordset($ROWS::jsonb) AS a(contract_id text, record_id uuid, trace_id uuid, record_type text, lifecycle text,
+    natural_key text, schema_version integer, occurred_at timestamptz, payload jsonb, row_key text)
   ON CONFLICT (attachment_id, record_id) DO NOTHING`;
 
 /** True when `a` is newer than `b` or as new (then the later in offset order wins). */
@@ -53,7 +65,7 @@ const notOlder = (a: TargetEvent, b: TargetEvent): boolean =>
     : Date.parse(a.envelope.occurredAt) >= Date.parse(b.envelope.occurredAt);
 
 const REVISIONS_SQL = `INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
-  SELECT $1, r.natural_key, r.revision FROM jsonb_to_recordset($2::jsonb) AS r(natural_key text, revision bigint)
+  SELECT $1, r.natural_key, r.revision FROM jsonb_to_recordset($ROWS::jsonb) AS r(natural_key text, revision bigint)
   ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = GREATEST(relational_key_revisions.revision, EXCLUDED.revision)`;
 
 /** Key of a written row as the statements return it. */
@@ -148,9 +160,29 @@ const POSITION_SQL = `SELECT next_offset, last_record_id FROM relational_offsets
 
 const STORE_POSITION_SQL = `INSERT INTO relational_offsets
     (attachment_id, consumer_group, topic, partition, next_offset, last_record_id)
-  VALUES ($1, $2, $3, $4, $5, $6)
+  SELECT $1, p.consumer_group, p.topic, p.partition, p.next_offset, p.last_record_id
+  FROM jsonb_to_record($ROWS::jsonb) AS p(consumer_group text, topic text, partition integer, next_offset bigint, last_record_id text)
   ON CONFLICT (attachment_id, consumer_group, topic, partition) DO UPDATE
     SET next_offset = EXCLUDED.next_offset, last_record_id = EXCLUDED.last_record_id, updated_at = now()`;
+
+/**
+ * The reads before a batch's decisions, one round trip: the slot's stored position
+ * (locked; `p`), the batch's record ids this attachment already audited (`a`), and the
+ * revised keys' revisions (`r`), their rows made when new and locked in key order — the
+ * created, updated and deleted topics are consumed side by side, and two batches deciding
+ * on one key must do it one after the other.
+ */
+const READ_SQL = `WITH p AS (
+    SELECT next_offset, last_record_id FROM relational_offsets
+    WHERE attachment_id = $1 AND consumer_group = $2 AND topic = $3 AND partition = $4 FOR UPDATE),
+  a AS (SELECT record_id::text AS record_id FROM audit_log WHERE attachment_id = $1 AND record_id = ANY($5::uuid[])),
+  r AS (INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
+    SELECT $1, k, 0 FROM unnest($6::text[]) AS k ORDER BY k
+    ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = relational_key_revisions.revision
+    RETURNING natural_key, revision)
+  SELECT 'p' AS kind, next_offset::text AS a, last_record_id AS b FROM p
+  UNION ALL SELECT 'a', record_id, NULL FROM a
+  UNION ALL SELECT 'r', natural_key, revision::text FROM r`;
 
 /** The position stored for a slot (`tx` locks its row when it is a transaction). */
 export async function readRelationalPosition(
@@ -175,33 +207,32 @@ export async function writeRelationalBatch(
 ): Promise<WriteOutcome[]> {
   // A batch is one partition: one slot.
   const slot = events.find((e) => e.position)?.position;
-  const covered = slot
-    ? coveredByPosition(events, await readRelationalPosition(tx, m.attachmentId, slot))
-    : new Set<number>();
-  const { rows: audited } = await tx.query<{ record_id: string }>(
-    'SELECT record_id::text AS record_id FROM audit_log WHERE attachment_id = $1 AND record_id = ANY($2::uuid[])',
-    [m.attachmentId, events.filter((_, i) => !covered.has(i)).map((e) => e.envelope.recordId)],
-  );
-  const seen = new Set(audited.map((row) => row.record_id.toLowerCase()));
   const revised = [
     ...new Set(
       events.filter((e) => e.envelope.revision !== undefined).map((e) => e.envelope.naturalKey),
     ),
   ];
+  const { rows: known } = await tx.query<{ kind: 'p' | 'a' | 'r'; a: string; b: string | null }>(
+    READ_SQL,
+    [
+      m.attachmentId,
+      slot?.consumerGroup ?? null,
+      slot?.topic ?? null,
+      slot?.partition ?? null,
+      events.map((e) => e.envelope.recordId),
+      revised,
+    ],
+  );
+  const stored = known.find((row) => row.kind === 'p');
+  const covered = slot
+    ? coveredByPosition(
+        events,
+        stored ? { nextOffset: Number(stored.a), lastRecordId: stored.b ?? '' } : undefined,
+      )
+    : new Set<number>();
+  const seen = new Set(known.filter((row) => row.kind === 'a').map((row) => row.a.toLowerCase()));
   const applied = new Map<string, number>();
-  if (revised.length > 0) {
-    // Takes the keys' rows (made when new) for this transaction, in one order: the
-    // created, updated and deleted topics are consumed side by side, and two batches
-    // deciding on one key must do it one after the other.
-    const { rows: known } = await tx.query<{ natural_key: string; revision: string | number }>(
-      `INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
-       SELECT $1, k, 0 FROM unnest($2::text[]) AS k ORDER BY k
-       ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = relational_key_revisions.revision
-       RETURNING natural_key, revision`,
-      [m.attachmentId, revised],
-    );
-    for (const row of known) applied.set(row.natural_key, Number(row.revision));
-  }
+  for (const row of known) if (row.kind === 'r') applied.set(row.a, Number(row.b));
   const fresh: number[] = [];
   const winners = new Map<string, number>();
   const inSequence = new Set<number>();
@@ -218,12 +249,19 @@ export async function writeRelationalBatch(
       inSequence.add(i);
     }
   });
-  const changed = new Set<string>();
   // A create that carries a revision is an upsert (see 2.).
   const statementOf = (event: TargetEvent): LifecycleClass =>
     event.lifecycle === 'create' && event.envelope.revision !== undefined
       ? 'update'
       : event.lifecycle;
+  const parts: string[] = [];
+  const params: unknown[] = [m.attachmentId];
+  /** Adds one statement as a CTE; its `$ROWS` (the rows' JSON) becomes the next parameter. */
+  const cte = (sql: string, value: unknown) => {
+    params.push(value);
+    parts.push(`w${parts.length} AS (${sql.replaceAll('$ROWS', `$${params.length}`)})`);
+  };
+  const writes: Array<{ part: string; group: Winner[] }> = [];
   // Events with a revision were ordered above: their statements skip the event-time guard.
   for (const [lifecycle, guard] of [
     ['create', true],
@@ -240,17 +278,18 @@ export async function writeRelationalBatch(
       )
       .map((i) => ({ event: events[i]!, row: rows[i]! }));
     if (group.length === 0) continue;
-    const [sql, params] =
+    const [sql, [json]] =
       m.mode === 'generic'
         ? genericStatement(m, lifecycle, group, guard)
         : shapedStatement(m, lifecycle, group, guard);
-    for (const row of (await tx.query<{ k: string }>(sql, params)).rows) changed.add(row.k);
-    // keys as the statements return them → natural keys of the events
-    for (const winner of group)
-      if (changed.has(keyOf(m, winner))) changed.add(`\u0000${winner.event.envelope.naturalKey}`);
+    // The statements take their rows as `$1`; here `$1` is the attachment.
+    cte(sql.replaceAll('$1', '$ROWS'), json);
+    writes.push({ part: `w${parts.length - 1}`, group });
   }
-  const wasApplied = (i: number) =>
-    inSequence.has(i) && changed.has(`\u0000${events[i]!.envelope.naturalKey}`);
+  // The audit's `applied` depends on what the writes changed: those keys come back from
+  // them (`k`), and each audit row says the key its winner's statement returns.
+  const changedKeys =
+    writes.length > 0 ? writes.map(({ part }) => `SELECT k FROM ${part}`).join(' UNION ALL ') : '';
   if (fresh.length > 0) {
     const auditRows = fresh.map((i) => {
       const { envelope, lifecycle } = events[i]!;
@@ -263,31 +302,46 @@ export async function writeRelationalBatch(
         natural_key: envelope.naturalKey,
         schema_version: envelope.schemaVersion,
         occurred_at: envelope.occurredAt,
-        applied: wasApplied(i),
         payload: envelope.payload,
+        // null: not its key's winner, so not applied whatever the writes did
+        row_key: inSequence.has(i) ? keyOf(m, { event: events[i]!, row: rows[i]! }) : null,
       };
     });
-    await tx.query(AUDIT_SQL, [m.attachmentId, JSON.stringify(auditRows)]);
+    cte(auditSql(changedKeys), JSON.stringify(auditRows));
   }
   const newest = [...winners.values()]
     .map((i) => events[i]!.envelope)
     .filter((e) => e.revision !== undefined);
-  if (newest.length > 0) {
-    await tx.query(REVISIONS_SQL, [
-      m.attachmentId,
+  if (newest.length > 0)
+    cte(
+      REVISIONS_SQL,
       JSON.stringify(newest.map((e) => ({ natural_key: e.naturalKey, revision: e.revision }))),
-    ]);
+    );
+  for (const { slot: at, position } of positionsAfter(events))
+    cte(
+      STORE_POSITION_SQL,
+      JSON.stringify({
+        consumer_group: at.consumerGroup,
+        topic: at.topic,
+        partition: at.partition,
+        next_offset: position.nextOffset,
+        last_record_id: position.lastRecordId,
+      }),
+    );
+  const changed = new Set<string>();
+  if (parts.length > 0) {
+    const { rows: returned } = await tx.query<{ k: string }>(
+      `WITH ${parts.join(',\n')} ${changedKeys || 'SELECT NULL::text AS k WHERE false'}`,
+      params,
+    );
+    for (const row of returned) changed.add(row.k);
   }
-  for (const { slot: at, position } of positionsAfter(events)) {
-    await tx.query(STORE_POSITION_SQL, [
-      m.attachmentId,
-      at.consumerGroup,
-      at.topic,
-      at.partition,
-      position.nextOffset,
-      position.lastRecordId,
-    ]);
-  }
+  // keys as the statements return them → natural keys of the events
+  for (const { group } of writes)
+    for (const winner of group)
+      if (changed.has(keyOf(m, winner))) changed.add(`\u0000${winner.event.envelope.naturalKey}`);
+  const wasApplied = (i: number) =>
+    inSequence.has(i) && changed.has(`\u0000${events[i]!.envelope.naturalKey}`);
   const freshSet = new Set(fresh);
   return events.map((event, i) => {
     if (!freshSet.has(i)) return 'duplicate';
