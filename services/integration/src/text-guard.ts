@@ -4,7 +4,7 @@
  * surrogate in a body string or key. Otherwise it reaches a query (text or jsonb
  * parameter) and fails there as a 500.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { integrationErrors } from './errors.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -27,9 +27,23 @@ function holdsUnstorableText(body: unknown): boolean {
   return false;
 }
 
+/**
+ * Whether the route reads its URL (path parameters or a query string). A route that reads
+ * neither (`/metrics`, `/console`, `/health`) ignores a `%00` there, so refusing it would
+ * be a 400 its document does not (and should not) declare (issue 22's response check).
+ */
+function readsUrl(request: FastifyRequest): boolean {
+  const schema = request.routeOptions.schema;
+  const url = request.routeOptions.url ?? '';
+  return /[:*]/.test(url) || schema?.querystring !== undefined || schema?.params !== undefined;
+}
+
 export function installTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    if (request.url.includes('%00') || holdsUnstorableText(request.body))
+    if (
+      (request.url.includes('%00') && readsUrl(request)) ||
+      holdsUnstorableText(request.body)
+    )
       throw integrationErrors.TEXT_UNSTORABLE();
   });
 }

@@ -573,7 +573,7 @@ export interface operations {
         /** @description Contract definition (spec 2.2): contractId, title, schemaVersion, naturalKey {strategy, fields}, recordTypes, lifecycle {recordType: create|update|tombstone}, fields [{name, type, required, queryable, values, default}] */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -836,7 +836,7 @@ export interface operations {
         /** @description Contract definition (spec 2.2): contractId, title, schemaVersion, naturalKey {strategy, fields}, recordTypes, lifecycle {recordType: create|update|tombstone}, fields [{name, type, required, queryable, values, default}] */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -1027,7 +1027,7 @@ export interface operations {
         /** @description Contract definition (spec 2.2): contractId, title, schemaVersion, naturalKey {strategy, fields}, recordTypes, lifecycle {recordType: create|update|tombstone}, fields [{name, type, required, queryable, values, default}] */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -1236,7 +1236,7 @@ export interface operations {
         /** @description { type, description, configSchema, consumerGroup, adminUrl } */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -1534,7 +1534,7 @@ export interface operations {
         /** @description { adapterType, config, enabled? } */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -1656,7 +1656,7 @@ export interface operations {
         /** @description { "enabled": true | false } */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -2413,7 +2413,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {

@@ -338,7 +338,7 @@ export interface operations {
         /** @description intern payload fields */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -614,7 +614,7 @@ export interface operations {
         /** @description payload object of the contract */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -943,7 +943,7 @@ export interface operations {
         /** @description full payload */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {

@@ -175,12 +175,20 @@ const SQL_INPUT = zMini.object({
   sql: z.string().min(1).max(MAX_SQL_LENGTH).describe('One SELECT statement in DuckDB SQL.'),
 });
 
-/** The `{ data, meta }` page a view tool returns, so clients know its rows' shape. */
+/**
+ * The `{ data, meta }` page a view tool returns, so clients know its rows' shape.
+ * A nullable column is written `anyOf: [{type, description}, {type: "null"}]`, never
+ * `type: [x, "null"]` (issue 22): single-type dialects (and the MCP Inspector's strict
+ * check) reject type arrays, and zod collapses a union into one unless its non-null
+ * member carries a keyword besides `type` — hence the description.
+ */
 function pageSchema(spec: ReadSpec) {
   const column = (name: string, type: ColumnType) => {
     const base =
       type === 'string' ? z.string() : type === 'integer' ? z.number().int() : z.number();
-    return spec.nullable.includes(name) ? base.nullable() : base;
+    return spec.nullable.includes(name)
+      ? base.describe(`${name}, or null where this row has no value for it`).nullable()
+      : base;
   };
   return zMini.object({
     data: z.array(
@@ -196,7 +204,14 @@ function pageSchema(spec: ReadSpec) {
       total: z.number().int(),
       limit: z.number().int().nullable(),
       offset: z.number().int(),
-      filters: z.record(z.string(), z.union([z.number(), z.string()])),
+      // Described members, so zod writes anyOf rather than `type: ["number","string"]`.
+      filters: z.record(
+        z.string(),
+        z.union([
+          z.number().describe('A numeric filter value'),
+          z.string().describe('A text filter value'),
+        ]),
+      ),
       sort: z.string().optional(),
       build_id: z.string(),
       data_as_of: z.string(),

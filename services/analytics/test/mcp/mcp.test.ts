@@ -73,6 +73,24 @@ describe('MCP', () => {
         );
       });
 
+      it('tool schemas are portable: no `type` arrays anywhere, nullable fields as anyOf (the Inspector\'s strict check)', async () => {
+        const { tools } = await client.listTools();
+        const typeArrays = tools.flatMap((tool) => [
+          ...typeArraysIn(tool.inputSchema, `${tool.name}.inputSchema`),
+          ...typeArraysIn(tool.outputSchema, `${tool.name}.outputSchema`),
+        ]);
+        assert.deepEqual(typeArrays, []);
+        const ratio = (
+          tools.find((t) => t.name === READS.category_analysis.tool)!.outputSchema as {
+            properties: { data: { items: { properties: Record<string, unknown> } } };
+          }
+        ).properties.data.items.properties.freight_to_revenue_ratio as { anyOf: unknown[] };
+        assert.deepEqual(
+          ratio.anyOf.map((member) => (member as { type: string }).type),
+          ['number', 'null'],
+        );
+      });
+
       for (const name of READ_NAMES) {
         it(`${READS[name].tool} answers what ${READS[name].path} answers`, async () => {
           const result = await client.callTool({ name: READS[name].tool, arguments: {} });
@@ -209,3 +227,12 @@ describe('MCP', () => {
     await other.close();
   });
 });
+
+/** Where a JSON Schema uses `type: [...]`, which single-type dialects reject. */
+function typeArraysIn(schema: unknown, at: string): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  const found = Array.isArray((schema as { type?: unknown }).type) ? [at] : [];
+  return found.concat(
+    Object.entries(schema).flatMap(([key, value]) => typeArraysIn(value, `${at}.${key}`)),
+  );
+}
