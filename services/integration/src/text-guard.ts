@@ -40,10 +40,7 @@ function readsUrl(request: FastifyRequest): boolean {
 
 export function installTextGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
-    if (
-      (request.url.includes('%00') && readsUrl(request)) ||
-      holdsUnstorableText(request.body)
-    )
+    if ((request.url.includes('%00') && readsUrl(request)) || holdsUnstorableText(request.body))
       throw integrationErrors.TEXT_UNSTORABLE();
   });
 }

@@ -73,7 +73,7 @@ describe('MCP', () => {
         );
       });
 
-      it('tool schemas are portable: no `type` arrays anywhere, nullable fields as anyOf (the Inspector\'s strict check)', async () => {
+      it("tool schemas are portable: no `type` arrays anywhere, nullable fields as anyOf (the Inspector's strict check)", async () => {
         const { tools } = await client.listTools();
         const typeArrays = tools.flatMap((tool) => [
           ...typeArraysIn(tool.inputSchema, `${tool.name}.inputSchema`),
