@@ -81,7 +81,7 @@ describe('MCP', () => {
         ]);
         assert.deepEqual(typeArrays, []);
         const ratio = (
-          tools.find((t) => t.name === READS.category_analysis.tool)!.outputSchema as {
+          tools.find((t) => t.name === READS.category_analysis.tool)!.outputSchema as unknown as {
             properties: { data: { items: { properties: Record<string, unknown> } } };
           }
         ).properties.data.items.properties.freight_to_revenue_ratio as { anyOf: unknown[] };
