@@ -18,6 +18,11 @@ export {
   type ErrorRegistry,
 } from './errors/app-error.js';
 export { coreErrors, errorBody, replyWithError } from './errors/core-errors.js';
+export {
+  isDatabaseUnavailable,
+  isRedisUnavailable,
+  RETRY_AFTER_SECONDS,
+} from './errors/dependency-unavailable.js';
 export { createHttpApp, type HttpAppOptions, type OpenApiInfo } from './http/create-http-app.js';
 export { localServer } from './http/openapi/servers.js';
 export {

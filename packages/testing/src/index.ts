@@ -15,7 +15,21 @@ export { redisUrlForTests, skipReason } from './engines.js';
 export { CHROMIUM_PATH, chromiumSkipReason, launchChromium } from './chromium.js';
 export { keepScreenshot } from './screenshots.js';
 export { freePort } from './free-port.js';
-export { startOwnNats, startOwnPostgres, type OwnEngine, type OwnNats } from './own-engines.js';
+export {
+  startOwnNats,
+  startOwnPostgres,
+  startOwnRedis,
+  type OwnEngine,
+  type OwnNats,
+} from './own-engines.js';
+export {
+  quantile,
+  runChaosHarness,
+  seededRandom,
+  sleep,
+  until,
+  untilSettled,
+} from './chaos-kit.js';
 export { startTcpProxy, type ProxyMode, type TcpProxy } from './tcp-proxy.js';
 export {
   bearer,

@@ -1,6 +1,7 @@
 /**
  * Engines of one's own for fault runs (issue 21, `npm run chaos`): a PostgreSQL cluster
- * (initdb + pg_ctl from /usr/lib/postgresql/<n>/bin) and a nats-server with JetStream,
+ * (initdb + pg_ctl from /usr/lib/postgresql/<n>/bin) a nats-server with JetStream and a
+ * redis-server,
  * each on a free port with a throw-away data folder, never the machine's shared ones. Each
  * can be killed with SIGKILL and started again on the same port and folder; nats-server
  * can also restart from a copy of its store taken earlier (a power loss: JetStream
@@ -188,6 +189,45 @@ export async function startOwnNats(): Promise<OwnNats> {
       rmSync(store, { recursive: true, force: true });
       cpSync(copy, store, { recursive: true });
     },
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A redis-server of one's own, configured as `.ci/run` starts the shared one (no RDB, no
+ * AOF): a `kill -9` and restart comes back empty, every key lost (the worst case a
+ * service on Redis must survive).
+ */
+export async function startOwnRedis(): Promise<OwnEngine> {
+  const dir = mkdtempSync(join(tmpdir(), 'chaos-redis-'));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(
+      'redis-server',
+      ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+      { cwd: dir, stdio: 'ignore' },
+    );
+    await waitPort(port, true, 'redis-server start');
+  };
+  const kill = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+  };
+  await start();
+  return {
+    name: 'redis',
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    kill,
+    start,
     async stop() {
       await kill();
       rmSync(dir, { recursive: true, force: true });

@@ -4,24 +4,16 @@
  * engine, with `Retry-After`, instead of a bare 500. Used as the HTTP apps'
  * `classifyError`; the broker's failures are already `BROKER_UNAVAILABLE`.
  */
-import type { AppError, SqlDatabase } from '@platform/core';
+import {
+  isDatabaseUnavailable,
+  RETRY_AFTER_SECONDS,
+  type AppError,
+  type SqlDatabase,
+} from '@platform/core';
 import { integrationErrors } from './errors.js';
 
-/** Seconds a client is asked to wait: about one /health check and reconnect. */
-export const RETRY_AFTER_SECONDS = 5;
-
-const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
-/** SQLSTATE 08 connection exception, 57P01-03 shutdown / cannot connect now, 53300 too many connections. */
-const UNAVAILABLE_SQLSTATE = /^08|^57P0[1-3]$|^53300$/;
-const UNAVAILABLE_MESSAGE =
-  /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|PGlite is closed|not queryable|ENOSPC|EIO/i;
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code)))
-    return true;
-  return error instanceof Error && UNAVAILABLE_MESSAGE.test(error.message);
-}
+// Moved to core (render classifies the same errors); kept here for integration's imports.
+export { isDatabaseUnavailable, RETRY_AFTER_SECONDS };
 
 /**
  * A lost connection whose statement may have reached the database and committed (the

@@ -12,6 +12,7 @@ import {
 } from '@platform/core';
 import type { Registry } from 'prom-client';
 import { createRenderMetrics, type RenderMetrics } from './metrics.js';
+import { classifyDependencyError } from './dependency-errors.js';
 import type { FastifyInstance } from 'fastify';
 import { registerAdmissionRoutes } from './admission/admission-routes.js';
 import { registerArtifactRoutes } from './artifacts/artifacts-routes.js';
@@ -50,6 +51,7 @@ export async function buildRenderApp(
     logger: options.logger,
     ...(options.access ? { access: options.access } : {}),
     validationStatus: 422,
+    classifyError: classifyDependencyError(ctx.db),
     health: {
       db: async () => {
         await ctx.db.ping();

@@ -22,6 +22,11 @@ export const renderErrors = defineErrors({
     detail: 'The render queue is currently full. Please try again later.',
   },
   RENDER_CAPACITY: { status: 503, detail: 'The render infrastructure is at maximum capacity.' },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    detail: 'The database is unavailable. Please try again shortly.',
+  },
+  REDIS_UNAVAILABLE: { status: 503, detail: 'Redis is unavailable. Please try again shortly.' },
   UPLOADS_BUSY: {
     status: 503,
     detail: 'The server is receiving too many uploads. Please try again shortly.',

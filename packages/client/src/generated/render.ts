@@ -609,6 +609,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getSignedObject: {
@@ -682,6 +691,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -828,6 +846,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getJob: {
@@ -879,6 +906,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -971,6 +1007,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1078,6 +1123,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1238,6 +1292,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     legacySubmitRender: {
@@ -1383,6 +1446,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     legacyListJobs: {
@@ -1405,6 +1477,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1450,6 +1531,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     legacyThumbnail: {
@@ -1481,6 +1571,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1526,6 +1625,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     legacyListSkins: {
@@ -1550,6 +1658,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1682,6 +1799,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getJobPage: {
@@ -1733,6 +1859,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1845,6 +1980,15 @@ export interface operations {
             };
             /** @description An unexpected failure; the body never carries internals. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (database, broker) is unavailable. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

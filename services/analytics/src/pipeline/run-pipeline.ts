@@ -9,7 +9,7 @@
  * build from running at the same time (and losing the first one's batch).
  */
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { openDuckDb, type DuckDbSession } from '../warehouse/duckdb-session.js';
@@ -21,6 +21,9 @@ import { assertQuality, checkQuality, type QualityReport } from './quality.js';
 import { buildSilver } from './silver.js';
 import { buildServingTables } from './serving.js';
 import { createViews } from './views.js';
+
+/** A build's scratch folder beside the warehouse: `.build-<uuid>`. */
+const SCRATCH_PREFIX = '.build-';
 
 export interface StepReport {
   step: string;
@@ -60,7 +63,14 @@ export async function runPipeline(options: PipelineOptions): Promise<PipelineRes
 
 async function build(options: PipelineOptions): Promise<PipelineResult> {
   const started = performance.now();
-  const scratch = join(dirname(options.warehouseFile), `.build-${randomUUID()}`);
+  const folder = dirname(options.warehouseFile);
+  // Scratch copies of builds killed before their cleanup (kill -9, power loss), each a
+  // whole copy of the warehouse: under the lock no other build is running, so every one
+  // is a leftover (found by the analytics chaos run; nothing removed them before).
+  for (const name of await readdir(folder))
+    if (name.startsWith(SCRATCH_PREFIX))
+      await rm(join(folder, name), { recursive: true, force: true });
+  const scratch = join(folder, `${SCRATCH_PREFIX}${randomUUID()}`);
   await mkdir(scratch, { recursive: true });
   const buildFile = join(scratch, WAREHOUSE_FILE);
   try {

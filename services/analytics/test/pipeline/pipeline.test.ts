@@ -196,6 +196,17 @@ describe('pipeline', () => {
     assert.equal(existsSync(join(dir, 'lock-out', '.build.lock')), false);
   });
 
+  it('a build removes the scratch copies that builds killed mid-way left beside the warehouse', async () => {
+    const source = join(dir, 'leftover');
+    await writeHandMadeData(source);
+    const out = join(dir, 'leftover-out');
+    // As a build killed with SIGKILL leaves it: its copy of the warehouse and a spill folder.
+    await mkdir(join(out, '.build-killed', 'spill'), { recursive: true });
+    await writeFile(join(out, '.build-killed', 'raw_data.duckdb'), 'half a copy');
+    await runPipeline({ sourceDir: source, warehouseFile: join(out, 'raw_data.duckdb') });
+    assert.deepEqual(readdirSync(out).sort(), ['raw_data.duckdb']);
+  });
+
   it('reads files that start with a UTF-8 byte order mark, as the published translation file does', async () => {
     const source = join(dir, 'bom');
     await writeHandMadeData(source);

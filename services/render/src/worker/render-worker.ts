@@ -28,7 +28,17 @@ export function startRenderWorker(
   const consumer: TaskConsumer = queue.consume(
     async (task) => {
       const started = performance.now();
-      const outcome = await runRenderJob({ ...deps, shutdown: shutdown.signal }, task.jobId);
+      const outcome = await runRenderJob({ ...deps, shutdown: shutdown.signal }, task.jobId).catch(
+        (error: unknown) => {
+          // Its final write failed (the database gone): the job stays this worker's until
+          // the reaper gives it back to the queue; the task fails in the queue.
+          deps.logger.warn(
+            { err: error, jobId: task.jobId },
+            'render task ended without its final write',
+          );
+          throw error;
+        },
+      );
       if (outcome === 'skipped')
         deps.logger.info({ task }, 'task skipped: the job is no longer queued');
       options.onOutcome?.(task.jobId, outcome, (performance.now() - started) / 1000);

@@ -80,6 +80,8 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
   const { db, store, settings } = deps;
   const job = await claimJob(db, jobId, settings.workerId);
   if (!job) return 'skipped';
+  // Each claim is logged, so a job rendered by two workers at once can be found (chaos).
+  deps.logger.info({ jobId, workerId: settings.workerId }, 'job claimed');
   const twin =
     settings.reuseRenders !== false
       ? await reuseFinishedRender(

@@ -1,0 +1,30 @@
+/**
+ * Errors that say "a dependency is down", not "this request is wrong" (issue 21 item 4):
+ * a lost, refused or timed-out connection to the database (PostgreSQL or PGlite) or to
+ * Redis. A service's `classifyError` turns them into a 503 naming the dependency, with
+ * `Retry-After`, instead of a bare 500.
+ */
+
+/** Seconds a client is asked to wait: about one /health check and reconnect. */
+export const RETRY_AFTER_SECONDS = 5;
+
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
+/** SQLSTATE 08 connection exception, 57P01-03 shutdown / cannot connect now, 53300 too many connections. */
+const UNAVAILABLE_SQLSTATE = /^08|^57P0[1-3]$|^53300$/;
+const UNAVAILABLE_MESSAGE =
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|PGlite is closed|not queryable|ENOSPC|EIO/i;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code)))
+    return true;
+  return error instanceof Error && UNAVAILABLE_MESSAGE.test(error.message);
+}
+
+/** ioredis's words for a connection it lost or could not make (its commands then fail). */
+const REDIS_UNAVAILABLE_MESSAGE =
+  /Connection is closed|Stream isn't writeable|max retries per request|Command timed out|ECONNREFUSED|ECONNRESET/;
+
+export function isRedisUnavailable(error: unknown): boolean {
+  return error instanceof Error && REDIS_UNAVAILABLE_MESSAGE.test(error.message);
+}

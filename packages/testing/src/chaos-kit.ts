@@ -1,0 +1,88 @@
+/**
+ * Small parts the seeded fault harnesses share (issue 21, `npm run chaos`): a seeded
+ * random generator (a run repeats for its seed), waits bounded by a deadline or by
+ * progress (a loaded machine is slower, not stuck), and a quantile of recovery times.
+ */
+
+/** mulberry32: a small seeded generator in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `check` holds (a throwing check counts as not yet); throws after `timeoutMs`. */
+export async function until(
+  what: string,
+  timeoutMs: number,
+  check: () => boolean | Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return;
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * Waits until `remaining` reaches 0; false once it has not gone down for `quietMs`
+ * (progress, not wall-clock, decides).
+ */
+export async function untilSettled(quietMs: number, remaining: () => Promise<number>) {
+  let best = Number.POSITIVE_INFINITY;
+  let movedAt = Date.now();
+  for (;;) {
+    const left = await remaining().catch(() => best);
+    if (left === 0) return true;
+    if (left < best) {
+      best = left;
+      movedAt = Date.now();
+    } else if (Date.now() - movedAt > quietMs) return false;
+    await sleep(250);
+  }
+}
+
+/** The q-quantile (0–1) of `values` (nearest rank); undefined when empty. */
+export function quantile(values: readonly number[], q: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+/**
+ * Runs a chaos harness (`chaos/chaos.ts` of the service in `cwd`) as a child process for
+ * a node:test test: a cancelled test stops it (which stops its engines); the output from
+ * the table's heading on is printed. Resolves with the exit code and the whole output.
+ */
+export async function runChaosHarness(
+  signal: AbortSignal,
+  cwd: string,
+  args: string[],
+  heading: string,
+): Promise<{ code: number | null; output: string }> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'chaos/chaos.ts', ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  signal.addEventListener('abort', () => child.kill('SIGTERM'));
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  process.stdout.write(output.slice(output.indexOf(`\n${heading}`)));
+  return { code, output };
+}

@@ -1,0 +1,21 @@
+// `npm run chaos -- [--service integration|render|analytics] [--faults N] [--seed S] …`
+// (issue 21): runs the seeded fault harness of one service, `services/<service>/chaos/chaos.ts`
+// (integration when --service is not given); every other option goes to that harness.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const args = process.argv.slice(2);
+const at = args.findIndex((a) => a === '--service' || a.startsWith('--service='));
+const service =
+  at < 0 ? 'integration' : args[at].includes('=') ? args[at].split('=')[1] : args[at + 1];
+const harness = fileURLToPath(new URL(`../services/${service}/chaos/chaos.ts`, import.meta.url));
+if (!/^[a-z-]+$/.test(service ?? '') || !existsSync(harness)) {
+  console.error(`chaos: no harness for --service ${service} (integration, render, analytics)`);
+  process.exit(2);
+}
+const run = spawnSync(process.execPath, ['--import', 'tsx', harness, ...args], {
+  cwd: fileURLToPath(new URL(`../services/${service}`, import.meta.url)),
+  stdio: 'inherit',
+});
+process.exit(run.status ?? 1);

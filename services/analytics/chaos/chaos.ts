@@ -1,0 +1,262 @@
+/**
+ * `npm run chaos -- --service analytics --faults N --seed S` (issue 21): builds of the
+ * warehouse (`analytics build`, a process) killed with SIGKILL at seeded random points
+ * (after a seeded number of its steps, plus a seeded part of the next step's time, so
+ * the copy, bronze … views, the commit, the checkpoint and the rename are all hit),
+ * while the service (`src/main.ts`, a process) answers a paced load of REST reads. After
+ * each kill it checks that the DuckDB file opens and holds a whole build (the previous
+ * one, or the new one when the kill came after the rename), that the next build
+ * completes and is served, and that no scratch copy is left behind. Every read is kept:
+ * each must be a 200 naming a build that was whole at the time. It prints one table and
+ * exits 1 on a violation. No engine of the machine is used (files in a temp folder).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { freePort, quantile, seededRandom, sleep, until } from '@platform/testing';
+import { warehousePath } from '../src/warehouse/paths.js';
+
+const { values: argv } = parseArgs({
+  options: {
+    faults: { type: 'string', default: '20' },
+    seed: { type: 'string', default: '1' },
+    service: { type: 'string', default: 'analytics' },
+    /** Orders of the generated data set (small: builds take seconds). */
+    orders: { type: 'string', default: '2000' },
+    /** One read every pace-ms. */
+    'pace-ms': { type: 'string', default: '100' },
+  },
+});
+const FAULTS = Number(argv.faults);
+const SEED = Number(argv.seed);
+const PACE_MS = Number(argv['pace-ms']);
+const SERVICE_DIR = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(SERVICE_DIR, 'bin', 'analytics.mjs');
+const random = seededRandom(SEED);
+const log = (line: string) =>
+  console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+interface Read {
+  status: number | 'none';
+  buildId?: string;
+  at: number;
+}
+
+/** A build process; `steps` counts the step lines it printed so far. */
+interface Build {
+  child: ChildProcess;
+  steps: number;
+  output: string;
+  exited: Promise<number | null>;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'chaos-analytics-'));
+  const dataDir = join(work, 'data');
+  const source = join(work, 'source');
+  const file = warehousePath(dataDir);
+  log(`seed ${SEED}, ${FAULTS} builds killed; folder ${work}`);
+  const runBuild = (args: string[]): Build => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: SERVICE_DIR,
+      env: { ...process.env, DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const build: Build = {
+      child,
+      steps: 0,
+      output: '',
+      exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))),
+    };
+    child.stdout!.on('data', (chunk: Buffer) => {
+      build.output += chunk;
+      build.steps = build.output.split('\n').filter((l) => /^\w+\s+\d+ ms/.test(l)).length;
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (build.output += chunk));
+    return build;
+  };
+  const complete = async (args: string[]) => {
+    const build = runBuild(args);
+    const code = await build.exited;
+    if (code !== 0) throw new Error(`analytics ${args[0]} failed (${code}):\n${build.output}`);
+    return build.output;
+  };
+  /** The build the file holds, read as a reader would (read-only); throws if it does not open. */
+  const fileBuild = async () => {
+    const instance = await DuckDBInstance.create(file, { access_mode: 'READ_ONLY' });
+    try {
+      const connection = await instance.connect();
+      const reader = await connection.runAndReadAll('SELECT build_id FROM gold.build_info');
+      connection.closeSync();
+      return String(reader.getRowObjects()[0]!.build_id);
+    } finally {
+      instance.closeSync();
+    }
+  };
+  const scratchLeft = () =>
+    readdirSync(join(dataDir, 'analytics')).filter((n) => n.startsWith('.build-'));
+
+  let service: ChildProcess | undefined;
+  const reads: Read[] = [];
+  /** Builds whole in the file at some point (a read naming another is a problem). */
+  const whole = new Set<string>();
+  const problems: string[] = [];
+  const faults: Array<{ step: number; outcome: string; recoveryMs: number }> = [];
+  let stopReads = false;
+  const interrupted = () => {
+    service?.kill('SIGKILL');
+    process.exit(143);
+  };
+  process.once('SIGTERM', interrupted);
+  process.once('SIGINT', interrupted);
+  try {
+    await complete(['generate', '--out', source, '--orders', argv.orders!, '--seed', String(SEED)]);
+    const first = await complete(['build', '--source', source]);
+    // The first build's step times: a kill lands inside a step by a part of its time.
+    const stepMs = first
+      .split('\n')
+      .map((l) => /^\w+\s+(\d+) ms/.exec(l)?.[1])
+      .filter(Boolean)
+      .map(Number);
+    let current = await fileBuild();
+    whole.add(current);
+    const port = await freePort();
+    service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: SERVICE_DIR,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: 'ignore',
+    });
+    const url = `http://127.0.0.1:${port}/api/v1/sales/kpis`;
+    const read = async (): Promise<Read> => {
+      const at = Date.now();
+      try {
+        const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+        const body = (await response.json()) as { meta?: { build_id?: string } };
+        return {
+          status: response.status,
+          at,
+          ...(body.meta?.build_id ? { buildId: body.meta.build_id } : {}),
+        };
+      } catch {
+        return { status: 'none', at };
+      }
+    };
+    await until('the service answers the KPIs', 180_000, async () => (await read()).status === 200);
+    log(`service up; first build ${current} (steps ${stepMs.join(', ')} ms)`);
+    const reading = (async () => {
+      while (!stopReads) {
+        const answer = await read();
+        reads.push(answer);
+        if (answer.status !== 200) problems.push(`a read answered ${answer.status}`);
+        await sleep(PACE_MS);
+      }
+    })();
+    const served = (buildId: string, since: number) =>
+      until(`build ${buildId} served`, 60_000, () =>
+        reads.some((r) => r.at >= since && r.buildId === buildId),
+      );
+
+    for (let i = 0; i < FAULTS; i += 1) {
+      // Kill after `step` step lines, a part of the next step's time later.
+      const step = Math.floor(random() * (stepMs.length + 1));
+      const delay = random() * (stepMs[step] ?? stepMs.at(-1) ?? 100);
+      const build = runBuild(['build', '--source', source]);
+      const exited = await Promise.race([
+        until('the step', 120_000, () => build.steps >= step).then(() => false),
+        build.exited.then(() => true),
+      ]);
+      if (!exited) await sleep(delay);
+      const killedAt = Date.now();
+      build.child.kill('SIGKILL');
+      const code = await build.exited;
+      // The file opens and holds a whole build: the previous one, or this one when the
+      // kill came after the rename.
+      let held: string | undefined;
+      try {
+        held = await fileBuild();
+      } catch (error) {
+        problems.push(
+          `after a kill at step ${step}, the DuckDB file does not open: ${String(error)}`,
+        );
+      }
+      const outcome =
+        code === 0 ? 'finished first' : held === current ? 'previous kept' : 'new in place';
+      if (held) {
+        whole.add(held);
+        if (code !== 0 && held !== current)
+          log(
+            `kill at step ${step}: the file already holds the new build (killed after the rename)`,
+          );
+        current = held;
+      }
+      // The next build completes, removes what the killed one left, and is served.
+      await complete(['build', '--source', source]).catch((error: Error) =>
+        problems.push(
+          `the build after a kill at step ${step} failed: ${error.message.slice(0, 500)}`,
+        ),
+      );
+      const next = await fileBuild();
+      whole.add(next);
+      current = next;
+      const left = scratchLeft();
+      if (left.length > 0)
+        problems.push(`after the next build, scratch copies left: ${left.join(', ')}`);
+      await served(next, killedAt).catch(() => problems.push(`build ${next} never served`));
+      const firstNew = reads.find((r) => r.at >= killedAt && r.buildId === next);
+      const recoveryMs = firstNew ? firstNew.at - killedAt : Number.POSITIVE_INFINITY;
+      faults.push({ step, outcome, recoveryMs });
+      log(
+        `fault ${i + 1}/${FAULTS}: build killed at step ${step} (+${Math.round(delay)} ms): ${outcome}; next build served after ${recoveryMs} ms`,
+      );
+    }
+    stopReads = true;
+    await reading;
+    // Checked at the end: a completed build is served before the harness reads its id.
+    for (const r of reads)
+      if (r.buildId && !whole.has(r.buildId))
+        problems.push(`a read named build ${r.buildId}, never whole in the file`);
+
+    const byStep = new Map<number, number>();
+    for (const f of faults) byStep.set(f.step, (byStep.get(f.step) ?? 0) + 1);
+    const byOutcome = new Map<string, number>();
+    for (const f of faults) byOutcome.set(f.outcome, (byOutcome.get(f.outcome) ?? 0) + 1);
+    const byStatus = new Map<number | 'none', number>();
+    for (const r of reads) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+    const times = faults.map((f) => f.recoveryMs);
+    console.log('\nanalytics chaos, seed', SEED);
+    console.log('| build killed after step | count |');
+    console.log('| --- | --- |');
+    for (const [step, count] of [...byStep].sort((a, b) => a[0] - b[0]))
+      console.log(`| ${step} | ${count} |`);
+    console.log(`\noutcomes: ${[...byOutcome].map(([o, c]) => `${o}: ${c}`).join(', ')}`);
+    console.log(
+      `reads: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')}`,
+    );
+    console.log(`builds killed ${faults.length}; problems ${problems.length}`);
+    console.log(
+      `from the kill to the next build served: p50 ${quantile(times, 0.5)} ms, p99 ${quantile(times, 0.99)} ms`,
+    );
+    for (const line of [...new Set(problems)].slice(0, 20)) console.log(`  ${line}`);
+    if (problems.length > 0) {
+      console.log(`FAILED; folder ${work}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    stopReads = true;
+    service?.kill('SIGKILL');
+    if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(process.exitCode ?? 0);

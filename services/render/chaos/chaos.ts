@@ -1,0 +1,514 @@
+/**
+ * `npm run chaos -- --service render --faults N --seed S` (issue 21): the render service
+ * as separate processes of `src/main.ts` (one API instance with dispatcher and reaper,
+ * `RUN_WORKER=false`, and two worker-only instances) on its own PostgreSQL and Redis
+ * (free ports, throw-away folders; never the machine's shared ones), reached through TCP
+ * proxies, with artifacts in an s3rver bucket. A paced load of submissions of the made
+ * replay (tiny renders, each a new client address) runs while one fault at a time is
+ * injected at seeded random points:
+ *
+ * - kill -9 of the API instance or of a worker (then started again);
+ * - kill -9 and restart of PostgreSQL or Redis (Redis as `.ci/run` starts it, without
+ *   persistence: it comes back empty, every task lost);
+ * - the connection to PostgreSQL or Redis cut (refused) or stalled for two seconds.
+ *
+ * Every answer is kept. At the end it waits for the jobs and checks: every job answered
+ * 202 is `completed` or `failed` with a reason; no job was rendered by two workers at
+ * once (each claim is logged by the worker; a claim while an earlier claimant of the same
+ * job was alive and had not finished is a duplicate) nor completed twice; every video in
+ * the bucket is whole (ffprobe reads it) and every completed job's video and thumbnail
+ * exist; no answer was a 5xx other than 503. It prints one table and exits 1 on a
+ * violation.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createObjectStore, createSqlDatabase } from '@platform/core';
+import {
+  freePort,
+  madeOsuFixture,
+  madeOsuFixturesDir,
+  quantile,
+  seededRandom,
+  sleep,
+  startOwnPostgres,
+  startOwnRedis,
+  startS3Server,
+  startTcpProxy,
+  until,
+  untilSettled,
+} from '@platform/testing';
+
+const { values: argv } = parseArgs({
+  options: {
+    faults: { type: 'string', default: '20' },
+    seed: { type: 'string', default: '1' },
+    kinds: { type: 'string' },
+    service: { type: 'string', default: 'render' },
+    /** Quiet time before each fault: gap-ms plus up to twice as much again (seeded). */
+    'gap-ms': { type: 'string', default: '2000' },
+    /** One submission every pace-ms. */
+    'pace-ms': { type: 'string', default: '1500' },
+    /** 0: recovery times are reported, not held to a bound (timed checks do not belong in tests). */
+    'recovery-bound-ms': { type: 'string', default: '10000' },
+  },
+});
+const FAULTS = Number(argv.faults);
+const SEED = Number(argv.seed);
+const GAP_MS = Number(argv['gap-ms']);
+const PACE_MS = Number(argv['pace-ms']);
+const RECOVERY_BOUND_MS = Number(argv['recovery-bound-ms']);
+const REQUEST_TIMEOUT_MS = 15_000;
+/** The reaper's windows, short so a lost worker or task is noticed within the run. */
+const STUCK_JOB_SECONDS = 10;
+const REDISPATCH_AFTER_SECONDS = 10;
+const SERVICE_DIR = fileURLToPath(new URL('..', import.meta.url));
+const MAIN = join(SERVICE_DIR, 'src', 'main.ts');
+
+const random = seededRandom(SEED);
+const faultRandom = seededRandom(SEED * 7919 + 1);
+const pick = <T>(items: readonly T[], from = random): T =>
+  items[Math.floor(from() * items.length)]!;
+const log = (line: string) =>
+  console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+const KINDS = [
+  'kill -9 api',
+  'kill -9 worker',
+  'kill -9 postgres',
+  'kill -9 redis',
+  'cut postgres',
+  'cut redis',
+  'stall postgres',
+  'stall redis',
+] as const;
+type FaultKind = (typeof KINDS)[number];
+
+interface Answer {
+  status: number | 'none';
+  jobId?: string;
+  detail?: string;
+  startedAt: number;
+  endedAt: number;
+}
+
+interface Instance {
+  name: string;
+  role: Record<string, string>;
+  port: number;
+  child?: ChildProcess;
+  /** pid → when it was SIGKILLed (by the harness). */
+  killedAt: Map<number, number>;
+}
+
+/** A worker's log line about a job (pino JSON). */
+interface JobEvent {
+  jobId: string;
+  pid: number;
+  time: number;
+  msg: string;
+}
+
+async function main(): Promise<void> {
+  const kinds = (argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS];
+  for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind}`);
+  const work = mkdtempSync(join(tmpdir(), 'chaos-render-'));
+  log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
+  const postgres = await startOwnPostgres();
+  const redis = await startOwnRedis();
+  const s3 = await startS3Server();
+  const pgProxy = await startTcpProxy({ host: '127.0.0.1', port: postgres.port });
+  const redisProxy = await startTcpProxy({ host: '127.0.0.1', port: redis.port });
+  // The checks read the engines directly, not through the proxies.
+  const direct = await createSqlDatabase({ url: postgres.url, dataDir: 'unused', poolSize: 2 });
+  const store = createObjectStore({
+    s3: {
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      region: s3.region,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    },
+  });
+  const env = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    DATA_DIR: join(work, 'data'),
+    DATABASE_URL: `postgres://postgres@127.0.0.1:${pgProxy.port}/postgres`,
+    REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
+    S3_ENDPOINT: s3.endpoint,
+    S3_BUCKET: s3.bucket,
+    S3_REGION: s3.region,
+    S3_ACCESS_KEY_ID: s3.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    SIGNING_SECRET: 'render-chaos-signing-secret',
+    BEATMAPS_DIR: madeOsuFixturesDir(),
+    RENDER_WIDTH: '320',
+    RENDER_HEIGHT: '180',
+    STUCK_JOB_SECONDS: String(STUCK_JOB_SECONDS),
+    REDISPATCH_AFTER_SECONDS: String(REDISPATCH_AFTER_SECONDS),
+    // A fault may cost a job more dispatches than a healthy run ever needs.
+    MAX_DISPATCHES: '10',
+    MAX_QUEUED: '1000',
+    MAX_RENDERING: '1000',
+    // Every submission is the same replay: each must be rendered, not reused.
+    REUSE_RENDERS: 'false',
+  };
+  const instances: Instance[] = [
+    { name: 'api', role: { RUN_WORKER: 'false' }, port: await freePort(), killedAt: new Map() },
+    ...['worker-1', 'worker-2'].map((name) => ({
+      name,
+      role: { RUN_DISPATCHER: 'false', RUN_REAPER: 'false' },
+      port: 0,
+      killedAt: new Map<number, number>(),
+    })),
+  ];
+  for (const instance of instances.slice(1)) instance.port = await freePort();
+  const api = instances[0]!;
+  const workers = instances.slice(1);
+  const base = `http://127.0.0.1:${api.port}`;
+  let stopping = false;
+  let crashes = 0;
+  const events: JobEvent[] = [];
+  const serviceLog = createWriteStream(join(work, 'service.log'));
+
+  const start = (instance: Instance) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      cwd: SERVICE_DIR,
+      env: { ...env, ...instance.role, PORT: String(instance.port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    instance.child = child;
+    let rest = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (rest + chunk.toString()).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) {
+        if (!line.includes('"jobId"') && !/"level":[56]0/.test(line)) continue;
+        serviceLog.write(`${instance.name} ${line}\n`);
+        try {
+          const entry = JSON.parse(line) as { jobId?: string; msg: string; time: string | number };
+          if (entry.jobId)
+            events.push({
+              jobId: entry.jobId,
+              pid: child.pid!,
+              // The core logger writes ISO times.
+              time: typeof entry.time === 'number' ? entry.time : Date.parse(entry.time),
+              msg: entry.msg,
+            });
+        } catch {
+          // not a log line
+        }
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => serviceLog.write(`${instance.name} ${chunk}`));
+    child.once('exit', (code, signal) => {
+      if (signal === 'SIGKILL' || stopping || instance.child !== child) return;
+      crashes += 1;
+      log(`${instance.name} exited by itself (code ${code}); starting it again`);
+      start(instance);
+    });
+  };
+  const kill = async (instance: Instance) => {
+    const running = instance.child;
+    if (!running || running.exitCode !== null || running.signalCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+    instance.killedAt.set(running.pid!, Date.now());
+  };
+  const healthy = async (instance: Instance) =>
+    (await fetch(`http://127.0.0.1:${instance.port}/health`).catch(() => undefined))?.status ===
+    200;
+  const interrupted = (signal: NodeJS.Signals) => {
+    stopping = true;
+    for (const instance of instances) instance.child?.kill('SIGKILL');
+    void Promise.allSettled([postgres.stop(), redis.stop(), s3.stop()]).then(() =>
+      process.exit(signal === 'SIGINT' ? 130 : 143),
+    );
+  };
+  process.once('SIGTERM', interrupted);
+  process.once('SIGINT', interrupted);
+
+  const answers: Answer[] = [];
+  const faults: Array<{ kind: FaultKind; recoveryMs: number }> = [];
+  const replay = readFileSync(madeOsuFixture('perfect.osr'));
+  let stopLoad = false;
+  try {
+    // All at once (the migrations take a lock; a worker waits for the API's).
+    for (const instance of instances) start(instance);
+    await until('every instance answers /health', 240_000, async () =>
+      (await Promise.all(instances.map(healthy))).every(Boolean),
+    );
+    log(`service up on ${base}`);
+
+    let n = 0;
+    const submit = async () => {
+      n += 1;
+      const form = new FormData();
+      form.append('replay', new Blob([replay]), 'chaos.osr');
+      const answer: Answer = { status: 'none', startedAt: Date.now(), endedAt: 0 };
+      try {
+        const response = await fetch(`${base}/v1/render`, {
+          method: 'POST',
+          body: form,
+          // A new client each time (a loopback peer is a trusted proxy): the per-address
+          // limits and the daily quota do not bite.
+          headers: { 'edge-connecting-ip': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        answer.status = response.status;
+        const body = (await response.json().catch(() => ({}))) as {
+          job_id?: string;
+          detail?: string;
+        };
+        if (body.detail) answer.detail = body.detail;
+        if (response.status === 202) answer.jobId = body.job_id!;
+        else if (response.status >= 500 && response.status !== 503)
+          log(`unexpected ${response.status}: ${JSON.stringify(body)}`);
+      } catch {
+        answer.status = 'none';
+      } finally {
+        answer.endedAt = Date.now();
+        answers.push(answer);
+      }
+    };
+    const load = (async () => {
+      const pending = new Set<Promise<void>>();
+      while (!stopLoad) {
+        const request = submit();
+        pending.add(request);
+        void request.finally(() => pending.delete(request));
+        await sleep(PACE_MS);
+      }
+      await Promise.all(pending);
+    })();
+
+    const firstSuccessAfter = async (since: number): Promise<number> => {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        const ok = answers.find((a) => a.status === 202 && a.startedAt >= since);
+        if (ok) return ok.endedAt - since;
+        await sleep(50);
+      }
+      return Number.POSITIVE_INFINITY;
+    };
+
+    for (let i = 0; i < FAULTS; i += 1) {
+      await sleep(GAP_MS + faultRandom() * 2 * GAP_MS);
+      const kind = pick(kinds, faultRandom);
+      let returnedAt: number;
+      switch (kind) {
+        case 'kill -9 api':
+        case 'kill -9 worker': {
+          const victim = kind === 'kill -9 api' ? api : pick(workers, faultRandom);
+          await kill(victim);
+          returnedAt = Date.now();
+          start(victim);
+          break;
+        }
+        case 'kill -9 postgres':
+        case 'kill -9 redis': {
+          const engine = kind === 'kill -9 postgres' ? postgres : redis;
+          await engine.kill();
+          await sleep(500 + faultRandom() * 1500);
+          await engine.start();
+          returnedAt = Date.now();
+          break;
+        }
+        default: {
+          const [action, engine] = kind.split(' ') as ['cut' | 'stall', 'postgres' | 'redis'];
+          const proxy = engine === 'postgres' ? pgProxy : redisProxy;
+          proxy[action]();
+          await sleep(2000);
+          proxy.restore();
+          returnedAt = Date.now();
+        }
+      }
+      const recoveryMs = await firstSuccessAfter(returnedAt);
+      faults.push({ kind, recoveryMs });
+      log(`fault ${i + 1}/${FAULTS}: ${kind}; accepting again after ${recoveryMs} ms`);
+    }
+    stopLoad = true;
+    await load;
+
+    // The end state: every accepted job finished. The bound is progress, not time: the
+    // reaper's windows plus a few renders on a loaded machine.
+    const accepted = answers.filter((a) => a.status === 202).map((a) => a.jobId!);
+    log(
+      `load done: ${answers.length} submissions, ${accepted.length} accepted; waiting for the jobs`,
+    );
+    const unfinished = async () => {
+      const { rows } = await direct.query<{ id: string }>(
+        `SELECT id::text AS id FROM render_jobs
+         WHERE id = ANY($1::uuid[]) AND status IN ('completed', 'failed')`,
+        [accepted],
+      );
+      const done = new Set(rows.map((r) => r.id));
+      return accepted.filter((id) => !done.has(id));
+    };
+    await untilSettled(
+      (STUCK_JOB_SECONDS + REDISPATCH_AFTER_SECONDS) * 1000 + 90_000,
+      async () => (await unfinished()).length,
+    );
+    const problems: string[] = [];
+    const { rows: jobs } = await direct.query<{
+      id: string;
+      status: string;
+      error: string | null;
+      video_key: string | null;
+      thumbnail_key: string | null;
+    }>(
+      `SELECT id::text AS id, status, error, video_key, thumbnail_key FROM render_jobs
+       WHERE id = ANY($1::uuid[])`,
+      [accepted],
+    );
+    const byId = new Map(jobs.map((j) => [j.id, j]));
+    const lost = accepted.filter((id) => !byId.has(id));
+    for (const id of lost) problems.push(`job ${id} answered 202 is not in the database`);
+    for (const id of await unfinished())
+      if (byId.has(id)) problems.push(`job ${id} never finished (${byId.get(id)!.status})`);
+    const failed = jobs.filter((j) => j.status === 'failed');
+    for (const job of failed)
+      if (!job.error) problems.push(`job ${job.id} failed without a reason`);
+
+    // Whole artifacts: every completed job's video and thumbnail exist, and every video
+    // in the bucket (orphans of killed renders included) is a playable file.
+    const probe = (bytes: Buffer) => {
+      const file = join(work, 'probe.mp4');
+      writeFileSync(file, bytes);
+      try {
+        const out = execFileSync(
+          'ffprobe',
+          ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file],
+          { encoding: 'utf8' },
+        );
+        return Number(out.trim()) > 0;
+      } catch {
+        return false;
+      }
+    };
+    let videosProbed = 0;
+    for (const job of jobs.filter((j) => j.status === 'completed')) {
+      if (!job.video_key || !job.thumbnail_key) {
+        problems.push(`completed job ${job.id} has no video or thumbnail key`);
+        continue;
+      }
+      const thumbnail = await store.get(job.thumbnail_key).catch(() => undefined);
+      if (!thumbnail || thumbnail[0] !== 0xff || thumbnail[1] !== 0xd8)
+        problems.push(`completed job ${job.id}: thumbnail missing or not a JPEG`);
+    }
+    for (const key of await store.list('videos/')) {
+      const video = await store.get(key);
+      videosProbed += 1;
+      if (!probe(video)) problems.push(`video ${key} (${video.length} bytes) is not whole`);
+    }
+    for (const job of jobs.filter((j) => j.status === 'completed'))
+      if (!(await store.exists(job.video_key!)))
+        problems.push(`completed job ${job.id}: video ${job.video_key} missing`);
+
+    // Rendered twice: a claim while an earlier claimant was alive and not finished with
+    // the job, or two completions.
+    const TAKEN_AWAY = 'render stopped: the job was taken away (cancelled or reaped)';
+    const ENDS = new Set([
+      'render completed',
+      'render failed',
+      TAKEN_AWAY,
+      'render task ended without its final write',
+    ]);
+    const workerPids = new Map<number, Instance>();
+    for (const worker of workers)
+      for (const pid of worker.killedAt.keys()) workerPids.set(pid, worker);
+    let duplicated = 0;
+    let rerendered = 0;
+    let overlapsStopped = 0;
+    for (const id of accepted) {
+      const mine = events.filter((e) => e.jobId === id).sort((a, b) => a.time - b.time);
+      const completions = mine.filter((e) => e.msg === 'render completed').length;
+      const claims = mine.filter((e) => e.msg === 'job claimed');
+      if (claims.length > 1) rerendered += 1;
+      // A claim while the earlier claimant was alive and not done with the job: the reaper
+      // gave the job back (no heartbeat for STUCK_JOB_SECONDS, e.g. while the database was
+      // down). Harmless when the earlier one stops at its next write (the documented
+      // design); a duplicate when it goes on to complete or fail the job itself.
+      let overlap = false;
+      for (let c = 1; c < claims.length; c += 1) {
+        const earlier = claims[c - 1]!;
+        const later = claims[c]!;
+        const killed = workerPids.get(earlier.pid)?.killedAt.get(earlier.pid);
+        const end = mine.find(
+          (e) => e.pid === earlier.pid && ENDS.has(e.msg) && e.time >= earlier.time,
+        );
+        const endedBefore = end !== undefined && end.time <= later.time;
+        const killedBefore = killed !== undefined && killed <= later.time;
+        if (endedBefore || killedBefore) continue;
+        if (end?.msg === TAKEN_AWAY) overlapsStopped += 1;
+        else overlap = true;
+      }
+      if (completions > 1 || overlap) {
+        duplicated += 1;
+        problems.push(
+          `job ${id} rendered twice (${claims.length} claims, ${completions} completions${overlap ? ', overlapping' : ''})`,
+        );
+      }
+    }
+    const unexpected = answers.filter(
+      (a) => typeof a.status === 'number' && a.status >= 500 && a.status !== 503,
+    );
+    for (const a of unexpected) problems.push(`answered ${a.status}: ${a.detail ?? ''}`);
+
+    // The table.
+    const byKind = new Map<string, number[]>();
+    for (const f of faults) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f.recoveryMs]);
+    const byStatus = new Map<number | 'none', number>();
+    for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
+    const engineRecoveries = faults
+      .filter((f) => !f.kind.startsWith('kill -9 api') && !f.kind.startsWith('kill -9 worker'))
+      .map((f) => f.recoveryMs);
+    console.log('\nrender chaos, seed', SEED);
+    console.log('| fault | count | accepting again p50 (ms) | max (ms) |');
+    console.log('| --- | --- | --- | --- |');
+    for (const [kind, times] of byKind)
+      console.log(
+        `| ${kind} | ${times.length} | ${quantile(times, 0.5)} | ${Math.max(...times)} |`,
+      );
+    console.log(
+      `\nanswers: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')}`,
+    );
+    console.log(
+      `accepted ${accepted.length} (completed ${jobs.length - failed.length}, failed with a reason ${failed.length}); lost ${lost.length}; duplicated ${duplicated}; rendered again after a fault ${rerendered} (overlapping a live earlier claim that then stopped: ${overlapsStopped}); videos probed ${videosProbed}; problems ${problems.length}; service crashes ${crashes}`,
+    );
+    console.log(
+      `after an engine's return, first 202: p50 ${quantile(engineRecoveries, 0.5)} ms, p99 ${quantile(engineRecoveries, 0.99)} ms`,
+    );
+    const reasons = new Map<string, number>();
+    for (const job of failed) reasons.set(job.error!, (reasons.get(job.error!) ?? 0) + 1);
+    for (const [reason, count] of reasons) console.log(`  failed ×${count}: ${reason}`);
+    for (const line of problems.slice(0, 20)) console.log(`  ${line}`);
+    const slow =
+      RECOVERY_BOUND_MS > 0 ? engineRecoveries.filter((ms) => ms > RECOVERY_BOUND_MS).length : 0;
+    if (problems.length > 0 || crashes > 0 || slow > 0) {
+      console.log(
+        `FAILED (${slow} recoveries over ${RECOVERY_BOUND_MS} ms); service log: ${join(work, 'service.log')}`,
+      );
+      process.exitCode = 1;
+    }
+  } finally {
+    stopLoad = true;
+    stopping = true;
+    for (const instance of instances) await kill(instance);
+    await direct.close().catch(() => undefined);
+    await pgProxy.close();
+    await redisProxy.close();
+    await Promise.allSettled([postgres.stop(), redis.stop(), s3.stop()]);
+    serviceLog.end();
+    if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
+// The queue's client and the pools may hold the loop open.
+process.exit(process.exitCode ?? 0);
