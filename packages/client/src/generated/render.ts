@@ -641,7 +641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "*/*": string;
+                    "*/*": Blob;
                 };
             };
             /** @description The requested byte range */
@@ -650,7 +650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "*/*": string;
+                    "*/*": Blob;
                 };
             };
             /** @description `SIGNATURE_INVALID`: Invalid or expired signature. */
@@ -716,7 +716,98 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The .osr replay file (standard mode), at most MAX_REPLAY_SIZE_MB
+                     */
+                    replay: Blob;
+                    /**
+                     * @description A stored skin (GET /v1/skins lists them)
+                     * @default Default
+                     */
+                    skin?: string;
+                    /**
+                     * @description Background dim, 0.0 none to 1.0 full; a value above 1 is a percentage (95 is 0.95)
+                     * @default 0.95
+                     */
+                    bg_dim?: number;
+                    /**
+                     * @default 1080p
+                     * @enum {string}
+                     */
+                    resolution?: "1080p" | "4k";
+                    /**
+                     * @description Motion blur (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    motion_blur?: boolean;
+                    /**
+                     * @description Load the beatmap storyboard (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    storyboard?: boolean;
+                    /**
+                     * @description Load the beatmap background video (also 1/0, yes/no, on/off)
+                     * @default false
+                     */
+                    video?: boolean;
+                    /**
+                     * @description Slider snaking-in animation (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    snaking_in?: boolean;
+                    /**
+                     * @description Slider snaking-out animation (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    snaking_out?: boolean;
+                    /**
+                     * @description Hit error meter overlay (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    hit_error_meter?: boolean;
+                    /**
+                     * @description Key press overlay (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    key_overlay?: boolean;
+                    /** @description Music volume */
+                    music_volume?: number;
+                    /** @description Hitsound volume */
+                    hitsound_volume?: number;
+                    /** @description HP bar */
+                    hp_bar?: boolean;
+                    /** @description Unstable rate */
+                    unstable_rate?: boolean;
+                    /** @description Hit counter */
+                    hit_counter?: boolean;
+                    /** @description PP counter */
+                    pp_counter?: boolean;
+                    /** @description Results screen */
+                    results_screen?: boolean;
+                    /** @description Hit lighting */
+                    hit_lighting?: boolean;
+                    /** @description Beatmap's own skin */
+                    use_beatmap_skin?: boolean;
+                    /** @description Beatmap's combo colours */
+                    use_beatmap_colours?: boolean;
+                    /** @description Cursor size */
+                    cursor_size?: number;
+                    /** @description Intro background dim */
+                    intro_bg_dim?: number;
+                    /** @description Break background dim */
+                    break_bg_dim?: number;
+                    /**
+                     * @description Frames per second
+                     * @enum {integer}
+                     */
+                    fps?: 30 | 60;
+                };
+            };
+        };
         responses: {
             /** @description Queued */
             202: {
@@ -1148,7 +1239,17 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The .osk skin (a ZIP archive), at most MAX_SKIN_SIZE_MB
+                     */
+                    skin: Blob;
+                };
+            };
+        };
         responses: {
             /** @description Stored */
             200: {
@@ -1310,7 +1411,100 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The .osr replay file (standard mode), at most MAX_REPLAY_SIZE_MB
+                     */
+                    replay: Blob;
+                    /**
+                     * @description A stored skin (GET /v1/skins lists them)
+                     * @default Default
+                     */
+                    skin?: string;
+                    /**
+                     * @description Background dim, 0.0 none to 1.0 full; a value above 1 is a percentage (95 is 0.95)
+                     * @default 0.95
+                     */
+                    bg_dim?: number;
+                    /**
+                     * @default 1080p
+                     * @enum {string}
+                     */
+                    resolution?: "1080p" | "4k";
+                    /**
+                     * @description Motion blur (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    motion_blur?: boolean;
+                    /**
+                     * @description Load the beatmap storyboard (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    storyboard?: boolean;
+                    /**
+                     * @description Load the beatmap background video (also 1/0, yes/no, on/off)
+                     * @default false
+                     */
+                    video?: boolean;
+                    /**
+                     * @description Slider snaking-in animation (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    snaking_in?: boolean;
+                    /**
+                     * @description Slider snaking-out animation (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    snaking_out?: boolean;
+                    /**
+                     * @description Hit error meter overlay (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    hit_error_meter?: boolean;
+                    /**
+                     * @description Key press overlay (also 1/0, yes/no, on/off)
+                     * @default true
+                     */
+                    key_overlay?: boolean;
+                    /** @description Music volume */
+                    music_volume?: number;
+                    /** @description Hitsound volume */
+                    hitsound_volume?: number;
+                    /** @description HP bar */
+                    hp_bar?: boolean;
+                    /** @description Unstable rate */
+                    unstable_rate?: boolean;
+                    /** @description Hit counter */
+                    hit_counter?: boolean;
+                    /** @description PP counter */
+                    pp_counter?: boolean;
+                    /** @description Results screen */
+                    results_screen?: boolean;
+                    /** @description Hit lighting */
+                    hit_lighting?: boolean;
+                    /** @description Beatmap's own skin */
+                    use_beatmap_skin?: boolean;
+                    /** @description Beatmap's combo colours */
+                    use_beatmap_colours?: boolean;
+                    /** @description Cursor size */
+                    cursor_size?: number;
+                    /** @description Intro background dim */
+                    intro_bg_dim?: number;
+                    /** @description Break background dim */
+                    break_bg_dim?: number;
+                    /**
+                     * @description Frames per second
+                     * @enum {integer}
+                     */
+                    fps?: 30 | 60;
+                    /** @description `ultra` renders in 4k, any other value in 1080p; when present, `resolution` is ignored */
+                    quality?: string;
+                };
+            };
+        };
         responses: {
             /** @description Queued */
             200: {
@@ -1683,7 +1877,17 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The .osk skin (a ZIP archive), at most MAX_SKIN_SIZE_MB
+                     */
+                    skin: Blob;
+                };
+            };
+        };
         responses: {
             /** @description Stored */
             200: {

@@ -25,6 +25,7 @@ import {
   type SecurityScheme,
 } from './openapi/security-schemes.js';
 import { installResponseCheck, responseCheckEnabled } from './openapi/response-check.js';
+import { withMultipartBody } from './openapi/multipart-body.js';
 import { openApiUrl, withWildcardParam } from './openapi/wildcard.js';
 import { addStandardResponses } from './openapi/standard-responses.js';
 import { checkHealth, type HealthCheck } from './health.js';
@@ -142,8 +143,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
     // so generated clients get readable type names.
     // A wildcard (`/v1/artifacts/*`) is documented as a named parameter, `{path}`: OpenAPI
     // has no unnamed ones. `openApiPath` maps it the same way.
+    // A multipart route's form (`multipartBody`, see multipart-body.ts) becomes its body here.
     transform: ({ schema, url }) => ({
-      schema: withWildcardParam(schema, url),
+      schema: withMultipartBody(withWildcardParam(schema, url)),
       url: openApiUrl(url),
     }),
     // Only OpenAPI documents are made here (`openapi` below), never Swagger 2.

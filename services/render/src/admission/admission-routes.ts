@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RenderContext } from '../context.js';
 import { EXTRA_RENDER_PARAMETERS_HELP } from '../jobs/extra-render-parameters.js';
+import { RENDER_FORM_SCHEMA } from './render-form-schema.js';
 import { SUBMISSION_ERRORS } from './submission-errors.js';
 import { submitFromRequest } from './submit-from-request.js';
 
@@ -22,6 +23,7 @@ export function registerAdmissionRoutes(app: FastifyInstance, ctx: RenderContext
         description: `${RENDER_FIELDS} Checks, first failure wins: extension/size (400/413), replay structure and mode 0 (415), parameters (422), rate limit 5/min/address (429), queue depth and rendering capacity (503), two active jobs per address (429).`,
         tags: ['render'],
         consumes: ['multipart/form-data'],
+        multipartBody: RENDER_FORM_SCHEMA,
         response: {
           202: {
             description: 'Queued',

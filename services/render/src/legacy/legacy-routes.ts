@@ -6,6 +6,7 @@
 import { errorResponses } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { renderErrors } from '../errors.js';
+import { LEGACY_RENDER_FORM_SCHEMA } from '../admission/render-form-schema.js';
 import { SUBMISSION_ERRORS } from '../admission/submission-errors.js';
 import { submitFromRequest } from '../admission/submit-from-request.js';
 import type { RenderContext } from '../context.js';
@@ -14,6 +15,7 @@ import { findJob } from '../jobs/find-job.js';
 import { legacyJobId, parseJobId, toLegacyStatus } from '../jobs/job-view.js';
 import {
   listSkinsHandler,
+  SKIN_UPLOAD_FORM_SCHEMA,
   skinListResponses,
   skinUploadResponses,
   uploadSkinHandler,
@@ -39,6 +41,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
         tags,
         deprecated,
         consumes: ['multipart/form-data'],
+        multipartBody: LEGACY_RENDER_FORM_SCHEMA,
         response: {
           200: {
             description: 'Queued',
@@ -173,6 +176,7 @@ export function registerLegacyRoutes(app: FastifyInstance, ctx: RenderContext): 
         tags,
         deprecated,
         consumes: ['multipart/form-data'],
+        multipartBody: SKIN_UPLOAD_FORM_SCHEMA,
         response: skinUploadResponses,
       },
     },

@@ -22,6 +22,19 @@ import { DEFAULT_SKIN_LIMITS, SkinArchiveError, inspectSkinArchive } from './ski
 import { listSkins, saveSkin } from './skin-library.js';
 import { isValidSkinName } from './skin-name.js';
 
+/** The form of `POST /v1/skins/upload` (and legacy `POST /skins/upload`): one file field, `skin`, for the OpenAPI document (`multipartBody`). */
+export const SKIN_UPLOAD_FORM_SCHEMA = {
+  type: 'object',
+  required: ['skin'],
+  properties: {
+    skin: {
+      type: 'string',
+      format: 'binary',
+      description: 'The .osk skin (a ZIP archive), at most MAX_SKIN_SIZE_MB',
+    },
+  },
+};
+
 /** The skin list's answer, shared by `GET /v1/skins` and the legacy `GET /skins`. */
 export const skinListResponses = {
   200: {

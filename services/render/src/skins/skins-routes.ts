@@ -4,6 +4,7 @@ import type { RenderContext } from '../context.js';
 import {
   listSkinsHandler,
   skinListResponses,
+  SKIN_UPLOAD_FORM_SCHEMA,
   skinUploadResponses,
   uploadSkinHandler,
 } from './skin-handlers.js';
@@ -31,6 +32,7 @@ export function registerSkinRoutes(app: FastifyInstance, ctx: RenderContext): vo
         summary: 'Upload an .osk skin (multipart field `skin`); 2 per minute per address',
         tags: ['skins'],
         consumes: ['multipart/form-data'],
+        multipartBody: SKIN_UPLOAD_FORM_SCHEMA,
         response: skinUploadResponses,
       },
     },
