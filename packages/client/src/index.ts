@@ -61,3 +61,24 @@ export const webhookAdapterClient = (options: PlatformClientOptions) =>
   clientFor<WebhookAdapterPaths>(options);
 export const analyticsClient = (options: PlatformClientOptions) =>
   clientFor<AnalyticsPaths>(options);
+
+/**
+ * openapi-fetch's `bodySerializer` for a multipart operation (`POST /v1/render`, the skin
+ * uploads): the typed body as FormData, a Blob field as a file (a File keeps its name,
+ * which the service checks: `.osr`, `.osk`), anything else as its text. Absent fields are
+ * left out, so the service applies its defaults.
+ *
+ *   await render.POST('/v1/render', {
+ *     body: { replay: new File([bytes], 'play.osr'), skin: 'Default' },
+ *     bodySerializer: toFormData,
+ *   });
+ */
+export function toFormData(body: object): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(body)) {
+    if (value === undefined || value === null) continue;
+    if (value instanceof Blob) form.append(name, value);
+    else form.append(name, String(value));
+  }
+  return form;
+}

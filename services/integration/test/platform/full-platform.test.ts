@@ -3,13 +3,20 @@
  * broker driver: SQL log on PGlite (the embedded default) and JetStream with PostgreSQL.
  * Create, update and delete reach the relational table and the csv file; a poison
  * message is dead-lettered by both adapters, shows up in the dead-letter read API with
- * its adapter and error type, and the next good record is still written.
+ * its adapter and error type, and the next good record is still written. Every call is a
+ * client's: @platform/client against the running services (issue 22 item 4).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import {
+  controlPlaneClient,
+  csvAdapterClient,
+  relationalAdapterClient,
+  submissionClient,
+} from '@platform/client';
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
 import {
   createTestDatabase,
@@ -46,22 +53,20 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
       let db: SqlDatabase;
       let platform: RunningPlatform;
       let dataDir: string;
-      const url = (role: keyof RunningPlatform['urls'], path: string) =>
-        `${platform.urls[role]}${path}`;
-      const getJson = async <T>(target: string) => (await (await fetch(target)).json()) as T;
-      const send = (method: string, target: string, body?: unknown) =>
-        fetch(target, {
-          method,
-          ...(body === undefined
-            ? {}
-            : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-        });
-      const relationalRows = async () =>
-        (
-          await getJson<{ interns: Array<Record<string, string | null>> }>(
-            url('relational', '/interns'),
-          )
-        ).interns;
+      const clients = () => ({
+        submission: submissionClient({ baseUrl: platform.urls.submission! }),
+        relational: relationalAdapterClient({ baseUrl: platform.urls.relational! }),
+        csv: csvAdapterClient({ baseUrl: platform.urls.csv! }),
+        controlPlane: controlPlaneClient({ baseUrl: platform.urls['control-plane']! }),
+      });
+      const relationalRows = async () => {
+        const { data, response } = await clients().relational.GET('/interns');
+        assert.equal(response.status, 200);
+        return data!.interns as Array<Record<string, unknown>>;
+      };
+      const record = (internId: string) => ({
+        params: { path: { contractId: 'interns', naturalKey: internId } },
+      });
       const csvText = async () =>
         readFile(join(dataDir, 'integration', 'csv', 'interns.csv'), 'utf8').catch(() => '');
 
@@ -87,11 +92,12 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
         await waitFor(
           'both adapters to hold the seeded interns attachments',
           async () => {
-            for (const role of ['relational', 'csv'] as const) {
-              const status = await getJson<{ attachments: Array<{ contractId: string }> }>(
-                url(role, '/admin/status'),
-              );
-              if (!status.attachments.some((a) => a.contractId === 'interns')) return false;
+            const { relational, csv } = clients();
+            for (const { data } of [
+              await relational.GET('/admin/status'),
+              await csv.GET('/admin/status'),
+            ]) {
+              if (!data?.attachments?.some((a) => a.contractId === 'interns')) return false;
             }
             return true;
           },
@@ -108,13 +114,13 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
 
       it('create, update and delete reach the relational table and the csv file', async () => {
         const payload = internPayload({ mentor: 'Grace Hopper' });
-        const created = await send(
-          'POST',
-          url('submission', '/contracts/interns/records'),
-          payload,
-        );
-        assert.equal(created.status, 202);
-        const { recordId } = (await created.json()) as { recordId: string };
+        const { submission } = clients();
+        const created = await submission.POST('/contracts/{contractId}/records', {
+          params: { path: { contractId: 'interns' } },
+          body: payload,
+        });
+        assert.equal(created.response.status, 202, JSON.stringify(created.error));
+        const { recordId } = created.data!;
         await waitFor(
           'the create in both targets',
           async () =>
@@ -123,15 +129,11 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
           30_000,
         );
 
-        assert.equal(
-          (
-            await send('PUT', url('submission', `/contracts/interns/records/${payload.internId}`), {
-              ...payload,
-              status: 'COMPLETED',
-            })
-          ).status,
-          202,
-        );
+        const updated = await submission.PUT('/contracts/{contractId}/records/{naturalKey}', {
+          ...record(String(payload.internId)),
+          body: { ...payload, status: 'COMPLETED' },
+        });
+        assert.equal(updated.response.status, 202, JSON.stringify(updated.error));
         await waitFor(
           'the update in both targets',
           async () => {
@@ -144,15 +146,11 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
           30_000,
         );
 
-        assert.equal(
-          (
-            await send(
-              'DELETE',
-              url('submission', `/contracts/interns/records/${payload.internId}`),
-            )
-          ).status,
-          202,
+        const deleted = await submission.DELETE(
+          '/contracts/{contractId}/records/{naturalKey}',
+          record(String(payload.internId)),
         );
+        assert.equal(deleted.response.status, 202, JSON.stringify(deleted.error));
         await waitFor(
           'the delete in both targets',
           async () => {
@@ -170,9 +168,10 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
       it('dead-letters a poison message in each adapter while the next good record is written', async () => {
         await platform.broker.publish('interns.created', 'poison-1', '{"recordId": "broken');
         const good = internPayload();
-        const created = await send('POST', url('submission', '/interns'), good);
-        assert.equal(created.status, 202);
-        const { recordId } = (await created.json()) as { recordId: string };
+        const { submission, controlPlane } = clients();
+        const created = await submission.POST('/interns', { body: good });
+        assert.equal(created.response.status, 202, JSON.stringify(created.error));
+        const { recordId } = created.data!;
         await waitFor(
           'the good record in both targets',
           async () =>
@@ -186,14 +185,11 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
         await waitFor(
           'two dead letters',
           async () => {
-            groups = (
-              await getJson<{ groups: Group[] }>(
-                url(
-                  'control-plane',
-                  '/dead-letters?groupBy=failedAdapter,errorType&contractId=interns',
-                ),
-              )
-            ).groups;
+            const { data, response } = await controlPlane.GET('/dead-letters', {
+              params: { query: { groupBy: 'failedAdapter,errorType', contractId: 'interns' } },
+            });
+            assert.equal(response.status, 200);
+            groups = (data as { groups: Group[] }).groups;
             return groups.reduce((sum, g) => sum + g.count, 0) >= 2;
           },
           30_000,
@@ -202,14 +198,18 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
           'adapter.csv:SCHEMA_VIOLATION:1',
           'adapter.relational:SCHEMA_VIOLATION:1',
         ]);
-        const { deadLetters } = await getJson<{
+        const listed = await controlPlane.GET('/dead-letters', {
+          params: { query: { contractId: 'interns' } },
+        });
+        assert.equal(listed.response.status, 200);
+        const { deadLetters } = listed.data as {
           deadLetters: Array<{
             id: string;
             originalKey: string;
             originalPayload: unknown;
             originalTopic: string;
           }>;
-        }>(url('control-plane', '/dead-letters?contractId=interns'));
+        };
         assert.ok(
           deadLetters.every(
             (d) =>
@@ -218,11 +218,10 @@ for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name)))
               d.originalPayload === '{"recordId": "broken',
           ),
         );
-        assert.equal(
-          (await send('POST', url('control-plane', `/dead-letters/${deadLetters[0]!.id}/replay`)))
-            .status,
-          422,
-        );
+        const replayed = await controlPlane.POST('/dead-letters/{id}/replay', {
+          params: { path: { id: deadLetters[0]!.id } },
+        });
+        assert.equal(replayed.response.status, 422);
       });
     },
   );

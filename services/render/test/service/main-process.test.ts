@@ -1,7 +1,7 @@
 /**
  * `src/main.ts` as a process on the embedded defaults: it starts, renders a submitted
  * replay end to end (dispatcher, worker and reaper in-process), serves the artifacts,
- * and exits 0 on SIGTERM.
+ * and exits 0 on SIGTERM. A client's path: submit and poll through @platform/client.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
+import { renderClient, toFormData } from '@platform/client';
 import { freePort, madeOsuFixturesDir } from '@platform/testing';
 import { readFixture } from '../helpers/fixtures.js';
-import { multipart } from '../helpers/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -56,25 +56,28 @@ test('main.ts renders a replay end to end and shuts down cleanly', async () => {
       );
       await new Promise((r) => setTimeout(r, 200));
     }
-    const { body, contentType } = multipart({ skin: 'Default' }, [
-      { field: 'replay', filename: 'tool.osr', data: readFixture('perfect.osr') },
-    ]);
-    const submitted = await fetch(`${base}/v1/render`, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': contentType },
+    const render = renderClient({ baseUrl: base });
+    const submitted = await render.POST('/v1/render', {
+      body: { replay: new File([readFixture('perfect.osr')], 'tool.osr'), skin: 'Default' },
+      bodySerializer: toFormData,
     });
-    assert.equal(submitted.status, 202);
-    const { job_id: id } = (await submitted.json()) as { job_id: string };
-    let job: { status: string; error: string | null; links: Record<string, string> };
+    assert.equal(submitted.response.status, 202, JSON.stringify(submitted.error));
+    assert.equal(submitted.data!.status, 'queued');
+    const id = submitted.data!.job_id;
+    let job;
     for (;;) {
-      job = (await (await fetch(`${base}/v1/jobs/${id}`)).json()) as typeof job;
+      const read = await render.GET('/v1/jobs/{job_id}', { params: { path: { job_id: id } } });
+      assert.equal(read.response.status, 200, JSON.stringify(read.error));
+      job = read.data!;
       if (job.status === 'completed' || job.status === 'failed') break;
       assert.ok(Date.now() < deadline, `job stuck in ${job.status}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     assert.equal(job.status, 'completed', job.error ?? '');
-    const video = await fetch(`${base}${job.links.video}`);
+    const videoLink = job.links?.video;
+    assert.ok(videoLink, 'a completed job links its video');
+    // The link is followed as a browser would: a redirect to the signed storage URL.
+    const video = await fetch(`${base}${videoLink}`);
     assert.equal(video.status, 200, 'redirect followed to the signed URL');
     assert.equal(video.headers.get('content-type'), 'video/mp4');
     const bytes = Buffer.from(await video.arrayBuffer());
