@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
+import { analyticsClient } from '@platform/client';
 import { freePort } from '@platform/testing';
 
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -55,12 +56,14 @@ describe('npm start (src/main.ts)', () => {
       assert.match(logs, new RegExp(`"step":"${step}","ms":\\d+`), step);
     }
     assert.match(logs, /"olist_orders_dataset.csv":400/);
-    const kpis = (await (await fetch(`${base}/api/v1/sales/kpis`)).json()) as {
-      data: Array<{ total_lifetime_orders: number }>;
-    };
-    assert.ok(
-      kpis.data[0]!.total_lifetime_orders > 0 && kpis.data[0]!.total_lifetime_orders <= 400,
-    );
+    // A client's read of the built warehouse, through @platform/client (issue 22 item 4).
+    const kpis = await analyticsClient({ baseUrl: base }).GET('/api/v1/sales/kpis');
+    assert.equal(kpis.response.status, 200, JSON.stringify(kpis.error));
+    // The operation also answers text/csv (`?format=csv`); JSON is the default.
+    const body = kpis.data!;
+    assert.ok(typeof body === 'object', 'a JSON body');
+    const orders = body.data[0]!.total_lifetime_orders;
+    assert.ok(typeof orders === 'number' && orders > 0 && orders <= 400, String(orders));
     service.child.kill('SIGTERM');
     assert.equal(await service.exited, 0);
     assert.match(service.output(), /shut down cleanly/);
