@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { controlPlaneClient, relationalAdapterClient, submissionClient } from '@platform/client';
 import { waitFor } from '../helpers/broker-drivers.js';
 import { internPayload } from '../support/contracts.js';
 import { platformPorts } from '../support/platform-env.js';
@@ -75,34 +76,32 @@ describe('npm start wiring: one process, embedded defaults', () => {
   });
 
   it('carries a submitted intern to the relational table and the csv file with no set-up', async () => {
+    // A client's calls, through @platform/client (issue 22 item 4).
+    const controlPlane = controlPlaneClient({ baseUrl: url('CONTROL_PLANE_PORT', '') });
+    const submission = submissionClient({ baseUrl: url('PORT', '') });
+    const relational = relationalAdapterClient({ baseUrl: url('RELATIONAL_ADAPTER_PORT', '') });
     await waitFor(
       'the seeded attachments',
       async () => {
-        const body = (await (
-          await fetch(url('CONTROL_PLANE_PORT', '/contracts/interns/adapters'))
-        ).json()) as { attachments: unknown[] };
-        return body.attachments.length === 2;
+        const { data } = await controlPlane.GET('/contracts/{contractId}/adapters', {
+          params: { path: { contractId: 'interns' } },
+        });
+        return data?.attachments.length === 2;
       },
       30_000,
     );
     const payload = internPayload({ college: 'Trinity College, Cambridge' });
-    const response = await fetch(url('PORT', '/interns'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(payload),
-    });
-    assert.equal(response.status, 202);
-    const { recordId } = (await response.json()) as { recordId: string };
+    const response = await submission.POST('/interns', { body: payload });
+    assert.equal(response.response.status, 202, JSON.stringify(response.error));
+    const { recordId } = response.data!;
 
     let rows: Array<Record<string, unknown>> = [];
     await waitFor(
       'the relational row',
       async () => {
-        rows = (
-          (await (await fetch(url('RELATIONAL_ADAPTER_PORT', '/interns'))).json()) as {
-            interns: Array<Record<string, unknown>>;
-          }
-        ).interns;
+        const { data, response: read } = await relational.GET('/interns');
+        assert.equal(read.status, 200);
+        rows = data!.interns as Array<Record<string, unknown>>;
         return rows.some((row) => row.record_id === recordId);
       },
       30_000,
@@ -124,10 +123,10 @@ describe('npm start wiring: one process, embedded defaults', () => {
     assert.ok(line.includes(',"Trinity College, Cambridge",'), line);
     assert.ok(line.includes(',ACTIVE,'));
 
-    const listed = (await (await fetch(url('PORT', '/interns'))).json()) as {
-      interns: Array<{ recordId: string }>;
-    };
-    assert.ok(listed.interns.some((i) => i.recordId === recordId));
+    const listed = await submission.GET('/interns');
+    assert.equal(listed.response.status, 200, JSON.stringify(listed.error));
+    const interns = listed.data!.interns as Array<{ recordId: string }>;
+    assert.ok(interns.some((i) => i.recordId === recordId));
   });
 
   it('shuts down cleanly on SIGTERM', async () => {
