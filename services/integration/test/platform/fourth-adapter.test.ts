@@ -10,6 +10,7 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { controlPlaneClient, submissionClient } from '@platform/client';
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
 import type { AdapterTarget } from '../../src/adapters/runtime/adapter-target.js';
 import { buildAdapter, type Adapter } from '../../src/adapters/runtime/build-adapter.js';
@@ -77,13 +78,11 @@ describe('a fourth adapter type joins at runtime', () => {
   it('registers itself, is attached, and receives records without any other change', async () => {
     const controlPlane = platform.urls['control-plane']!;
     const submission = platform.urls.submission!;
+    // The HTTP calls are a client's, through @platform/client (issue 22 item 4).
+    const control = controlPlaneClient({ baseUrl: controlPlane });
     const contract = internsLike();
-    const registered = await fetch(`${controlPlane}/contracts`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(contract),
-    });
-    assert.equal(registered.status, 201);
+    const registered = await control.POST('/contracts', { body: { ...contract } });
+    assert.equal(registered.response.status, 201, JSON.stringify(registered.error));
 
     ledger = await buildAdapter({
       target: ledgerTarget(dir),
@@ -93,40 +92,34 @@ describe('a fourth adapter type joins at runtime', () => {
       refreshIntervalMs: 200,
     });
     await ledger.start();
-    const types = (await (await fetch(`${controlPlane}/adapter-types`)).json()) as {
-      adapterTypes: Array<{ type: string; live: boolean; consumerGroup: string }>;
-    };
+    const types = await control.GET('/adapter-types');
+    assert.equal(types.response.status, 200);
     assert.deepEqual(
-      types.adapterTypes.map((t) => [t.type, t.live, t.consumerGroup]),
+      types.data!.adapterTypes.map((t) => [t.type, t.live, t.consumerGroup]),
       [['ledger', true, 'adapter.ledger']],
     );
 
-    const refused = await fetch(`${controlPlane}/contracts/${contract.contractId}/adapters`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ adapterType: 'ledger', config: { file: 'Bad Name.txt' } }),
+    const adapters = { params: { path: { contractId: contract.contractId } } };
+    const refused = await control.POST('/contracts/{contractId}/adapters', {
+      ...adapters,
+      body: { adapterType: 'ledger', config: { file: 'Bad Name.txt' } },
     });
-    assert.equal(refused.status, 400);
-    assert.match(
-      ((await refused.json()) as { detail: string }).detail,
-      /Ledger file name \(lower-case, \.jsonl\)/,
-    );
-    const attached = await fetch(`${controlPlane}/contracts/${contract.contractId}/adapters`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ adapterType: 'ledger', config: { file: 'interns.jsonl' } }),
+    assert.equal(refused.response.status, 400);
+    assert.match(refused.error!.detail, /Ledger file name \(lower-case, \.jsonl\)/);
+    const attached = await control.POST('/contracts/{contractId}/adapters', {
+      ...adapters,
+      body: { adapterType: 'ledger', config: { file: 'interns.jsonl' } },
     });
-    assert.equal(attached.status, 201);
+    assert.equal(attached.response.status, 201, JSON.stringify(attached.error));
     await ledger.runtime.refresh();
 
     const payload = internPayload();
-    const submitted = await fetch(`${submission}/contracts/${contract.contractId}/records`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(payload),
-    });
-    assert.equal(submitted.status, 202);
-    const { recordId } = (await submitted.json()) as { recordId: string };
+    const submitted = await submissionClient({ baseUrl: submission }).POST(
+      '/contracts/{contractId}/records',
+      { ...adapters, body: payload },
+    );
+    assert.equal(submitted.response.status, 202, JSON.stringify(submitted.error));
+    const { recordId } = submitted.data!;
     const file = join(dir, 'interns.jsonl');
     await waitFor(
       'the ledger line',
