@@ -18,13 +18,10 @@ import { openApiUrl } from './wildcard.js';
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as (ajv: Ajv) => Ajv;
 
-/** Opt-in until every service suite passes with it (OPENAPI_RESPONSE_CHECK=1); then on under node --test. */
-const UNDER_NODE_TEST: boolean = false;
-
 export function responseCheckEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const setting = env.OPENAPI_RESPONSE_CHECK;
   if (setting !== undefined && setting !== '') return setting === '1' || setting === 'true';
-  return UNDER_NODE_TEST && env.NODE_TEST_CONTEXT !== undefined;
+  return env.NODE_TEST_CONTEXT !== undefined;
 }
 
 interface MediaType {

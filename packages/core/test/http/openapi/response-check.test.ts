@@ -86,6 +86,7 @@ describe('OpenAPI response check', () => {
   test('on under node --test, off in production, forced by OPENAPI_RESPONSE_CHECK', () => {
     assert.equal(responseCheckEnabled({}), false);
     assert.equal(responseCheckEnabled({ OPENAPI_RESPONSE_CHECK: '1' }), true);
+    assert.equal(responseCheckEnabled({ NODE_TEST_CONTEXT: 'child' }), true);
     assert.equal(
       responseCheckEnabled({ NODE_TEST_CONTEXT: 'child', OPENAPI_RESPONSE_CHECK: '0' }),
       false,
