@@ -45,6 +45,7 @@ describe('OpenAPI response check', () => {
         return { id, note: null };
       },
     );
+    app.get('/undescribed', async () => ({ anything: true }));
     await app.ready();
   });
   after(async () => {
@@ -77,6 +78,13 @@ describe('OpenAPI response check', () => {
       assert.equal(process.exitCode, 1, 'the process is marked failed');
     });
   }
+
+  test('a route that declares no success answer is not checked', async () => {
+    const response = await app.inject({ url: '/undescribed' });
+    assert.equal(response.statusCode, 200);
+    assert.deepEqual(response.json(), { anything: true });
+    assert.equal(response.headers['x-openapi-violation'], undefined);
+  });
 
   test('paths are written as @fastify/swagger writes them', () => {
     assert.equal(openApiPath('/a/:b/c::batch'), '/a/{b}/c:batch');
