@@ -29,7 +29,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createSqlDatabase } from '@platform/core';
-import { freePort, startOwnNats, startOwnPostgres, startTcpProxy } from '@platform/testing';
+import {
+  freePort,
+  seededRandom,
+  sleep,
+  startOwnNats,
+  startOwnPostgres,
+  startTcpProxy,
+  until,
+} from '@platform/testing';
 import { parseCsv } from '@platform/core';
 import { ACK_WAIT_MS } from '../src/broker/jetstream/jetstream-consumer.js';
 import { DEFAULT_OUTBOX_SETTINGS } from '../src/submission/outbox-relay.js';
@@ -65,23 +73,11 @@ const REQUEST_TIMEOUT_MS = 8000;
 const RECOVERY_BOUND_MS = Number(argv['recovery-bound-ms']);
 const SERVICE_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-/** mulberry32: a small seeded generator, so a run can be repeated. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 // Two streams: the fault schedule repeats for a seed whatever the load's timing.
-const random = rng(SEED);
-const faultRandom = rng(SEED * 7919 + 1);
+const random = seededRandom(SEED);
+const faultRandom = seededRandom(SEED * 7919 + 1);
 const pick = <T>(items: readonly T[], from = random): T =>
   items[Math.floor(from() * items.length)]!;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) =>
   console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -530,20 +526,6 @@ async function main(): Promise<void> {
     }
     if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
   }
-}
-
-async function until(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (
-      await Promise.resolve()
-        .then(check)
-        .catch(() => false)
-    )
-      return;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /**
