@@ -34,9 +34,10 @@ const todo =
 
 test(
   'chaos: 20 seeded faults lose nothing accepted and apply nothing twice',
-  // About 2.5 minutes on a quiet machine; the suite's 5-minute default would make a
-  // loaded one (restarts of 60 s and more under tsx) red instead of slower.
-  { skip, todo: skip ? undefined : todo, timeout: 20 * 60_000 },
+  // 2.5–3 minutes on a quiet machine. Bounded at 4 so the whole suite stays inside CI's
+  // 20 minutes (it took 18.5 at the end of 26 Nov); while it is a todo, a run cut off by
+  // the bound reports without failing the suite.
+  { skip, todo: skip ? undefined : todo, timeout: 4 * 60_000 },
   async (t) => {
     const child = spawn(
       process.execPath,
