@@ -37,6 +37,7 @@ import {
   startOwnPostgres,
   startTcpProxy,
   until,
+  untilSettled,
 } from '@platform/testing';
 import { parseCsv } from '@platform/core';
 import { ACK_WAIT_MS } from '../src/broker/jetstream/jetstream-consumer.js';
@@ -412,19 +413,20 @@ async function main(): Promise<void> {
       DEFAULT_OUTBOX_SETTINGS.relayIntervalMs +
       ACK_WAIT_MS +
       startupMs;
-    const settled = await untilSettled(
-      'every accepted record in the relational audit and both targets at their final state',
-      quietBoundMs,
-      async () => {
-        const seen = await audited();
-        return (
-          [...wanted].filter((id) => !seen.has(id)).length +
-          unsettled(await relationalFinal()) +
-          unsettled(csvFinal(await csvRows()))
-        );
-      },
-    );
-    if (!settled) log(`the targets did not move for ${quietBoundMs} ms before settling`);
+    // Every accepted record in the relational audit and both targets at their final state.
+    let missing = 0;
+    const settled = await untilSettled(quietBoundMs, async () => {
+      const seen = await audited();
+      missing =
+        [...wanted].filter((id) => !seen.has(id)).length +
+        unsettled(await relationalFinal()) +
+        unsettled(csvFinal(await csvRows()));
+      return missing;
+    });
+    if (!settled)
+      log(
+        `the targets did not move for ${quietBoundMs} ms before settling: ${missing} still missing`,
+      );
 
     const seen = await audited();
     const lost = [...wanted].filter((id) => !seen.has(id));
@@ -525,31 +527,6 @@ async function main(): Promise<void> {
       await nats.stop();
     }
     if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
-  }
-}
-
-/**
- * Waits until `remaining` reaches 0; false once it has not gone down for `quietMs`
- * (progress, not wall-clock, decides: a loaded machine is slower, not stuck).
- */
-async function untilSettled(
-  what: string,
-  quietMs: number,
-  remaining: () => Promise<number>,
-): Promise<boolean> {
-  let best = Number.POSITIVE_INFINITY;
-  let movedAt = Date.now();
-  for (;;) {
-    const left = await remaining().catch(() => best);
-    if (left === 0) return true;
-    if (left < best) {
-      best = left;
-      movedAt = Date.now();
-    } else if (Date.now() - movedAt > quietMs) {
-      log(`${what}: ${left} still missing`);
-      return false;
-    }
-    await sleep(250);
   }
 }
 
