@@ -8,6 +8,8 @@
 //   TEST_FILTER=broker node scripts/run-tests.mjs   only files whose path contains "broker"
 //   TEST_FAILURES_FILE=f.jsonl ...                  also writes each failing test to f.jsonl
 //                                                   (scripts/test-failures-reporter.mjs)
+//   TEST_TIMINGS_FILE=t.txt ...                     also writes each file's time to t.txt,
+//                                                   slowest first (scripts/test-timings-reporter.mjs)
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -48,15 +50,18 @@ for (const file of files) console.log(`  ${relative(root, file)}`);
 // Three files at once on 2 cores: most test time is spent waiting on engines, child
 // processes and browsers, and the suite (1,062 tests) took 18 minutes at two.
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
-const failuresFile = process.env.TEST_FAILURES_FILE;
-const reporters = failuresFile
-  ? [
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      `--test-reporter=${pathToFileURL(join(root, 'scripts', 'test-failures-reporter.mjs')).href}`,
-      `--test-reporter-destination=${resolve(failuresFile)}`,
-    ]
-  : ['--test-reporter=spec'];
+const extraReporters = [
+  ['test-failures-reporter.mjs', process.env.TEST_FAILURES_FILE],
+  ['test-timings-reporter.mjs', process.env.TEST_TIMINGS_FILE],
+].filter(([, destination]) => destination);
+const reporters = [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  ...extraReporters.flatMap(([script, destination]) => [
+    `--test-reporter=${pathToFileURL(join(root, 'scripts', script)).href}`,
+    `--test-reporter-destination=${resolve(destination)}`,
+  ]),
+];
 const child = spawn(
   process.execPath,
   [
