@@ -1,7 +1,9 @@
 /**
  * bench:render — renders a clip of a fixture replay (realmagnolia, DT HD, default
- * options incl. motion blur) at 1080p60 and at 4k60, and prints frames per second,
- * speed against real time and peak memory. BENCH_SECONDS sets the clip length.
+ * options incl. motion blur) at 720p60, 1080p60 and 4k60, and prints frames per
+ * second, speed against real time, CPU a frame (node and ffmpeg apart), peak memory,
+ * and the node thread's per-stage profile from the render log (draw, readback,
+ * conversion, pipe write, waiting for ffmpeg). BENCH_SECONDS sets the clip length.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -20,8 +22,8 @@ console.log(
 console.log(
   `clip: realmagnolia.osr (DT HD), ${seconds} s of video from 30 s in, ${process.env.BENCH_FPS ?? 60} fps, motion blur on, bg dim 0.8\n`,
 );
-/** CPU seconds of this process and its finished children (ffmpeg), from /proc where there is one. */
-function cpuSeconds(): number {
+/** CPU seconds of this process and of its finished children (ffmpeg), from /proc where there is one. */
+function cpuSeconds(): { node: number; ffmpeg: number } {
   const own = process.cpuUsage();
   let children = 0;
   try {
@@ -30,7 +32,7 @@ function cpuSeconds(): number {
   } catch {
     // not Linux
   }
-  return (own.user + own.system) / 1e6 + children;
+  return { node: (own.user + own.system) / 1e6, ffmpeg: children };
 }
 
 try {
@@ -49,6 +51,7 @@ try {
       ...(process.env.BENCH_CONVERT === 'ffmpeg' ? { convert: 'ffmpeg' as const } : {}),
     };
     const cpu0 = cpuSeconds();
+    let stages = '';
     const t0 = performance.now();
     const r = await renderReplay({
       replay,
@@ -56,18 +59,23 @@ try {
       outputVideoPath: join(out, `${resolution}.mp4`),
       outputThumbnailPath: join(out, `${resolution}.jpg`),
       options,
-      log: process.env.BENCH_LOG
-        ? (l) =>
-            console.log(`  ${((performance.now() - t0) / 1000).toFixed(2)} s ${l.slice(0, 160)}`)
-        : undefined,
+      log: (l) => {
+        if (process.env.BENCH_LOG)
+          console.log(`  ${((performance.now() - t0) / 1000).toFixed(2)} s ${l.slice(0, 160)}`);
+        else if (l.startsWith('stages')) stages = l;
+      },
     });
     const wall = (performance.now() - t0) / 1000;
-    const cpuMs = ((cpuSeconds() - cpu0) * 1000) / r.frames;
+    const cpu1 = cpuSeconds();
+    const nodeMs = ((cpu1.node - cpu0.node) * 1000) / r.frames;
+    const ffmpegMs = ((cpu1.ffmpeg - cpu0.ffmpeg) * 1000) / r.frames;
+    const cpuMs = nodeMs + ffmpegMs;
     console.log(
       `${resolution.padEnd(5)} ${r.width}x${r.height}: ${r.frames} frames in ${wall.toFixed(1)} s = ${(r.frames / wall).toFixed(1)} fps, ` +
-        `x${(r.durationSeconds / wall).toFixed(2)} real time, CPU ${cpuMs.toFixed(1)} ms/frame (node + ffmpeg), ` +
+        `x${(r.durationSeconds / wall).toFixed(2)} real time, CPU ${cpuMs.toFixed(1)} ms/frame (node ${nodeMs.toFixed(1)} + ffmpeg ${ffmpegMs.toFixed(1)}, whole render incl. preparing the scene), ` +
         `peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB (node process), load average ${loadavg()[0]!.toFixed(1)}`,
     );
+    if (stages) console.log(`      ${stages}`);
   }
 } finally {
   rmSync(out, { recursive: true, force: true });

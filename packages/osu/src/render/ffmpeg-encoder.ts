@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { audioGraph, type HitSoundInput, type MusicInput } from './encode/audio-graph.js';
 import { I420Converter } from './encode/rgba-to-i420.js';
+import type { StageProfile } from './stage-profile.js';
 
 export interface EncoderOptions {
   ffmpeg: string;
@@ -165,10 +166,15 @@ export class FfmpegEncoder {
     this.done.catch(() => undefined);
   }
 
-  /** Queues one RGBA frame (width * height * 4 bytes); waits while the pipe holds `framesInFlight` frames. */
-  async write(frame: Uint8Array): Promise<void> {
+  /**
+   * Queues one RGBA frame (width * height * 4 bytes); waits while the pipe holds
+   * `framesInFlight` frames. `profile` gets laps for the wait, the conversion and the
+   * pipe write.
+   */
+  async write(frame: Uint8Array, profile?: StageProfile): Promise<void> {
     const stdin = this.proc.stdin!;
     if (this.inFlight.length >= this.depth) await Promise.race([this.inFlight.shift()!, this.done]);
+    profile?.lap('waiting for ffmpeg');
     if (stdin.destroyed || this.proc.exitCode !== null) {
       await this.done;
       throw new EncoderError('ffmpeg exited early');
@@ -176,11 +182,13 @@ export class FfmpegEncoder {
     // the slot used `depth` frames ago: its write has completed (awaited above)
     const chunk = this.converter ? this.converter.convert(frame, this.written) : frame;
     this.written++;
+    if (this.converter) profile?.lap('convert');
     this.inFlight.push(
       new Promise<void>((resolve) => {
         stdin.write(chunk, () => resolve());
       }),
     );
+    profile?.lap('pipe write');
   }
 
   async finish(): Promise<void> {

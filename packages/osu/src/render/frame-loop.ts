@@ -9,6 +9,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import type { FfmpegEncoder } from './ffmpeg-encoder.js';
 import { FrameDrawer, readFrame } from './frame-drawer.js';
 import type { PrepareArgs, PreparedRender } from './prepare-scene.js';
+import { StageProfile } from './stage-profile.js';
 import type { VideoSource } from './video-source.js';
 import { WorkerPool } from './worker-pool.js';
 
@@ -68,11 +69,18 @@ export async function drawFrames(a: FrameLoopArgs): Promise<void> {
   const canvas = createCanvas(a.width, a.height);
   const ctx = canvas.getContext('2d');
   const drawer = new FrameDrawer(a.prepared.scene);
+  const profile = new StageProfile();
   for (let i = 0; i < a.frames; i++) {
     check();
     const vf = a.video && i >= a.videoFirstFrame ? await a.video.next() : undefined;
+    if (a.video) profile.lap('video decode');
     drawer.draw(ctx, a.startTime + i * frameMs, vf);
-    await a.encoder.write(readFrame(ctx, a.width, a.height));
+    profile.lap('draw');
+    const frame = readFrame(ctx, a.width, a.height);
+    profile.lap('readback');
+    await a.encoder.write(frame, profile);
     a.progress(i + 1);
+    profile.lap('other');
   }
+  a.log(profile.summary(a.frames));
 }

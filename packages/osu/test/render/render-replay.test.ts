@@ -68,6 +68,10 @@ describe('renderReplay', { skip }, () => {
     assert.equal(progress.at(-1), 100);
     assert.ok(lines.some((l) => l.startsWith('done:')));
     assert.ok(lines.some((l) => l.includes('no audio file')));
+    // the node thread's per-stage profile, every stage of a frame present
+    const stages = lines.find((l) => l.startsWith('stages'));
+    assert.match(stages ?? '', new RegExp(`${r.frames} frames\\): draw [0-9.]+, readback [0-9.]+`));
+    assert.match(stages!, /convert [0-9.]+, pipe write [0-9.]+/);
 
     const probe = JSON.parse(
       execFileSync(
