@@ -74,6 +74,15 @@ export interface ReadSpec {
     /** The `sort` that reads the rows backwards. */
     reverseSort: string;
   };
+  /**
+   * Set for a view small enough to hold whole (its rows are a few hundred at most: months,
+   * years, categories): its rows are read once per opened build and a read whose filters
+   * all have a predicate here is answered from them (`serving-snapshot.ts`). Each
+   * predicate is the row test of the SQL condition of the same name in `filters` (a
+   * null column fails it, as the SQL comparison does); a filter without one (e.g.
+   * `status`, answered by a rollup) sends the read to DuckDB.
+   */
+  inMemory?: Record<string, (row: Record<string, unknown>, value: number | string) => boolean>;
   /** Columns and types; `nullable` lists those that may be null. */
   columns: Record<string, ColumnType>;
   nullable: string[];
@@ -101,6 +110,16 @@ const statusFilter = (p: string) => `list_contains(string_split(${p}, ','), orde
 const monthFilters = {
   from: (p: string) => `sales_year * 100 + sales_month >= ${monthNumber(p)}`,
   to: (p: string) => `sales_year * 100 + sales_month <= ${monthNumber(p)}`,
+};
+/** `monthFilters` as row tests (a month's value is `YYYY-MM`, checked by the schema). */
+const rowMonth = (row: Record<string, unknown>) =>
+  Number(row.sales_year) * 100 + Number(row.sales_month);
+const asMonthNumber = (value: number | string) => Number(String(value).replace('-', ''));
+const inMemoryMonthFilters = {
+  from: (row: Record<string, unknown>, value: number | string) =>
+    rowMonth(row) >= asMonthNumber(value),
+  to: (row: Record<string, unknown>, value: number | string) =>
+    rowMonth(row) <= asMonthNumber(value),
 };
 
 const limit = (defaultValue: number, maximum: number): NumberParamSpec => ({
@@ -142,6 +161,7 @@ export const READS = {
          FROM ${WAREHOUSE_CATALOG}.gold.kpi_customer_months${where}`,
     },
     orderBy: '1',
+    inMemory: {},
     columns: {
       total_lifetime_orders: 'integer',
       total_unique_customers: 'integer',
@@ -188,6 +208,10 @@ export const READS = {
          GROUP BY sales_year, sales_month`,
     },
     orderBy: 'sales_year DESC, sales_month DESC',
+    inMemory: {
+      year: (row, value) => Number(row.sales_year) === Number(value),
+      ...inMemoryMonthFilters,
+    },
     columns: {
       sales_year: 'integer',
       sales_month: 'integer',
@@ -209,6 +233,7 @@ export const READS = {
     params: { limit: limit(50, 100) },
     filters: {},
     orderBy: 'calendar_year DESC',
+    inMemory: {},
     columns: {
       calendar_year: 'integer',
       current_revenue: 'number',
@@ -292,6 +317,12 @@ export const READS = {
     },
     filters: { min_ratio: (p) => `freight_to_revenue_ratio >= ${p}` },
     orderBy: 'freight_to_revenue_ratio DESC NULLS LAST, product_category_name',
+    inMemory: {
+      // NULL >= x is not true in SQL; in JavaScript null >= 0 is.
+      min_ratio: (row, value) =>
+        typeof row.freight_to_revenue_ratio === 'number' &&
+        row.freight_to_revenue_ratio >= Number(value),
+    },
     columns: {
       product_category_name: 'string',
       items_sold: 'integer',

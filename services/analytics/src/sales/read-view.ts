@@ -1,7 +1,9 @@
 /**
  * Reads one semantic view with its filters and paging: the one use case behind each REST
  * endpoint and each MCP tool. Each view is a plain read of a serving table stored in the
- * view's order. A page of the LTV ranking (all customers or one decile, best or worst
+ * view's order. A small view (KPIs, months, years, categories) is answered from its rows
+ * held in memory for the build serving (`serving-snapshot.ts`) when its filters allow. A
+ * page of the LTV ranking (all customers or one decile, best or worst
  * first) is a range of its row numbers with the build's stored total (`range-read.ts`);
  * other pages are `LIMIT … OFFSET …` of a scan (no sort), with a count of the small
  * table as the filtered total. Values go to DuckDB as parameters, never into the SQL text
@@ -12,6 +14,7 @@ import { WAREHOUSE_CATALOG } from '../warehouse/paths.js';
 import type { BuildInfo, Warehouse } from '../warehouse/warehouse.js';
 import { READS, type ReadName, type ReadSpec } from './catalog.js';
 import { readRange, sqlInteger } from './range-read.js';
+import { readSnapshot } from './serving-snapshot.js';
 
 /** The page's extra column that carries the filtered total (no view has a column of that name). */
 const TOTAL_COLUMN = '__total_rows';
@@ -36,10 +39,19 @@ export interface ViewPage {
   };
 }
 
+export interface ReadOptions {
+  /**
+   * Answer from the view's rows held in memory when the read allows it. @defaultValue true
+   * (false: DuckDB computes the page, as the tests compare).
+   */
+  inMemory?: boolean;
+}
+
 export async function readView(
   warehouse: Warehouse,
   name: ReadName,
   params: ReadParams = {},
+  options: ReadOptions = {},
 ): Promise<ViewPage> {
   const spec: ReadSpec = READS[name];
   const qualified = `${WAREHOUSE_CATALOG}.gold.${spec.view}`;
@@ -52,10 +64,13 @@ export async function readView(
   const offset = spec.paged ? Number(params.offset ?? 0) : 0;
   // A named order from the catalog (never the client's text); the default is the stored one.
   const sort = typeof params.sort === 'string' ? params.sort : undefined;
-  const ranged =
-    limit === null ? undefined : await readRange(warehouse, spec, params, limit, offset);
-  const { data, total, build } = ranged
-    ? { data: ranged.rows, total: ranged.total, build: ranged.build }
+  const ready =
+    (options.inMemory !== false
+      ? await readSnapshot(warehouse, spec, params, limit, offset)
+      : undefined) ??
+    (limit === null ? undefined : await readRange(warehouse, spec, params, limit, offset));
+  const { data, total, build } = ready
+    ? { data: ready.rows, total: ready.total, build: ready.build }
     : await readRelation(warehouse, spec, params, limit, offset, sort);
   return {
     data,
