@@ -133,3 +133,4 @@ export { formatCsvField, formatCsvRecord, parseCsv } from './csv/rfc4180.js';
 export { csvCellText } from './csv/cell-text.js';
 export { toCsv } from './csv/to-csv.js';
 export { prefersCsv } from './http/prefers-csv.js';
+export { CLIENT_MODULE_PATH, registerClientModule } from './http/client-module.js';

@@ -12,6 +12,7 @@ import {
   type Logger,
   type RateLimiter,
   type RouteScope,
+  registerClientModule,
 } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import { Counter } from 'prom-client';
@@ -86,6 +87,8 @@ export async function buildAnalyticsApp(options: AppOptions): Promise<FastifyIns
   registerHostGuard(app, options.hostGuard);
   registerSalesRoutes(app, warehouse);
   registerDashboardRoutes(app);
+  // The dashboard and chat pages call the API through it.
+  registerClientModule(app, 'pages');
   const toolCalls = new Counter({
     name: 'analytics_tool_calls_total',
     help: 'MCP tool calls (public MCP endpoints and the agent), by tool and outcome.',

@@ -18,7 +18,7 @@ import { registerAdmissionRoutes } from './admission/admission-routes.js';
 import { registerArtifactRoutes } from './artifacts/artifacts-routes.js';
 import { registerCallbackRoutes } from './callbacks/callbacks-routes.js';
 import type { RenderContext } from './context.js';
-import { registerSignedObjectRoute } from '@platform/core';
+import { registerClientModule, registerSignedObjectRoute } from '@platform/core';
 import { legacyStatusSchema, v1JobSchema } from './jobs/job-schemas.js';
 import { registerJobRoutes } from './jobs/jobs-routes.js';
 import { registerEventRoutes } from './events/events-routes.js';
@@ -107,5 +107,7 @@ export async function buildRenderApp(
   registerLegacyRoutes(app, ctx);
   registerCallbackRoutes(app, ctx);
   registerPageRoutes(app, ctx);
+  // The home and player pages call the API through it.
+  registerClientModule(app, 'pages');
   return app;
 }

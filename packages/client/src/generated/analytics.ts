@@ -151,6 +151,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assets/openapi-fetch.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The typed client's runtime (openapi-fetch, an ES module) the pages import */
+        get: operations["getClientModule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -917,6 +934,71 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected failure; the body never carries internals. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClientModule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag this module was served with; a match answers 304 */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The module */
+            200: {
+                headers: {
+                    /** @description The version of the module */
+                    ETag?: string;
+                    /** @description How long it may be kept: public, max-age=300 */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified: the If-None-Match header holds the current ETag */
+            304: {
+                headers: {
+                    /** @description The version of the module */
+                    ETag?: string;
+                    /** @description How long it may be kept: public, max-age=300 */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A parameter or the body does not match its schema. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `HOST_NOT_ALLOWED`: This Host is not allowed; see ALLOWED_HOSTS; `ORIGIN_NOT_ALLOWED`: This Origin is not allowed; see ALLOWED_ORIGINS */

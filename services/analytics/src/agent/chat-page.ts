@@ -1,3 +1,5 @@
+import { CLIENT_MODULE_PATH } from '@platform/core';
+
 /**
  * The chat page: a static HTML shell and its script (no inline script, so a strict CSP
  * holds). It opens with example questions to click, each one the offline planner answers
@@ -66,12 +68,15 @@ export const CHAT_PAGE_HTML = `<!doctype html>
 </main>
 <script src="/static/vendor/chart.umd.min.js"></script>
 <script src="/static/charts.js"></script>
-<script src="/chat/app.js"></script>
+<script type="module" src="/chat/app.js"></script>
 </body>
 </html>
 `;
 
-export const CHAT_PAGE_SCRIPT = `'use strict';
+// A module: it calls the API through the typed client's runtime (openapi-fetch, served by
+// the service), with the path the document gives.
+export const CHAT_PAGE_SCRIPT = `import createClient from '${CLIENT_MODULE_PATH}';
+const api = createClient({ baseUrl: location.origin });
 const log = document.getElementById('log');
 const form = document.getElementById('ask');
 const input = document.getElementById('question');
@@ -151,17 +156,14 @@ form.addEventListener('submit', async (event) => {
   input.value = '';
   send.disabled = true;
   try {
-    const response = await fetch('/api/v1/agent/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message, history: history.slice(-20) }),
+    const { data, error, response } = await api.POST('/api/v1/agent/chat', {
+      body: { message, history: history.slice(-20) },
     });
-    const body = await response.json();
-    if (!response.ok) {
-      add('error', body.detail || ('Error ' + response.status));
+    if (!data) {
+      add('error', error?.detail || ('Error ' + response.status));
     } else {
-      add('assistant', body.answer, body.tool_calls);
-      history.push({ role: 'user', content: message }, { role: 'assistant', content: body.answer });
+      add('assistant', data.answer, data.tool_calls);
+      history.push({ role: 'user', content: message }, { role: 'assistant', content: data.answer });
     }
   } catch (error) {
     add('error', 'The service could not be reached.');

@@ -1,24 +1,31 @@
-// The dashboard: reads the service's own REST API and draws it with the shared chart
-// helpers (charts.js). Plain browser JavaScript, no build step.
-/* global document, window, URLSearchParams */
-'use strict';
+// The dashboard: reads the service's own REST API through the typed client's runtime
+// (openapi-fetch, served by the service; the paths are the document's) and draws it with
+// the shared chart helpers (charts.js). Browser JavaScript, no build step.
+/* global document, window, location */
+import createClient from '/assets/openapi-fetch.js';
+
 const { Charts } = window;
 const { format } = Charts;
 const $ = (id) => document.getElementById(id);
 const PAGE_SIZE = 25;
 const FREIGHT_SHOWN = 15;
+const api = createClient({ baseUrl: location.origin, headers: { accept: 'application/json' } });
 
-async function read(path, params = {}) {
-  const query = new URLSearchParams(
-    Object.entries(params).filter(([, v]) => v !== '' && v !== undefined),
-  );
-  const search = query.toString();
-  const response = await fetch(path + (search ? '?' + search : ''), {
-    headers: { accept: 'application/json' },
-  });
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.detail || path + ' answered ' + response.status);
-  return body;
+/** A read's parameters, without the empty ones (an unset filter is left out). */
+const query = (params) => ({
+  params: {
+    query: Object.fromEntries(
+      Object.entries(params).filter(([, v]) => v !== '' && v !== undefined),
+    ),
+  },
+});
+
+/** The body of a successful read; an error answer throws its `detail`. */
+async function read(request) {
+  const { data, error, response } = await request;
+  if (error !== undefined || data === undefined)
+    throw new Error(error?.detail || response.url + ' answered ' + response.status);
+  return data;
 }
 
 function showError(error) {
@@ -34,7 +41,7 @@ function showAsOf(meta) {
 }
 
 async function kpis() {
-  const { data, meta } = await read('/api/v1/sales/kpis');
+  const { data, meta } = await read(api.GET('/api/v1/sales/kpis'));
   showAsOf(meta);
   const k = data[0] || {};
   const tiles = [
@@ -64,19 +71,19 @@ async function kpis() {
 }
 
 async function trend() {
-  const { data } = await read('/api/v1/sales/monthly-trend', { limit: 1000 });
+  const { data } = await read(api.GET('/api/v1/sales/monthly-trend', query({ limit: 1000 })));
   Charts.views.monthly_trends($('trend'), data);
 }
 
 async function yoy() {
-  const { data } = await read('/api/v1/sales/yoy');
+  const { data } = await read(api.GET('/api/v1/sales/yoy'));
   Charts.views.yoy_growth($('yoy'), data);
 }
 
 async function freight() {
-  const { data, meta } = await read('/api/v1/analytics/categories/freight', {
-    limit: FREIGHT_SHOWN,
-  });
+  const { data, meta } = await read(
+    api.GET('/api/v1/analytics/categories/freight', query({ limit: FREIGHT_SHOWN })),
+  );
   $('freight-note').textContent =
     'The ' +
     data.length +
@@ -92,12 +99,12 @@ async function freight() {
 const ltv = { sort: 'ltv_desc', offset: 0, decile: '', total: 0 };
 
 async function ltvPage() {
-  const { data, meta } = await read('/api/v1/analytics/customer-ltv', {
-    sort: ltv.sort,
-    limit: PAGE_SIZE,
-    offset: ltv.offset,
-    decile: ltv.decile,
-  });
+  const { data, meta } = await read(
+    api.GET(
+      '/api/v1/analytics/customer-ltv',
+      query({ sort: ltv.sort, limit: PAGE_SIZE, offset: ltv.offset, decile: ltv.decile }),
+    ),
+  );
   ltv.total = meta.total;
   $('ltv-rows').replaceChildren(
     ...data.map((r) => {

@@ -44,6 +44,7 @@ const ANALYTICS_ACCESS: AccessTable = {
   'GET /chat': 'open',
   'GET /favicon.ico': 'open',
   'GET /chat/app.js': 'open',
+  'GET /assets/openapi-fetch.js': 'open',
 };
 // An SSE stream stays open: it is only checked to be refused.
 const skipAuthorized = ['GET /sse'];

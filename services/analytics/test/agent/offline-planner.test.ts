@@ -168,6 +168,6 @@ describe('agent without an LLM: the offline planner', () => {
     const page = await app.inject({ method: 'GET', url: '/chat' });
     assert.equal(page.statusCode, 200);
     assert.match(page.headers['content-type'] as string, /text\/html/);
-    assert.match(page.body, /<script src="\/chat\/app.js">/);
+    assert.match(page.body, /<script type="module" src="\/chat\/app.js">/);
   });
 });

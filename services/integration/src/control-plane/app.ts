@@ -11,6 +11,7 @@ import {
   type AccessPolicy,
   type Logger,
   type SqlDatabase,
+  registerClientModule,
 } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -93,5 +94,7 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
     apiKey: options.platformApiKey,
     outbound: createOutboundGuard({ allowed: options.allowedOutbound ?? LOCAL_OUTBOUND }),
   });
+  // The console calls the API through it.
+  registerClientModule(app, 'console');
   return app;
 }

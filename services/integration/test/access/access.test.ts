@@ -61,6 +61,7 @@ const CONTROL_PLANE_ACCESS: AccessTable = {
   'POST /dead-letters/replay': 'operate',
   'GET /console': 'open',
   'GET /console/app.js': 'open',
+  'GET /assets/openapi-fetch.js': 'open',
   'GET /console/api/contracts/:contractId/records': 'operate',
   'POST /console/api/contracts/:contractId/records': 'operate',
   'GET /console/api/adapter-types/:type/status': 'operate',

@@ -1,4 +1,5 @@
 /** The home page: the render form with every option, skin upload, and the recent jobs. */
+import { CLIENT_MODULE_PATH } from '@platform/core';
 import { defaultExtraRenderOptions } from '@platform/osu';
 import { DEFAULT_RENDER_OPTIONS } from '../admission/validate-render-form.js';
 import { EXTRA_RENDER_PARAMETERS } from '../jobs/extra-render-parameters.js';
@@ -77,32 +78,35 @@ ${numberInputs()}
 <table id="recent-jobs"><thead><tr><th>Map</th><th>Player</th><th>Status</th><th>Progress</th><th>Submitted (UTC)</th></tr></thead>
 <tbody>${rows || '<tr><td colspan="5" class="muted">No jobs yet.</td></tr>'}</tbody></table>
 <p class="muted"><a href="/docs">API documentation</a></p>
-<script>
+<script type="module">
+import createClient from '${CLIENT_MODULE_PATH}';
+// The typed client's runtime (openapi-fetch), called with the paths of the API's document.
+const api = createClient({ baseUrl: location.origin });
 const flags = ${JSON.stringify(FLAGS.map(([name]) => name))};
 document.getElementById('render-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const form = event.target;
-  const data = new FormData(form);
-  for (const name of flags) data.set(name, form.elements[name].checked ? 'true' : 'false');
+  const fields = new FormData(form);
+  for (const name of flags) fields.set(name, form.elements[name].checked ? 'true' : 'false');
   const message = document.getElementById('render-message');
   message.textContent = 'Uploading…';
   message.className = '';
-  const res = await fetch('/v1/render', { method: 'POST', body: data });
-  const body = await res.json().catch(() => ({}));
-  if (res.status === 202) { location.href = '/view/' + body.job_id; return; }
-  message.textContent = body.detail || ('Error ' + res.status);
+  const { data, error, response } = await api.POST('/v1/render', { body: fields });
+  if (response.status === 202) { location.href = '/view/' + data.job_id; return; }
+  message.textContent = error?.detail || ('Error ' + response.status);
   message.className = 'error';
 });
 document.getElementById('skin-form').addEventListener('submit', async (event) => {
   event.preventDefault();
   const message = document.getElementById('skin-message');
-  const res = await fetch('/v1/skins/upload', { method: 'POST', body: new FormData(event.target) });
-  const body = await res.json().catch(() => ({}));
-  message.textContent = res.ok ? body.message : (body.detail || ('Error ' + res.status));
-  message.className = res.ok ? '' : 'error';
-  if (res.ok) {
+  const { data, error, response } = await api.POST('/v1/skins/upload', {
+    body: new FormData(event.target),
+  });
+  message.textContent = data ? data.message : (error?.detail || ('Error ' + response.status));
+  message.className = data ? '' : 'error';
+  if (data) {
     const option = document.createElement('option');
-    option.value = option.textContent = body.skin_name;
+    option.value = option.textContent = data.skin_name;
     document.getElementById('skin-select').append(option);
   }
 });

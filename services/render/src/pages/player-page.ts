@@ -3,6 +3,7 @@
  * event stream; polling the v1 job where EventSource is missing or fails), the video
  * when done, and OpenGraph video tags so a shared link previews as a playable video.
  */
+import { CLIENT_MODULE_PATH } from '@platform/core';
 import type { JobRow } from '../jobs/job-store.js';
 import { toV1Job } from '../jobs/job-view.js';
 import { escapeHtml, layout, scriptJson } from './html.js';
@@ -39,7 +40,11 @@ export function renderPlayerPage(job: JobRow, baseUrl: string): string {
 <p id="error" class="error">${escapeHtml(job.error ?? '')}</p>
 <div id="player"></div>
 <p id="links" class="muted"></p>
-<script>
+<script type="module">
+import createClient from '${CLIENT_MODULE_PATH}';
+// The typed client's runtime (openapi-fetch), called with the paths of the API's document;
+// the live updates are the job's event stream (EventSource, which a fetch client is not).
+const api = createClient({ baseUrl: location.origin });
 const initial = ${scriptJson(view)};
 const $ = (id) => document.getElementById(id);
 function duration(seconds) {
@@ -93,9 +98,12 @@ function show(job) {
 }
 async function poll() {
   try {
-    const res = await fetch('/v1/jobs/' + initial.job_id, { cache: 'no-store' });
-    if (res.status === 404 || res.status === 410) return gone((await res.json()).detail);
-    if (res.ok && show(await res.json())) return;
+    const { data, error, response } = await api.GET('/v1/jobs/{job_id}', {
+      params: { path: { job_id: initial.job_id } },
+      cache: 'no-store',
+    });
+    if (response.status === 404 || response.status === 410) return gone(error.detail);
+    if (data && show(data)) return;
   } catch {}
   setTimeout(poll, 1000);
 }

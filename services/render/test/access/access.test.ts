@@ -41,6 +41,7 @@ const RENDER_ACCESS: AccessTable = {
   'POST /skins/upload': 'open',
   'GET /': 'open',
   'GET /view/:job_id': 'open',
+  'GET /assets/openapi-fetch.js': 'open',
   'POST /v1/jobs/:job_id/callback': 'open',
 };
 

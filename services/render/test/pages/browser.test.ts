@@ -187,5 +187,41 @@ for (const { kind, skip: engineSkip } of await engineSets()) {
         await browser.close();
       }
     });
+
+    test('without EventSource the player polls the job through the typed client, to its 410', async () => {
+      const replay = await readFile(madeOsuFixture('perfect.osr'));
+      const submitted = await submit(app, { address: freshAddress(), replay });
+      assert.equal(submitted.statusCode, 202, submitted.body);
+      const id: string = submitted.json().job_id;
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        // A browser without EventSource: the page falls back to polling `GET /v1/jobs/{job_id}`.
+        await page.addInitScript(() => {
+          delete (globalThis as { EventSource?: unknown }).EventSource;
+        });
+        const clientModule = page.waitForResponse(
+          (r) => r.url() === `${base}/assets/openapi-fetch.js`,
+        );
+        const polled = page.waitForResponse((r) => r.url() === `${base}/v1/jobs/${id}`);
+        await page.goto(`${base}/view/${id}`);
+        const module = await clientModule;
+        assert.equal(module.status(), 200);
+        assert.match(module.headers()['content-type'] ?? '', /^text\/javascript/);
+        assert.equal((await polled).status(), 200);
+
+        // Deleted meanwhile: the next poll answers 410, and the page shows its detail.
+        const deleted = await app.inject({ method: 'DELETE', url: `/v1/jobs/${id}` });
+        assert.equal(deleted.statusCode, 204, deleted.body);
+        const gone = page.waitForResponse(
+          (r) => r.url() === `${base}/v1/jobs/${id}` && r.status() === 410,
+        );
+        const detail = (await app.inject(`/v1/jobs/${id}`)).json().detail as string;
+        await gone;
+        await page.locator('#error', { hasText: detail }).waitFor({ timeout: 15_000 });
+      } finally {
+        await browser.close();
+      }
+    });
   });
 }
