@@ -1,7 +1,9 @@
-// The operator console: plain browser JavaScript over the control plane's API (and its
-/* global document, Node, URLSearchParams, sessionStorage, window */
-// same-origin proxy to the submission service and the adapters' admin APIs).
-'use strict';
+// The operator console: browser JavaScript over the control plane's API (and its same-origin
+// proxy to the submission service and the adapters' admin APIs), called through the typed
+// client's runtime (openapi-fetch, served by the control plane) with the document's paths.
+/* global document, location, Node, sessionStorage, window */
+import createClient from '/assets/openapi-fetch.js';
+
 const $ = (id) => document.querySelector(`[data-testid="${id}"]`);
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
@@ -13,29 +15,28 @@ const el = (tag, attrs = {}, ...children) => {
     node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
   return node;
 };
+const client = createClient({ baseUrl: location.origin });
 // With API_KEYS set, the control plane asks for a key (401): the operator types it once;
 // it stays in this tab's sessionStorage only and goes out as `Authorization: Bearer`.
-async function api(path, init = {}, retried = false) {
+/**
+ * One call of the API: `method` and `path` as the document writes them, `init` as
+ * openapi-fetch takes it (`params.path`, `params.query`, `body`). Answers `{ ok, status, body }`,
+ * the body being the success or the error answer (`{}` when there is none).
+ */
+async function api(method, path, init = {}, retried = false) {
   const key = sessionStorage.getItem('apiKey');
-  const headers = {
-    ...(init.body ? { 'content-type': 'application/json' } : {}),
-    ...(key ? { authorization: `Bearer ${key}` } : {}),
-  };
-  const response = await fetch(path, { ...init, headers });
+  const headers = key ? { authorization: `Bearer ${key}` } : {};
+  const { data, error, response } = await client.request(method, path, { ...init, headers });
   if (response.status === 401 && !retried) {
     const entered = window.prompt('API key (operate scope)');
     if (entered) {
       sessionStorage.setItem('apiKey', entered.trim());
-      return api(path, init, true);
+      return api(method, path, init, true);
     }
   }
-  const text = await response.text();
-  let body;
-  try {
-    body = text ? JSON.parse(text) : {};
-  } catch {
-    body = { detail: text };
-  }
+  // A body that is not JSON arrives as its text.
+  const answer = response.ok ? data : error;
+  const body = typeof answer === 'string' ? { detail: answer } : (answer ?? {});
   return { ok: response.ok, status: response.status, body };
 }
 const say = (node, result, okText) => {
@@ -66,8 +67,8 @@ for (const button of document.querySelectorAll('nav button')) {
 
 // Contracts
 async function loadContracts() {
-  contracts = (await api('/contracts')).body.contracts ?? [];
-  adapterTypes = (await api('/adapter-types')).body.adapterTypes ?? [];
+  contracts = (await api('GET', '/contracts')).body.contracts ?? [];
+  adapterTypes = (await api('GET', '/adapter-types')).body.adapterTypes ?? [];
   $('contract-list').replaceChildren(
     ...contracts.map((c) =>
       el(
@@ -131,7 +132,9 @@ async function showContract(contract) {
       ),
     ),
   );
-  const versions = (await api(`/contracts/${contractId}/versions`)).body.versions ?? [];
+  const versions =
+    (await api('GET', '/contracts/{contractId}/versions', { params: { path: { contractId } } }))
+      .body.versions ?? [];
   $('contract-versions').textContent = versions
     .map((v) => `v${v.schemaVersion} (${v.createdAt})`)
     .join(', ');
@@ -151,7 +154,12 @@ async function showContract(contract) {
 }
 
 async function loadAttachments() {
-  const attachments = (await api(`/contracts/${selected}/adapters`)).body.attachments ?? [];
+  const attachments =
+    (
+      await api('GET', '/contracts/{contractId}/adapters', {
+        params: { path: { contractId: selected } },
+      })
+    ).body.attachments ?? [];
   const statuses = await adapterStatuses([...new Set(attachments.map((a) => a.adapterType))]);
   $('attachment-list').replaceChildren(
     ...attachments.map((a) =>
@@ -170,9 +178,9 @@ async function loadAttachments() {
             {
               'data-testid': `toggle-${a.attachmentId}`,
               onclick: async () => {
-                await api(`/contracts/${selected}/adapters/${a.attachmentId}`, {
-                  method: 'PATCH',
-                  body: JSON.stringify({ enabled: !a.enabled }),
+                await api('PATCH', '/contracts/{contractId}/adapters/{attachmentId}', {
+                  params: { path: { contractId: selected, attachmentId: a.attachmentId } },
+                  body: { enabled: !a.enabled },
                 });
                 await loadAttachments();
               },
@@ -192,7 +200,9 @@ async function adapterStatuses(types) {
   const entries = await Promise.all(
     types.map(async (type) => {
       if (!known.get(type)?.adminUrl) return [type, null];
-      const result = await api(`/console/api/adapter-types/${type}/status`);
+      const result = await api('GET', '/console/api/adapter-types/{type}/status', {
+        params: { path: { type } },
+      });
       return [type, result.ok ? result.body : null];
     }),
   );
@@ -333,9 +343,9 @@ $('attach-submit').addEventListener('click', async () => {
   // The answer of an earlier attach must not stand for this one.
   $('attach-result').className = '';
   $('attach-result').textContent = 'attaching…';
-  const result = await api(`/contracts/${selected}/adapters`, {
-    method: 'POST',
-    body: JSON.stringify(attachBody()),
+  const result = await api('POST', '/contracts/{contractId}/adapters', {
+    params: { path: { contractId: selected } },
+    body: attachBody(),
   });
   showAttachErrors(result.ok ? [] : (result.body.errors ?? []));
   await loadAttachments();
@@ -350,10 +360,10 @@ async function compat(apply) {
     $('compat-result').textContent = `not JSON: ${error.message}`;
     return;
   }
-  const result = await api(`/contracts/${selected}/${apply ? 'versions' : 'compatibility'}`, {
-    method: 'POST',
-    body: JSON.stringify(body),
-  });
+  const init = { params: { path: { contractId: selected } }, body };
+  const result = apply
+    ? await api('POST', '/contracts/{contractId}/versions', init)
+    : await api('POST', '/contracts/{contractId}/compatibility', init);
   $('compat-result').textContent = JSON.stringify(result.body, null, 2);
   if (apply && result.ok) await loadContracts();
 }
@@ -368,7 +378,7 @@ $('register-submit').addEventListener('click', async () => {
     $('register-result').textContent = `not JSON: ${error.message}`;
     return;
   }
-  const result = await api('/contracts', { method: 'POST', body: JSON.stringify(body) });
+  const result = await api('POST', '/contracts', { body });
   say($('register-result'), result, `registered ${body.contractId}`);
   if (!result.ok && result.body.errors)
     $('register-result').textContent +=
@@ -378,11 +388,13 @@ $('register-submit').addEventListener('click', async () => {
 
 // Adapters
 async function loadAdapters() {
-  adapterTypes = (await api('/adapter-types')).body.adapterTypes ?? [];
+  adapterTypes = (await api('GET', '/adapter-types')).body.adapterTypes ?? [];
   const rows = await Promise.all(
     adapterTypes.map(async (t) => {
       const status = t.adminUrl
-        ? await api(`/console/api/adapter-types/${t.type}/status`)
+        ? await api('GET', '/console/api/adapter-types/{type}/status', {
+            params: { path: { type: t.type } },
+          })
         : { ok: false, body: {} };
       const lag = (status.body.assignments ?? []).reduce(
         (sum, a) => sum + Math.max(0, a.endOffset - a.committedOffset),
@@ -394,7 +406,9 @@ async function loadAdapters() {
           {
             'data-testid': `${action}-${t.type}`,
             onclick: async () => {
-              await api(`/console/api/adapter-types/${t.type}/${action}`, { method: 'POST' });
+              await api('POST', '/console/api/adapter-types/{type}/{action}', {
+                params: { path: { type: t.type, action } },
+              });
               await loadAdapters();
             },
           },
@@ -427,10 +441,15 @@ async function loadAdapters() {
 
 async function loadAttachmentStatus() {
   // Per contract (masked configs), not the adapters' feed, which carries their secrets.
-  contracts = (await api('/contracts')).body.contracts ?? [];
+  contracts = (await api('GET', '/contracts')).body.contracts ?? [];
   const lists = await Promise.all(
     contracts.map(
-      async (c) => (await api(`/contracts/${c.contractId}/adapters`)).body.attachments ?? [],
+      async (c) =>
+        (
+          await api('GET', '/contracts/{contractId}/adapters', {
+            params: { path: { contractId: c.contractId } },
+          })
+        ).body.attachments ?? [],
     ),
   );
   const attachments = lists.flat();
@@ -475,7 +494,9 @@ async function loadRecords() {
   const contractId = $('records-contract').value;
   if (!contractId) return;
   const contract = contracts.find((c) => c.contractId === contractId);
-  const result = await api(`/console/api/contracts/${contractId}/records?limit=200`);
+  const result = await api('GET', '/console/api/contracts/{contractId}/records', {
+    params: { path: { contractId }, query: { limit: 200 } },
+  });
   const names = contract.fields.map((f) => f.name);
   $('records-head').replaceChildren(
     el(
@@ -508,9 +529,9 @@ $('submit-record').addEventListener('click', async () => {
     $('submit-result').textContent = `not JSON: ${error.message}`;
     return;
   }
-  const result = await api(`/console/api/contracts/${$('records-contract').value}/records`, {
-    method: 'POST',
-    body: JSON.stringify(body),
+  const result = await api('POST', '/console/api/contracts/{contractId}/records', {
+    params: { path: { contractId: $('records-contract').value } },
+    body,
   });
   say($('submit-result'), result, `accepted ${result.body.recordId}`);
   if (!result.ok && result.body.errors)
@@ -531,7 +552,9 @@ function deadLetterFilter() {
 
 /** Fills a filter's choices with the values present (and their counts), keeping the choice made. */
 async function fillChoices(select, dimension, anyLabel) {
-  const groups = (await api(`/dead-letters?groupBy=${dimension}`)).body.groups ?? [];
+  const groups =
+    (await api('GET', '/dead-letters', { params: { query: { groupBy: dimension } } })).body
+      .groups ?? [];
   const current = select.value;
   const options = groups
     .filter((g) => g[dimension] !== null)
@@ -548,13 +571,12 @@ async function loadDeadLetters() {
     fillChoices($('dl-contract'), 'contractId', 'any contract'),
     fillChoices($('dl-adapter'), 'failedAdapter', 'any adapter'),
   ]);
-  const query = new URLSearchParams(
-    Object.entries(deadLetterFilter()).map(([k, v]) => [k, String(v)]),
-  );
+  const filter = deadLetterFilter();
   const group = $('dl-group').value;
   if (group) {
-    query.set('groupBy', group);
-    const result = await api(`/dead-letters?${query}`);
+    const result = await api('GET', '/dead-letters', {
+      params: { query: { ...filter, groupBy: group } },
+    });
     $('dl-head').replaceChildren(
       el('tr', {}, el('th', {}, group), el('th', {}, 'count'), el('th', {}, 'latest')),
     );
@@ -569,10 +591,10 @@ async function loadDeadLetters() {
         ),
       ),
     );
-    query.delete('groupBy');
   }
-  query.set('limit', '200');
-  const result = await api(`/dead-letters?${query}`);
+  const result = await api('GET', '/dead-letters', {
+    params: { query: { ...filter, limit: 200 } },
+  });
   deadLetterTotal = result.body.total ?? 0;
   const shown = result.body.deadLetters ?? [];
   $('dl-count').textContent =
@@ -616,9 +638,8 @@ const BULK_LIMIT = 1000;
 $('dl-replay-all').addEventListener('click', async () => {
   const count = Math.min(deadLetterTotal, BULK_LIMIT);
   if (!window.confirm(`Replay ${count} dead letter${count === 1 ? '' : 's'}?`)) return;
-  const result = await api('/dead-letters/replay', {
-    method: 'POST',
-    body: JSON.stringify({ ...deadLetterFilter(), limit: BULK_LIMIT }),
+  const result = await api('POST', '/dead-letters/replay', {
+    body: { ...deadLetterFilter(), limit: BULK_LIMIT },
   });
   const node = $('dl-bulk-result');
   if (!result.ok) say(node, result, '');
@@ -646,7 +667,9 @@ function showDeadLetter(deadLetter) {
 }
 $('dl-refresh').addEventListener('click', loadDeadLetters);
 $('dl-replay').addEventListener('click', async () => {
-  const result = await api(`/dead-letters/${selectedDeadLetter.id}/replay`, { method: 'POST' });
+  const result = await api('POST', '/dead-letters/{id}/replay', {
+    params: { path: { id: selectedDeadLetter.id } },
+  });
   say($('dl-replay-result'), result, `replayed to ${result.body.published?.topic}`);
   await loadDeadLetters();
 });
@@ -828,7 +851,7 @@ $('contract-form').addEventListener('submit', async (event) => {
     errors[0].input.focus();
     return;
   }
-  const result = await api('/contracts', { method: 'POST', body: JSON.stringify(definition) });
+  const result = await api('POST', '/contracts', { body: definition });
   say($('cf-result'), result, `registered ${definition.contractId}`);
   if (!result.ok)
     showContractErrors(
