@@ -111,7 +111,7 @@ export async function buildAnalyticsApp(options: AppOptions): Promise<FastifyIns
   };
   const agentScope = options.agentScope ?? 'operate';
   const sqlScope = options.sqlScope ?? 'operate';
-  registerMcpRoutes(app, { ...mcp, sqlScope, clientAddress: options.clientAddress });
+  await registerMcpRoutes(app, { ...mcp, sqlScope, clientAddress: options.clientAddress });
   // The agent runs SQL only when everyone who may chat may also run SQL directly.
   const agentMayRunSql = sqlScope === 'open' || sqlScope === agentScope;
   const toolbox = await createMcpToolbox({

@@ -1087,18 +1087,23 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The JSON-RPC answer */
+            /** @description The JSON-RPC answer (an array of them for a batch of requests) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
+                    "application/json": ({
                         /** @enum {string} */
                         jsonrpc: "2.0";
                     } & {
                         [key: string]: unknown;
-                    };
+                    }) | ({
+                        /** @enum {string} */
+                        jsonrpc: "2.0";
+                    } & {
+                        [key: string]: unknown;
+                    })[];
                 };
             };
             /** @description A notification or response was accepted */

@@ -1,15 +1,15 @@
 /**
  * MCP over HTTP, mounted in Fastify (the transports write to the raw response, so each
  * handler hijacks the reply):
- * - Streamable HTTP at `/mcp`, stateless: every POST gets a fresh server and transport
- *   (JSON responses), so any instance can answer any request; GET and DELETE are 405,
- *   as there is no session to stream to or end.
+ * - Streamable HTTP at `/mcp`, stateless (JSON responses): no session state, so any
+ *   instance can answer any request; one server of the process answers every POST
+ *   (`stateless-exchange.ts`), each request carrying its caller's SQL rights. GET and
+ *   DELETE are 405, as there is no session to stream to or end.
  * - the legacy HTTP+SSE transport: `GET /sse` opens a session stream that announces
  *   `/messages?sessionId=…`, where the client POSTs its messages. Sessions live in this
  *   process (at most `MAX_SSE_SESSIONS`) and are closed when the app closes.
  */
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   callerHasScope,
   errorResponses,
@@ -19,7 +19,8 @@ import {
 } from '@platform/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { analyticsErrors } from '../errors.js';
-import { createMcpServer, SQL_TOOL, type McpDependencies } from './mcp-server.js';
+import { createMcpServer, SQL_TOOL, type McpDependencies, type SqlCaller } from './mcp-server.js';
+import { createStatelessExchange } from './stateless-exchange.js';
 
 /** A JSON-RPC 2.0 message: what MCP answers with, errors included. */
 const jsonRpc = {
@@ -64,14 +65,20 @@ function sqlRefusalFor(request: FastifyRequest, scope: RouteScope): string | und
   return `${SQL_TOOL} needs the "${scope}" scope: an API key holding it, or a client on this machine while no API_KEYS are set`;
 }
 
-export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions): void {
+export async function registerMcpRoutes(
+  app: FastifyInstance,
+  options: McpRouteOptions,
+): Promise<void> {
   const { sqlScope = 'operate', clientAddress, ...deps } = options;
-  const serverFor = (request: FastifyRequest) =>
-    createMcpServer({
-      ...deps,
-      sqlRefusal: sqlRefusalFor(request, sqlScope),
-      sqlClient: sqlClientOf(request, clientAddress),
-    });
+  const callerOf = (request: FastifyRequest): SqlCaller => ({
+    sqlRefusal: sqlRefusalFor(request, sqlScope),
+    sqlClient: sqlClientOf(request, clientAddress),
+  });
+  const serverFor = (request: FastifyRequest) => createMcpServer({ ...deps, ...callerOf(request) });
+  const exchange = await createStatelessExchange<SqlCaller>((callerOfRequest) =>
+    createMcpServer({ ...deps, callerOf: callerOfRequest }),
+  );
+  app.addHook('onClose', async () => exchange.close());
   const config = { scope: 'read' } as const;
   app.post(
     '/mcp',
@@ -83,7 +90,10 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
         tags: ['mcp'],
         body: { description: 'A JSON-RPC 2.0 message of MCP' },
         response: {
-          200: { description: 'The JSON-RPC answer', ...jsonRpc },
+          200: {
+            description: 'The JSON-RPC answer (an array of them for a batch of requests)',
+            anyOf: [jsonRpc, { type: 'array', items: jsonRpc }],
+          },
           202: { description: 'A notification or response was accepted', type: 'null' },
           // A message the transport refuses is a JSON-RPC error; a body Fastify cannot parse
           // never reaches it and gets the platform's error body.
@@ -100,18 +110,10 @@ export function registerMcpRoutes(app: FastifyInstance, options: McpRouteOptions
       },
     },
     async (request, reply) => {
-      const server = serverFor(request);
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: true,
-      });
-      reply.raw.on('close', () => {
-        void transport.close();
-        void server.close();
-      });
-      reply.hijack();
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      const answer = await exchange.handle(request.headers, request.body, callerOf(request));
+      reply.code(answer.status);
+      if (answer.body === undefined) return reply.send();
+      return reply.type('application/json').send(JSON.stringify(answer.body));
     },
   );
   for (const method of ['GET', 'DELETE'] as const) {

@@ -5,7 +5,7 @@
  * (never internals).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { isAppError, type Logger } from '@platform/core';
 import { analyticsErrors } from '../errors.js';
@@ -42,6 +42,17 @@ export interface McpDependencies {
    * (one tool list for everyone) and answers this text as an error.
    */
   sqlRefusal?: string | undefined;
+  /**
+   * For a server shared by many callers (stateless `/mcp`): the caller of a request, by
+   * its id, whose `sqlRefusal` and `sqlClient` apply instead of the ones above.
+   */
+  callerOf?: (requestId: RequestId) => SqlCaller | undefined;
+}
+
+/** What decides a caller's `run_sql` rights and bounds (see `McpDependencies`). */
+export interface SqlCaller {
+  sqlRefusal?: string | undefined;
+  sqlClient?: string | undefined;
 }
 
 export const SQL_TOOL = 'run_sql';
@@ -106,9 +117,13 @@ export function createMcpServer(deps: McpDependencies): McpServer {
       inputSchema: SQL_INPUT,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ sql }: { sql: string }) =>
+    async ({ sql }: { sql: string }, extra) =>
       run(SQL_TOOL, async () => {
-        if (deps.sqlRefusal) throw analyticsErrors.SQL_TOOL_FORBIDDEN({ detail: deps.sqlRefusal });
+        const caller: SqlCaller = deps.callerOf
+          ? (deps.callerOf(extra.requestId) ?? { sqlRefusal: 'Unknown caller' })
+          : deps;
+        if (caller.sqlRefusal)
+          throw analyticsErrors.SQL_TOOL_FORBIDDEN({ detail: caller.sqlRefusal });
         const output = await deps.sqlGate.run(
           () =>
             runReadOnlySql(deps.warehouse, sql, {
@@ -116,7 +131,7 @@ export function createMcpServer(deps: McpDependencies): McpServer {
               maxBytes: deps.sqlMaxBytes,
               timeoutMs: deps.sqlTimeoutMs ?? 5000,
             }),
-          deps.sqlClient,
+          caller.sqlClient,
         );
         return successOf({
           columns: output.columns,
