@@ -18,6 +18,8 @@ export class MicroBatcher<In, Out> {
     /** One result per item, in order. */
     private readonly flush: (items: In[]) => Promise<Out[]>,
     private readonly maxItems = 2000,
+    /** Also bounds a flush by size (bytes, say); a call heavier than `max` still goes, alone. */
+    private readonly weight?: { of: (item: In) => number; max: number },
   ) {}
 
   run(items: In[]): Promise<Out[]> {
@@ -33,13 +35,21 @@ export class MicroBatcher<In, Out> {
     while (this.queue.length > 0) {
       const taken: Array<Waiting<In, Out>> = [];
       let count = 0;
-      while (
-        this.queue.length > 0 &&
-        (taken.length === 0 || count + this.queue[0]!.items.length <= this.maxItems)
-      ) {
-        const next = this.queue.shift()!;
-        taken.push(next);
+      let weight = 0;
+      const weighOf = (items: In[]) =>
+        this.weight ? items.reduce((sum, item) => sum + this.weight!.of(item), 0) : 0;
+      while (this.queue.length > 0) {
+        const next = this.queue[0]!;
+        const nextWeight = weighOf(next.items);
+        if (
+          taken.length > 0 &&
+          (count + next.items.length > this.maxItems ||
+            (this.weight && weight + nextWeight > this.weight.max))
+        )
+          break;
+        taken.push(this.queue.shift()!);
         count += next.items.length;
+        weight += nextWeight;
       }
       try {
         const out = await this.flush(taken.flatMap((waiting) => waiting.items));

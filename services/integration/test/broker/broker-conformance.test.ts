@@ -202,6 +202,49 @@ for (const driver of selectedDrivers()) {
         );
       });
 
+      it('gives publishes made at once dense offsets in call order per partition, each record its own value and headers', async () => {
+        const topic = uniqueName('together');
+        await open.broker.ensureTopic({ name: topic, partitions: 3 });
+        // Many publishes in flight together (the SQL log appends them in one statement).
+        const published = await Promise.all(
+          Array.from({ length: 60 }, (_, i) =>
+            open.broker.publish(topic, `k${i % 5}`, Buffer.from([i, 0, 255]), { n: String(i) }),
+          ),
+        );
+        const byPartition = new Map<number, number[]>();
+        for (const p of published)
+          byPartition.set(p.partition, [...(byPartition.get(p.partition) ?? []), p.offset]);
+        for (const [partition, offsets] of byPartition) {
+          const first = offsets[0]!;
+          assert.deepEqual(
+            offsets,
+            offsets.map((_, i) => first + i),
+            `partition ${partition}: dense offsets in call order`,
+          );
+        }
+        const seen: BrokerRecord[] = [];
+        const consumer = await open.broker.subscribe(
+          { groupId: uniqueName('g'), topics: [topic] },
+          async (r) => void seen.push(r),
+        );
+        await waitFor('all 60', () => seen.length >= 60);
+        await consumer.stop();
+        for (const record of seen) {
+          const i = Number(record.headers.n);
+          assert.deepEqual([...record.value], [i, 0, 255], `record ${i}: its own bytes`);
+          assert.equal(record.key, `k${i % 5}`);
+          assert.equal(record.offset, published[i]!.offset);
+        }
+        for (let k = 0; k < 5; k += 1) {
+          const order = seen.filter((r) => r.key === `k${k}`).map((r) => Number(r.headers.n));
+          assert.deepEqual(
+            order,
+            [...order].sort((a, b) => a - b),
+            `key k${k} in publish order`,
+          );
+        }
+      });
+
       it('delivers everything to each of two groups independently', async () => {
         const topic = uniqueName('fanout');
         await open.broker.ensureTopic({ name: topic, partitions: 2 });

@@ -1,8 +1,8 @@
 /**
  * The broker as a log in the SQL database (PGlite or PostgreSQL through core's
- * `SqlDatabase`). A publish is one statement that bumps the partition's next offset and
- * appends the record, so it is atomic and producers of one partition are serialised by
- * the partition row's lock. Consumers poll their partitions and are woken early by a
+ * `SqlDatabase`). Publishes in flight together are appended by one statement that bumps
+ * each partition's next offset and appends the records in call order, so it is atomic and
+ * producers of one partition are serialised by the partition row's lock. Consumers poll their partitions and are woken early by a
  * NOTIFY on every append.
  *
  * Scale-out note: partitions are not balanced between several instances of one group;
@@ -18,6 +18,7 @@ import {
 } from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
 import type { RetentionEntry } from '../retention.js';
+import { MicroBatcher } from '../../submission/micro-batcher.js';
 import { pruneSqlLog } from './prune.js';
 import { ensureBrokerSchema, WAKE_CHANNEL } from './schema.js';
 import { SqlLogConsumer } from './sql-log-consumer.js';
@@ -44,8 +45,41 @@ export interface SqlLogBrokerOptions {
   retentionIntervalMs?: number;
 }
 
-/** One statement, one round trip: bump the offset, append, and wake consumers (NOTIFY is sent at commit). */
-const APPEND_SQL = `WITH p AS (
+/**
+ * One statement, one round trip, for every publish in flight (call order kept by the
+ * ordinality): lock the partitions in a fixed order (two producers never deadlock), bump
+ * each next offset by its count, append, and wake consumers once per topic (NOTIFY is sent
+ * at commit). Values travel as hex, so both drivers pass them as plain text arrays.
+ */
+const APPEND_SQL = `WITH input AS (
+    SELECT i, topic, partition, key, decode(value_hex, 'hex') AS value, headers::jsonb AS headers, dedupe_id
+    FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[])
+      WITH ORDINALITY AS u (topic, partition, key, value_hex, headers, dedupe_id, i)
+  ), counts AS (
+    SELECT topic, partition, count(*) AS n FROM input GROUP BY topic, partition
+  ), locked AS MATERIALIZED (
+    SELECT bp.topic, bp.partition FROM broker_partitions bp
+    JOIN counts c ON c.topic = bp.topic AND c.partition = bp.partition
+    ORDER BY bp.topic, bp.partition FOR UPDATE OF bp
+  ), bumped AS (
+    UPDATE broker_partitions bp SET next_offset = bp.next_offset + c.n
+    FROM locked l JOIN counts c ON c.topic = l.topic AND c.partition = l.partition
+    WHERE bp.topic = l.topic AND bp.partition = l.partition
+    RETURNING bp.topic, bp.partition, bp.next_offset - c.n AS first
+  ), numbered AS (
+    SELECT input.*, b.first + row_number() OVER (PARTITION BY input.topic, input.partition ORDER BY input.i) - 1 AS off
+    FROM input JOIN bumped b ON b.topic = input.topic AND b.partition = input.partition
+  ), appended AS (
+    INSERT INTO broker_messages (topic, partition, "offset", key, value, headers, dedupe_id)
+    SELECT topic, partition, off, key, value, headers, dedupe_id FROM numbered
+    RETURNING topic
+  )
+  SELECT n.i, n.off AS "offset",
+    (SELECT count(pg_notify($7, t.topic)) FROM (SELECT DISTINCT topic FROM appended) t) AS woken
+  FROM numbered n ORDER BY n.i`;
+
+/** The same for one publish alone (a trickle): a plainer statement, cheaper to plan and run. */
+const APPEND_ONE_SQL = `WITH p AS (
     UPDATE broker_partitions SET next_offset = next_offset + 1
     WHERE topic = $1 AND partition = $2
     RETURNING next_offset - 1 AS off
@@ -56,22 +90,76 @@ const APPEND_SQL = `WITH p AS (
   )
   SELECT "offset", pg_notify($6, $1) FROM appended`;
 
+interface Append {
+  topic: string;
+  partition: number;
+  key: string;
+  value: Buffer;
+  headers: string;
+  dedupeId: string | null;
+}
+
+/** Appends a flush of publishes; the offset of each, or undefined where its partition is unknown. */
+async function appendAll(db: SqlDatabase, appends: Append[]): Promise<Array<number | undefined>> {
+  if (appends.length === 1) {
+    const [a] = appends as [Append];
+    const { rows } = await db.query<{ offset: string | number }>(APPEND_ONE_SQL, [
+      a.topic,
+      a.partition,
+      a.key,
+      a.value,
+      a.headers,
+      WAKE_CHANNEL,
+      a.dedupeId,
+    ]);
+    return [rows[0] ? Number(rows[0].offset) : undefined];
+  }
+  const { rows } = await db.query<{ i: string | number; offset: string | number }>(APPEND_SQL, [
+    appends.map((a) => a.topic),
+    appends.map((a) => a.partition),
+    appends.map((a) => a.key),
+    appends.map((a) => a.value.toString('hex')),
+    appends.map((a) => a.headers),
+    appends.map((a) => a.dedupeId),
+    WAKE_CHANNEL,
+  ]);
+  const offsets: Array<number | undefined> = new Array(appends.length);
+  for (const row of rows) offsets[Number(row.i) - 1] = Number(row.offset);
+  return offsets;
+}
+
+/** At most this many bytes of values in one append statement (a larger record goes alone). */
+const APPEND_BYTES = 4 * 1024 * 1024;
+
 export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<Broker> {
   const { db, logger } = options;
   await ensureBrokerSchema(db);
-  const partitionCounts = new Map<string, number>();
+  const partitionCounts = new Map<string, Promise<number>>();
   const consumers = new Set<SqlLogConsumer>();
+  // Concurrent publishes (a batch request's, many clients') share one statement: on PGlite,
+  // whose one session every role shares, a statement per record was the intake's main cost.
+  const appender = new MicroBatcher((appends: Append[]) => appendAll(db, appends), 1000, {
+    of: (append) => append.value.length + append.headers.length,
+    max: APPEND_BYTES,
+  });
 
-  const partitionsOf = async (topic: string): Promise<number> => {
-    const cached = partitionCounts.get(topic);
-    if (cached !== undefined) return cached;
-    const { rows } = await db.query<{ partitions: number }>(
-      'SELECT partitions FROM broker_topics WHERE name = $1',
-      [topic],
-    );
-    if (!rows[0]) throw new UnknownTopicError(topic);
-    partitionCounts.set(topic, Number(rows[0].partitions));
-    return Number(rows[0].partitions);
+  // The lookup itself is shared: publishes made at once all wait on one query and so go on
+  // in call order (into one append), not in the order a pool's connections answer.
+  const partitionsOf = (topic: string): Promise<number> => {
+    let known = partitionCounts.get(topic);
+    if (!known) {
+      known = db
+        .query<{ partitions: number }>('SELECT partitions FROM broker_topics WHERE name = $1', [
+          topic,
+        ])
+        .then(({ rows }) => {
+          if (!rows[0]) throw new UnknownTopicError(topic);
+          return Number(rows[0].partitions);
+        });
+      partitionCounts.set(topic, known);
+      known.catch(() => partitionCounts.delete(topic));
+    }
+    return known;
   };
 
   const subscribe = async (consumerOptions: ConsumerOptions, handler: DeliveryHandler) => {
@@ -147,17 +235,18 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
         const headerJson = JSON.stringify(headers);
         const size = bytes.length + Buffer.byteLength(headerJson);
         if (size > maxMessageBytes) throw new MessageTooLargeError(size, maxMessageBytes);
-        const { rows } = await db.query<{ offset: string | number }>(APPEND_SQL, [
-          topic,
-          partition,
-          key,
-          bytes,
-          headerJson,
-          WAKE_CHANNEL,
-          publishOptions.dedupeId ?? null,
+        const [offset] = await appender.run([
+          {
+            topic,
+            partition,
+            key,
+            value: bytes,
+            headers: headerJson,
+            dedupeId: publishOptions.dedupeId ?? null,
+          },
         ]);
-        if (!rows[0]) throw new UnknownTopicError(topic);
-        return { topic, partition, offset: Number(rows[0].offset) };
+        if (offset === undefined) throw new UnknownTopicError(topic);
+        return { topic, partition, offset };
       } catch (error) {
         if (error instanceof UnknownTopicError || error instanceof MessageTooLargeError)
           throw error;
