@@ -3,10 +3,13 @@
  * (Skia records), readback (`canvas.data()`, where Skia rasterises and copies, or
  * `getImageData` with MODE=gid) and, with ENC=1 (ENC=blur for motion blur), the wait
  * for ffmpeg. N frames (default 300); RAW_OUT=file also writes the raw RGBA frames,
- * to time ffmpeg alone on them. MODS=FL adds Flashlight. Prints per-frame milliseconds
+ * to time ffmpeg alone on them. MODS=FL adds Flashlight. The canvas is opaque as a
+ * render's (OPAQUE=0 gives it an alpha channel, for A/B); HASH=1 prints a sha256 of
+ * the frames read, to check that two variants draw the same pixels. Prints per-frame milliseconds
  * and node's CPU (user and system: most of the readback's variance is page faults in
  * the system time) and, with the encoder, ffmpeg's CPU.
  */
+import { createHash } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,9 +60,10 @@ const p = await prepareScene({
 const start = p.startTime + 30000 * p.speed;
 p.scene.introStart = start;
 const canvas = createCanvas(W, H);
-const ctx = canvas.getContext('2d');
+const ctx = canvas.getContext('2d', { alpha: process.env.OPAQUE === '0' });
 const drawer = new FrameDrawer(p.scene);
 const frameMs = (1000 / 60) * p.speed;
+const hash = process.env.HASH ? createHash('sha256') : undefined;
 const out = process.env.RAW_OUT ? createWriteStream(process.env.RAW_OUT) : undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'osu-stages-'));
 const enc = process.env.ENC
@@ -100,6 +104,7 @@ for (let i = 0; i < N; i++) {
   const c = performance.now();
   tDraw += b - a;
   tRead += c - b;
+  hash?.update(buf);
   if (out && !out.write(buf)) await new Promise<void>((r) => out.once('drain', () => r()));
   if (enc) {
     await enc.write(buf);
@@ -120,5 +125,6 @@ console.log(
   `${W}x${H} ${mode}: draw ${ms(tDraw)} ms, readback ${ms(tRead)} ms` +
     (enc ? `, waiting for ffmpeg ${ms(tWrite)} ms` : '') +
     `, wall ${ms(performance.now() - t0)} ms/frame; node CPU user ${ms(cpu.user / 1000)} + system ${ms(cpu.system / 1000)} ms/frame` +
-    (enc ? `, ffmpeg CPU ${ms(ffmpegMs)} ms/frame` : ''),
+    (enc ? `, ffmpeg CPU ${ms(ffmpegMs)} ms/frame` : '') +
+    (hash ? `; frames sha256 ${hash.digest('hex').slice(0, 16)}` : ''),
 );

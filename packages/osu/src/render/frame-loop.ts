@@ -5,9 +5,8 @@
  * aborts; reports each frame drawn.
  */
 import { availableParallelism } from 'node:os';
-import { createCanvas } from '@napi-rs/canvas';
 import type { FfmpegEncoder } from './ffmpeg-encoder.js';
-import { FrameDrawer, readFrame } from './frame-drawer.js';
+import { createFrameCanvas, FrameDrawer, readFrame } from './frame-drawer.js';
 import type { PrepareArgs, PreparedRender } from './prepare-scene.js';
 import { StageProfile } from './stage-profile.js';
 import type { VideoSource } from './video-source.js';
@@ -66,8 +65,7 @@ export async function drawFrames(a: FrameLoopArgs): Promise<void> {
     await pool.close();
     return;
   }
-  const canvas = createCanvas(a.width, a.height);
-  const ctx = canvas.getContext('2d');
+  const ctx = createFrameCanvas(a.width, a.height);
   const drawer = new FrameDrawer(a.prepared.scene);
   const profile = new StageProfile();
   for (let i = 0; i < a.frames; i++) {

@@ -1,7 +1,6 @@
 /** Worker thread entry: prepares the scene from workerData, then draws requested frames. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createCanvas } from '@napi-rs/canvas';
-import { FrameDrawer, readFrame } from './frame-drawer.js';
+import { createFrameCanvas, FrameDrawer, readFrame } from './frame-drawer.js';
 import { prepareScene } from './prepare-scene.js';
 import type { WorkerInit } from './worker-pool.js';
 
@@ -10,8 +9,7 @@ const port = parentPort!;
 
 try {
   const prepared = await prepareScene({ ...init, log: () => undefined });
-  const canvas = createCanvas(init.width, init.height);
-  const ctx = canvas.getContext('2d');
+  const ctx = createFrameCanvas(init.width, init.height);
   prepared.scene.introStart = init.startTime;
   const drawer = new FrameDrawer(prepared.scene);
   const frameMs = (1000 / init.fps) * prepared.speed;
