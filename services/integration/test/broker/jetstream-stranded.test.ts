@@ -4,7 +4,8 @@
  * worker's long poll ends on the client's timer, which can fire before the server's
  * expiry reaches it) is delivered again within seconds, not after `ack_wait` (30 s).
  * The abandoned pull is made on purpose: another client pulls the record from the
- * group's durable and drops it unacknowledged.
+ * group's durable and drops it unacknowledged. Records published after it must not
+ * acknowledge it (ack-all) before it was applied.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -118,6 +119,54 @@ describe(
       // At least once: a recovery re-creating the durable at an ack floor read before the
       // first ack landed may deliver 'first' again (the targets skip it); nothing is lost.
       assert.deepEqual([...new Set(seen)], ['first', 'stranded']);
+    });
+
+    it('never acknowledges a stranded record with a later one (ack-all), and keeps key order', async () => {
+      // Found by the chaos run (seed 23, a stalled NATS link): a pull the client had given
+      // up on took a record; the worker's next pull got the records after it and acked
+      // them, and with ack-all that acked the stranded record too: never applied.
+      const topic = uniqueName('overtaken');
+      const groupId = uniqueName('g');
+      await open.broker.ensureTopic({ name: topic, partitions: 1 });
+      const seen: string[] = [];
+      const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
+        seen.push(r.value.toString());
+      });
+      await open.broker.publish(topic, 'k', 'first');
+      await waitFor('the first record committed', () =>
+        consumer.assignments().some((a) => a.committedOffset === 1),
+      );
+      consumer.pause();
+      await open.broker.publish(topic, 'k', 'stranded');
+      const nc = await connect({ servers: (await natsUrlForTests())!, timeout: 2000 });
+      try {
+        const stream = await streamOf(await nc.jetstreamManager(), topic);
+        const taken: string[] = [];
+        for await (const msg of nc.jetstream().fetch(stream, durableName(groupId), {
+          batch: 1,
+          expires: 5000,
+        }))
+          taken.push(msg.string());
+        assert.deepEqual(taken, ['stranded'], 'the other pull took the record (and never acks it)');
+      } finally {
+        await nc.close();
+      }
+      // Later records of the key: the server hands them to the worker's next pull at once.
+      await open.broker.publish(topic, 'k', 'second');
+      await open.broker.publish(topic, 'k', 'third');
+      consumer.resume();
+      await waitFor('every record committed', () =>
+        consumer.assignments().some((a) => a.committedOffset === 4),
+      );
+      await consumer.stop();
+      assert.ok(seen.includes('stranded'), `the stranded record was applied (seen: ${seen})`);
+      // At least once, in order: each record's first delivery comes after the one before it.
+      const firsts = ['first', 'stranded', 'second', 'third'].map((v) => seen.indexOf(v));
+      assert.deepEqual(
+        [...firsts].sort((a, b) => a - b),
+        firsts,
+        `per-key order held (seen: ${seen})`,
+      );
     });
   },
 );

@@ -38,6 +38,12 @@ interface PartitionState extends Assignment {
   stalled?: { delivered: number; ackFloor: number };
   /** Refresh rounds in a row that found the durable gone (see `recreate`). */
   goneRounds?: number;
+  /**
+   * The durable's delivery sequence of the last message this worker received (0: a
+   * durable made afresh). Every delivery, redeliveries included, takes the next one, so
+   * a jump means a delivery went to a pull this worker no longer reads (see `deliveryGap`).
+   */
+  lastDelivery: number;
 }
 
 export interface JetStreamConsumerDeps {
@@ -68,6 +74,22 @@ function ackedThrough(info: {
   return info.num_ack_pending === 0
     ? Math.max(info.ack_floor.stream_seq, info.delivered.stream_seq)
     : info.ack_floor.stream_seq;
+}
+
+/**
+ * True when `batch` does not follow on from the delivery `lastDelivery` without a hole:
+ * a delivery between them (or inside the batch) went to a pull the client had already
+ * given up on (a long poll ended on the client's timer, a stalled link) or was dropped
+ * with a failed fetch. Acking anything after it would ack it too (ack-all), unapplied.
+ * A batch starting at delivery 1 is a durable made again (a rewind after lost records).
+ */
+export function deliveryGap(deliveries: readonly number[], lastDelivery: number): boolean {
+  let expected = deliveries[0] === 1 ? 1 : lastDelivery + 1;
+  for (const delivery of deliveries) {
+    if (delivery !== expected) return true;
+    expected += 1;
+  }
+  return false;
 }
 
 const FETCH_EXPIRES_MS = 1000;
@@ -127,6 +149,7 @@ export class JetStreamConsumer implements Consumer {
     if (state) {
       state.generation += 1;
       state.handle = undefined;
+      state.lastDelivery = 0;
     }
     await this.deps.jsm.consumers.delete(stream, this.durable).catch(() => undefined);
     await this.deps.jsm.consumers.add(
@@ -192,6 +215,7 @@ export class JetStreamConsumer implements Consumer {
         state.goneRounds = 0;
         state.generation += 1;
         state.handle = undefined;
+        state.lastDelivery = 0;
         await this.recreate(state).catch((err: unknown) =>
           this.deps.logger.warn({ err, stream: state.stream }, 're-creating the consumer failed'),
         );
@@ -242,6 +266,35 @@ export class JetStreamConsumer implements Consumer {
     // from the start: duplicates the targets skip, never a loss.
     await this.seek(state.topic, state.partition, seen.ackFloor);
     return true;
+  }
+
+  /**
+   * A delivery never reached this worker (`deliveryGap`): the batch is dropped unhandled
+   * and the durable made again at the server's ack floor (as a seek does), so the missing
+   * record comes again at once and before the later ones. Acking the batch would have
+   * acked it too, unapplied (found by the chaos run: a stalled NATS link lost records).
+   */
+  private async rereadFromAckFloor(state: PartitionState, deliveries: number[]): Promise<void> {
+    const info = await this.deps.jsm.consumers.info(state.stream, this.durable);
+    // A durable made at a start sequence has committed everything before it (its ack
+    // floor can read 0 until its first ack).
+    const madeAt =
+      info.config.deliver_policy === DeliverPolicy.StartSequence
+        ? (info.config.opt_start_seq ?? 1) - 1
+        : 0;
+    const floor = Math.max(info.ack_floor.stream_seq, madeAt);
+    this.deps.logger.warn(
+      {
+        groupId: this.deps.options.groupId,
+        topic: state.topic,
+        partition: state.partition,
+        lastDelivery: state.lastDelivery,
+        deliveries: [deliveries[0], deliveries.at(-1)],
+        ackFloor: floor,
+      },
+      'a delivery never reached this worker (an abandoned pull); re-reading from the ack floor',
+    );
+    await this.seek(state.topic, state.partition, floor);
   }
 
   private async assign(topic: string, partition: number): Promise<void> {
@@ -301,6 +354,7 @@ export class JetStreamConsumer implements Consumer {
       handle: await js.consumers.get(stream, this.durable),
       worker: undefined,
       holding: false,
+      lastDelivery: info.delivered.consumer_seq,
     };
     this.partitions.set(`${topic}\u0000${partition}`, state);
     state.worker = this.work(state);
@@ -334,6 +388,8 @@ export class JetStreamConsumer implements Consumer {
           }
         }
       } catch (error) {
+        // What this pull received is dropped with it: the delivery gap check below makes
+        // the durable deliver it again before anything acks past it.
         if (!this.stopped)
           this.deps.logger.debug({ err: error, stream: state.stream }, 'fetch failed; retrying');
         state.handle = undefined;
@@ -341,6 +397,17 @@ export class JetStreamConsumer implements Consumer {
         continue;
       }
       if (state.generation !== generation) continue;
+      const deliveries = batch.map((msg) => msg.info.deliverySequence);
+      if (deliveryGap(deliveries, state.lastDelivery)) {
+        await this.rereadFromAckFloor(state, deliveries).catch((err: unknown) =>
+          this.deps.logger.warn(
+            { err, stream: state.stream },
+            're-reading a partition after a lost delivery failed; retrying',
+          ),
+        );
+        continue;
+      }
+      state.lastDelivery = deliveries.at(-1)!;
       if (this.isPaused || this.stopped) {
         for (const msg of batch) msg.nak();
         continue;
