@@ -149,6 +149,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         { stream, consumer: info.config.durable_name, from, delivered: info.delivered.stream_seq },
         'consumer is past records the server lost; re-created to read them',
       );
+      // This process's worker on that durable drops its batch first: an ack of it would
+      // land on the new durable and acknowledge the records it is made to deliver again.
+      for (const consumer of consumers) consumer.forgetDurable(stream, info.config.durable_name);
       await jsm.consumers.delete(stream, info.config.durable_name);
       await jsm.consumers.add(stream, {
         ...info.config,

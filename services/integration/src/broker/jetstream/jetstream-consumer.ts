@@ -41,9 +41,20 @@ interface PartitionState extends Assignment {
   /**
    * The durable's delivery sequence of the last message this worker received (0: a
    * durable made afresh). Every delivery, redeliveries included, takes the next one, so
-   * a jump means a delivery went to a pull this worker no longer reads (see `deliveryGap`).
+   * a jump means a delivery went to a pull this worker no longer reads (`deliveryGap`).
    */
   lastDelivery: number;
+  /**
+   * The durable this worker reads, by its creation time (`''`: not known, re-created by
+   * someone else), and the stream sequence through which this worker's acks on it were
+   * confirmed (or where it was made to start). A re-read after a lost delivery starts
+   * there, never at the server's ack floor: an ack sent to a durable that was then made
+   * again under the same name lands on the new one and moves its floor past records it
+   * never delivered, and a store restored after a power loss can hold a floor past the
+   * end of its stream.
+   */
+  instance: string;
+  ackedThrough: number;
 }
 
 export interface JetStreamConsumerDeps {
@@ -76,17 +87,33 @@ function ackedThrough(info: {
     : info.ack_floor.stream_seq;
 }
 
+/** The stream sequence before the first one a durable was made to deliver (0: from the start). */
+function madeAfter(config: { deliver_policy: DeliverPolicy; opt_start_seq?: number }): number {
+  return config.deliver_policy === DeliverPolicy.StartSequence
+    ? Math.max(0, (config.opt_start_seq ?? 1) - 1)
+    : 0;
+}
+
 /**
- * True when `batch` does not follow on from the delivery `lastDelivery` without a hole:
- * a delivery between them (or inside the batch) went to a pull the client had already
- * given up on (a long poll ended on the client's timer, a stalled link) or was dropped
- * with a failed fetch. Acking anything after it would ack it too (ack-all), unapplied.
- * A batch starting at delivery 1 is a durable made again (a rewind after lost records).
+ * True when a batch does not follow on from what this worker read of its durable:
+ *
+ * - a hole in the delivery sequence (`lastDelivery`, then one by one): a delivery went
+ *   to a pull the client had already given up on (a long poll ended on the client's
+ *   timer, a stalled link) or was dropped with a failed fetch; acking anything after it
+ *   would ack it too (ack-all), unapplied. A batch starting at delivery 1 is a durable
+ *   made again (a rewind after lost records);
+ * - a stream sequence this worker's acks already covered (`ackedThrough`): acked
+ *   records never come again, so the durable was made again, or restored from a store
+ *   that lost its tail, and new records took sequences it once acked.
  */
-export function deliveryGap(deliveries: readonly number[], lastDelivery: number): boolean {
-  let expected = deliveries[0] === 1 ? 1 : lastDelivery + 1;
-  for (const delivery of deliveries) {
-    if (delivery !== expected) return true;
+export function deliveryGap(
+  batch: ReadonlyArray<{ delivery: number; sequence: number }>,
+  lastDelivery: number,
+  ackedThrough: number,
+): boolean {
+  let expected = batch[0]?.delivery === 1 ? 1 : lastDelivery + 1;
+  for (const { delivery, sequence } of batch) {
+    if (delivery !== expected || sequence <= ackedThrough) return true;
     expected += 1;
   }
   return false;
@@ -146,17 +173,36 @@ export class JetStreamConsumer implements Consumer {
   async seek(topic: string, partition: number, offset: number): Promise<void> {
     const state = this.partitions.get(`${topic}\u0000${partition}`);
     const stream = state?.stream ?? streamName(this.deps.prefix, topic, partition);
-    if (state) {
-      state.generation += 1;
-      state.handle = undefined;
-      state.lastDelivery = 0;
-    }
+    if (state) this.forget(state);
     await this.deps.jsm.consumers.delete(stream, this.durable).catch(() => undefined);
-    await this.deps.jsm.consumers.add(
+    const info = await this.deps.jsm.consumers.add(
       stream,
       this.consumerConfig(DeliverPolicy.StartSequence, offset + 1),
     );
-    if (state) state.committedOffset = offset;
+    if (state) {
+      state.committedOffset = offset;
+      state.instance = info.created;
+      state.ackedThrough = offset;
+    }
+  }
+
+  /**
+   * The broker is about to make this group's durable on `stream` again (records the
+   * server lost, `jetstream-broker.ts`): the batch in hand is dropped unacked, since its
+   * ack would land on the new durable and move its floor past records it never delivered.
+   */
+  forgetDurable(stream: string, durable: string): void {
+    if (durable !== this.durable) return;
+    for (const state of this.partitions.values()) if (state.stream === stream) this.forget(state);
+  }
+
+  /** Drops what the worker holds and knows of its durable, which is about to be made again. */
+  private forget(state: PartitionState): void {
+    state.generation += 1;
+    state.handle = undefined;
+    state.lastDelivery = 0;
+    state.instance = '';
+    state.ackedThrough = 0;
   }
 
   assignments(): Assignment[] {
@@ -213,9 +259,7 @@ export class JetStreamConsumer implements Consumer {
         state.goneRounds = (state.goneRounds ?? 0) + 1;
         if (state.goneRounds < 2) continue;
         state.goneRounds = 0;
-        state.generation += 1;
-        state.handle = undefined;
-        state.lastDelivery = 0;
+        this.forget(state);
         await this.recreate(state).catch((err: unknown) =>
           this.deps.logger.warn({ err, stream: state.stream }, 're-creating the consumer failed'),
         );
@@ -260,41 +304,44 @@ export class JetStreamConsumer implements Consumer {
       },
       'messages stranded in an abandoned pull; re-creating the consumer at its ack floor',
     );
-    // The server's ack floor, not this worker's memory of its commits: after a broker that
-    // lost its tail had its consumers rewound, the records at offsets this worker once
-    // committed are new ones. A floor read as 0 (no ack since the durable was made) replays
-    // from the start: duplicates the targets skip, never a loss.
-    await this.seek(state.topic, state.partition, seen.ackFloor);
+    await this.seek(state.topic, state.partition, await this.safeRereadPosition(state));
     return true;
   }
 
   /**
-   * A delivery never reached this worker (`deliveryGap`): the batch is dropped unhandled
-   * and the durable made again at the server's ack floor (as a seek does), so the missing
-   * record comes again at once and before the later ones. Acking the batch would have
-   * acked it too, unapplied (found by the chaos run: a stalled NATS link lost records).
+   * Where a re-read of a partition may start without skipping a record nobody applied:
+   * what this worker's confirmed acks on the durable cover, or, on a durable someone
+   * else made again, where that one was made to start; never past `before` (the record
+   * just handed over: a store restored after a power loss gives new records sequences
+   * this worker once acked). Not the server's ack floor (see `instance`).
    */
-  private async rereadFromAckFloor(state: PartitionState, deliveries: number[]): Promise<void> {
+  private async safeRereadPosition(state: PartitionState, before?: number): Promise<number> {
     const info = await this.deps.jsm.consumers.info(state.stream, this.durable);
-    // A durable made at a start sequence has committed everything before it (its ack
-    // floor can read 0 until its first ack).
-    const madeAt =
-      info.config.deliver_policy === DeliverPolicy.StartSequence
-        ? (info.config.opt_start_seq ?? 1) - 1
-        : 0;
-    const floor = Math.max(info.ack_floor.stream_seq, madeAt);
+    const covered = info.created === state.instance ? state.ackedThrough : madeAfter(info.config);
+    return Math.max(0, Math.min(covered, before ?? covered));
+  }
+
+  /**
+   * A delivery never reached this worker (`deliveryGap`): the batch is dropped unhandled
+   * and the durable made again where this worker's confirmed acks end (as a seek does),
+   * so the missing record comes again at once and before the later ones. Acking the
+   * batch would have acked it too, unapplied (found by the chaos run: a stalled NATS
+   * link lost records).
+   */
+  private async rereadAfterLostDelivery(state: PartitionState, batch: JsMsg[]): Promise<void> {
+    const from = await this.safeRereadPosition(state, batch[0]!.info.streamSequence - 1);
     this.deps.logger.warn(
       {
         groupId: this.deps.options.groupId,
         topic: state.topic,
         partition: state.partition,
         lastDelivery: state.lastDelivery,
-        deliveries: [deliveries[0], deliveries.at(-1)],
-        ackFloor: floor,
+        deliveries: [batch[0]!.info.deliverySequence, batch.at(-1)!.info.deliverySequence],
+        rereadAfter: from,
       },
-      'a delivery never reached this worker (an abandoned pull); re-reading from the ack floor',
+      'a delivery never reached this worker (an abandoned pull); re-reading the partition',
     );
-    await this.seek(state.topic, state.partition, floor);
+    await this.seek(state.topic, state.partition, from);
   }
 
   private async assign(topic: string, partition: number): Promise<void> {
@@ -355,6 +402,8 @@ export class JetStreamConsumer implements Consumer {
       worker: undefined,
       holding: false,
       lastDelivery: info.delivered.consumer_seq,
+      instance: info.created,
+      ackedThrough: Math.max(start, committed),
     };
     this.partitions.set(`${topic}\u0000${partition}`, state);
     state.worker = this.work(state);
@@ -397,9 +446,12 @@ export class JetStreamConsumer implements Consumer {
         continue;
       }
       if (state.generation !== generation) continue;
-      const deliveries = batch.map((msg) => msg.info.deliverySequence);
-      if (deliveryGap(deliveries, state.lastDelivery)) {
-        await this.rereadFromAckFloor(state, deliveries).catch((err: unknown) =>
+      const deliveries = batch.map((msg) => ({
+        delivery: msg.info.deliverySequence,
+        sequence: msg.info.streamSequence,
+      }));
+      if (deliveryGap(deliveries, state.lastDelivery, state.ackedThrough)) {
+        await this.rereadAfterLostDelivery(state, batch).catch((err: unknown) =>
           this.deps.logger.warn(
             { err, stream: state.stream },
             're-reading a partition after a lost delivery failed; retrying',
@@ -407,7 +459,7 @@ export class JetStreamConsumer implements Consumer {
         );
         continue;
       }
-      state.lastDelivery = deliveries.at(-1)!;
+      state.lastDelivery = deliveries.at(-1)!.delivery;
       if (this.isPaused || this.stopped) {
         for (const msg of batch) msg.nak();
         continue;
@@ -464,7 +516,9 @@ export class JetStreamConsumer implements Consumer {
       { stream: state.stream, consumer: this.durable },
       'the consumer was gone; re-created to read the partition from its start',
     );
-    await this.deps.jsm.consumers.add(state.stream, this.consumerConfig(policy));
+    const info = await this.deps.jsm.consumers.add(state.stream, this.consumerConfig(policy));
+    state.instance = info.created;
+    state.ackedThrough = info.delivered.stream_seq;
   }
 
   private toRecord(state: PartitionState, msg: JsMsg): BrokerRecord {
@@ -508,6 +562,7 @@ export class JetStreamConsumer implements Consumer {
       const last = batch[handled - 1]!;
       try {
         await last.ackAck(); // ack-all: this one acks (and confirms) every earlier one
+        if (state.generation === generation) state.ackedThrough = last.info.streamSequence;
         state.committedOffset = last.info.streamSequence;
         state.endOffset = Math.max(state.endOffset, last.info.streamSequence + last.info.pending);
       } catch (err) {
