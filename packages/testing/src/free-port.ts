@@ -5,14 +5,34 @@
  */
 import { createServer } from 'node:net';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+const bindable = (port: number) =>
+  new Promise<number | undefined>((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolve(bound));
     });
   });
+
+export async function freePort(): Promise<number> {
+  const port = await bindable(0);
+  if (port === undefined) throw new Error('no free port on 127.0.0.1');
+  return port;
+}
+
+/**
+ * Below Linux's ephemeral range (32768–60999): no outgoing connection of any process
+ * takes it. For what a fault harness kills and starts again on the same port (a service,
+ * PostgreSQL, nats-server): an ephemeral port freed by a kill can be taken meanwhile by
+ * any process's connection (or another harness's freePort), and the restart then fails
+ * with EADDRINUSE. Picked at random, so harnesses side by side rarely meet.
+ */
+export async function freeStablePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = await bindable(20_000 + Math.floor(Math.random() * 12_000));
+    if (port !== undefined) return port;
+  }
+  return freePort();
 }

@@ -14,7 +14,7 @@ export { startS3Server } from './s3-server.js';
 export { redisUrlForTests, skipReason } from './engines.js';
 export { CHROMIUM_PATH, chromiumSkipReason, launchChromium } from './chromium.js';
 export { keepScreenshot } from './screenshots.js';
-export { freePort } from './free-port.js';
+export { freePort, freeStablePort } from './free-port.js';
 export {
   startOwnNats,
   startOwnPostgres,
@@ -31,6 +31,7 @@ export {
   untilSettled,
 } from './chaos-kit.js';
 export { startTcpProxy, type ProxyMode, type TcpProxy } from './tcp-proxy.js';
+export { guardEngines, type EngineGuard } from './engine-guard.js';
 export {
   bearer,
   checkKeyedAccess,

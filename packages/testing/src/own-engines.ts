@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
-import { freePort } from './free-port.js';
+import { freeStablePort } from './free-port.js';
 
 export interface OwnEngine {
   readonly name: string;
@@ -72,8 +72,13 @@ export async function startOwnPostgres(): Promise<OwnEngine> {
     if (result.status !== 0)
       throw new Error(`${args[0]} failed: ${result.stderr || result.stdout}`.slice(0, 2000));
   };
-  run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-  const port = await freePort();
+  try {
+    run([join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  const port = await freeStablePort();
   const pgCtlStart = () => {
     try {
       startCluster();
@@ -95,7 +100,12 @@ export async function startOwnPostgres(): Promise<OwnEngine> {
       `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=50`,
       'start',
     ]);
-  pgCtlStart();
+  try {
+    pgCtlStart();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const postmasterPid = () =>
     Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   return {
@@ -156,7 +166,7 @@ export async function startOwnNats(): Promise<OwnNats> {
   const dir = mkdtempSync(join(tmpdir(), 'chaos-nats-'));
   const store = join(dir, 'store');
   const copy = join(dir, 'snapshot');
-  const port = await freePort();
+  const port = await freeStablePort();
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
@@ -172,7 +182,13 @@ export async function startOwnNats(): Promise<OwnNats> {
     running.kill('SIGKILL');
     await exited;
   };
-  await start();
+  try {
+    await start();
+  } catch (error) {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     name: 'nats',
     port,
@@ -203,7 +219,7 @@ export async function startOwnNats(): Promise<OwnNats> {
  */
 export async function startOwnRedis(): Promise<OwnEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'chaos-redis-'));
-  const port = await freePort();
+  const port = await freeStablePort();
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(
@@ -221,7 +237,13 @@ export async function startOwnRedis(): Promise<OwnEngine> {
     running.kill('SIGKILL');
     await exited;
   };
-  await start();
+  try {
+    await start();
+  } catch (error) {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     name: 'redis',
     port,

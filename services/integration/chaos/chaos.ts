@@ -30,7 +30,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createSqlDatabase } from '@platform/core';
 import {
-  freePort,
+  freeStablePort,
+  guardEngines,
   seededRandom,
   sleep,
   startOwnNats,
@@ -107,6 +108,10 @@ const KINDS = [
 ] as const;
 type FaultKind = (typeof KINDS)[number];
 
+// Stopped from outside (the test's timeout, Ctrl-C), even while the engines start, or
+// failing before its checks: no engine of ours is left running.
+const guard = guardEngines();
+
 async function main(): Promise<void> {
   // Disk faults need Debian's fiu-utils: the service runs under `fiu-run -x` and
   // `fiu-ctrl` makes its fsync/fdatasync fail with EIO for a while.
@@ -117,18 +122,31 @@ async function main(): Promise<void> {
   );
   const work = mkdtempSync(join(tmpdir(), 'chaos-integration-'));
   log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
-  const postgres = await startOwnPostgres();
-  const nats = await startOwnNats();
-  const pgProxy = await startTcpProxy({ host: '127.0.0.1', port: postgres.port });
-  const natsProxy = await startTcpProxy({ host: '127.0.0.1', port: nats.port });
+  let service: ChildProcess | undefined;
+  let stopping = false;
+  guard.onSignal(() => {
+    stopping = true;
+    service?.kill('SIGKILL');
+  });
+  const postgres = await guard.start(startOwnPostgres(), (engine) => engine.stop());
+  const nats = await guard.start(startOwnNats(), (engine) => engine.stop());
+  const pgProxy = await guard.start(
+    startTcpProxy({ host: '127.0.0.1', port: postgres.port }),
+    (proxy) => proxy.close(),
+  );
+  const natsProxy = await guard.start(
+    startTcpProxy({ host: '127.0.0.1', port: nats.port }),
+    (proxy) => proxy.close(),
+  );
   // The checks read the engine directly, not through the proxies.
   const direct = await createSqlDatabase({ url: postgres.url, dataDir: 'unused', poolSize: 2 });
+  // Below the ephemeral range: a killed service's ports are still free when it restarts.
   const ports = {
-    PORT: await freePort(),
-    CONTROL_PLANE_PORT: await freePort(),
-    RELATIONAL_ADAPTER_PORT: await freePort(),
-    CSV_ADAPTER_PORT: await freePort(),
-    WEBHOOK_ADAPTER_PORT: await freePort(),
+    PORT: await freeStablePort(),
+    CONTROL_PLANE_PORT: await freeStablePort(),
+    RELATIONAL_ADAPTER_PORT: await freeStablePort(),
+    CSV_ADAPTER_PORT: await freeStablePort(),
+    WEBHOOK_ADAPTER_PORT: await freeStablePort(),
   };
   const base = `http://127.0.0.1:${ports.PORT}`;
   const env = {
@@ -142,24 +160,9 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
     ATTACHMENT_REFRESH_MS: '1000',
   };
-  // Stopped from outside (the test's timeout, Ctrl-C): no engine of ours is left running.
-  const interrupted = (signal: NodeJS.Signals) => {
-    stopping = true;
-    service?.kill('SIGKILL');
-    void Promise.allSettled([
-      postgres.stop(),
-      nats.stop(),
-      pgProxy.close(),
-      natsProxy.close(),
-    ]).then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  };
-  process.once('SIGTERM', interrupted);
-  process.once('SIGINT', interrupted);
   const serviceLog = createWriteStream(join(work, 'service.log'));
-  let service: ChildProcess | undefined;
   /** Exits nobody asked for (a crash is a failure of the run; the service is started again). */
   let crashes = 0;
-  let stopping = false;
   const startService = () => {
     const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
     const [command, ...args] = fiu ? ['fiu-run', '-x', ...node] : node;
@@ -518,16 +521,19 @@ async function main(): Promise<void> {
     stopping = true;
     await killService();
     await direct.close().catch(() => undefined);
-    await pgProxy.close();
-    await natsProxy.close();
     if (argv.keep && process.exitCode === 1) {
       log(`kept for a look: ${postgres.url}, ${nats.url} (Ctrl-C stops them)`);
     } else {
-      await postgres.stop();
-      await nats.stop();
+      await guard.stopAll();
     }
     if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  log(`the run failed before its checks: ${(error as Error).stack ?? String(error)}`);
+  process.exitCode = 2;
+  await guard.stopAll();
+}

@@ -28,7 +28,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createObjectStore, createSqlDatabase } from '@platform/core';
 import {
-  freePort,
+  freeStablePort,
+  guardEngines,
   madeOsuFixture,
   madeOsuFixturesDir,
   quantile,
@@ -112,16 +113,26 @@ interface JobEvent {
   msg: string;
 }
 
+// Stopped from outside (the test's timeout, Ctrl-C), even while the engines start, or
+// failing before its checks: no engine of ours is left running.
+const guard = guardEngines();
+
 async function main(): Promise<void> {
   const kinds = (argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS];
   for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind}`);
   const work = mkdtempSync(join(tmpdir(), 'chaos-render-'));
   log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
-  const postgres = await startOwnPostgres();
-  const redis = await startOwnRedis();
-  const s3 = await startS3Server();
-  const pgProxy = await startTcpProxy({ host: '127.0.0.1', port: postgres.port });
-  const redisProxy = await startTcpProxy({ host: '127.0.0.1', port: redis.port });
+  const postgres = await guard.start(startOwnPostgres(), (engine) => engine.stop());
+  const redis = await guard.start(startOwnRedis(), (engine) => engine.stop());
+  const s3 = await guard.start(startS3Server(), (engine) => engine.stop());
+  const pgProxy = await guard.start(
+    startTcpProxy({ host: '127.0.0.1', port: postgres.port }),
+    (proxy) => proxy.close(),
+  );
+  const redisProxy = await guard.start(
+    startTcpProxy({ host: '127.0.0.1', port: redis.port }),
+    (proxy) => proxy.close(),
+  );
   // The checks read the engines directly, not through the proxies.
   const direct = await createSqlDatabase({ url: postgres.url, dataDir: 'unused', poolSize: 2 });
   const store = createObjectStore({
@@ -158,7 +169,12 @@ async function main(): Promise<void> {
     REUSE_RENDERS: 'false',
   };
   const instances: Instance[] = [
-    { name: 'api', role: { RUN_WORKER: 'false' }, port: await freePort(), killedAt: new Map() },
+    {
+      name: 'api',
+      role: { RUN_WORKER: 'false' },
+      port: await freeStablePort(),
+      killedAt: new Map(),
+    },
     ...['worker-1', 'worker-2'].map((name) => ({
       name,
       role: { RUN_DISPATCHER: 'false', RUN_REAPER: 'false' },
@@ -166,7 +182,7 @@ async function main(): Promise<void> {
       killedAt: new Map<number, number>(),
     })),
   ];
-  for (const instance of instances.slice(1)) instance.port = await freePort();
+  for (const instance of instances.slice(1)) instance.port = await freeStablePort();
   const api = instances[0]!;
   const workers = instances.slice(1);
   const base = `http://127.0.0.1:${api.port}`;
@@ -223,15 +239,10 @@ async function main(): Promise<void> {
   const healthy = async (instance: Instance) =>
     (await fetch(`http://127.0.0.1:${instance.port}/health`).catch(() => undefined))?.status ===
     200;
-  const interrupted = (signal: NodeJS.Signals) => {
+  guard.onSignal(() => {
     stopping = true;
     for (const instance of instances) instance.child?.kill('SIGKILL');
-    void Promise.allSettled([postgres.stop(), redis.stop(), s3.stop()]).then(() =>
-      process.exit(signal === 'SIGINT' ? 130 : 143),
-    );
-  };
-  process.once('SIGTERM', interrupted);
-  process.once('SIGINT', interrupted);
+  });
 
   const answers: Answer[] = [];
   const faults: Array<{ kind: FaultKind; recoveryMs: number }> = [];
@@ -501,14 +512,18 @@ async function main(): Promise<void> {
     stopping = true;
     for (const instance of instances) await kill(instance);
     await direct.close().catch(() => undefined);
-    await pgProxy.close();
-    await redisProxy.close();
-    await Promise.allSettled([postgres.stop(), redis.stop(), s3.stop()]);
+    await guard.stopAll();
     serviceLog.end();
     if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  log(`the run failed before its checks: ${(error as Error).stack ?? String(error)}`);
+  process.exitCode = 2;
+  await guard.stopAll();
+}
 // The queue's client and the pools may hold the loop open.
 process.exit(process.exitCode ?? 0);
