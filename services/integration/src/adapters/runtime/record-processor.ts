@@ -229,6 +229,20 @@ export function createRecordProcessor(deps: RecordProcessorDeps): RecordProcesso
             outcome === 'written' ? 'written' : outcome === 'duplicate' ? 'duplicate' : 'skipped',
           ),
         );
+        // Following a record through the chaos run (`CHAOS_LOG_LEVEL=debug`): where each
+        // of a batch's records ended.
+        logger.debug(
+          {
+            attachmentId: attachment.attachmentId,
+            topic: items[0]!.record.topic,
+            partition: items[0]!.record.partition,
+            outcomes: items.map(
+              ({ record, envelope }, i) =>
+                `${record.offset}:${envelope.recordId.slice(0, 8)}:${outcomes[i]}`,
+            ),
+          },
+          'batch applied',
+        );
         return;
       } catch (error) {
         failure = error;
@@ -289,6 +303,10 @@ export function createRecordProcessor(deps: RecordProcessorDeps): RecordProcesso
         const attachments = registry.enabledFor(envelope.contractId, record.timestamp.getTime());
         if (attachments.length === 0) {
           metrics.outcome(envelope.contractId, 'skipped');
+          logger.debug(
+            { recordId: envelope.recordId, topic: record.topic, offset: record.offset },
+            'no enabled attachment; skipped',
+          );
           continue;
         }
         for (const attachment of attachments) {

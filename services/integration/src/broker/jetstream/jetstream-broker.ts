@@ -92,6 +92,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       ? 'JetStream: an acknowledged publish survives a power loss'
       : 'JetStream: an acknowledged publish may be lost in a power loss; the intake outbox publishes such records again',
   );
+  const consumers = new Set<JetStreamConsumer>();
   // Partitions whose records have been checked one by one since the last (re)connect: a
   // server that restarted may have lost its unsynced tail and handed its offsets to others.
   const verified = new Set<string>();
@@ -104,12 +105,12 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       if (status.type === 'reconnect') {
         connected = true;
         verified.clear();
+        for (const consumer of consumers) consumer.distrustAcks();
       }
     }
   })().catch(() => undefined);
   const js = nc.jetstream({ timeout: publishTimeout });
   const partitionCounts = new Map<string, number>();
-  const consumers = new Set<JetStreamConsumer>();
 
   const partitionsOf = async (topic: string): Promise<number> => {
     const cached = partitionCounts.get(topic);

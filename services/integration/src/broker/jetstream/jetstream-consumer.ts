@@ -45,13 +45,13 @@ interface PartitionState extends Assignment {
    */
   lastDelivery: number;
   /**
-   * The durable this worker reads, by its creation time (`''`: not known, re-created by
-   * someone else), and the stream sequence through which this worker's acks on it were
-   * confirmed (or where it was made to start). A re-read after a lost delivery starts
-   * there, never at the server's ack floor: an ack sent to a durable that was then made
-   * again under the same name lands on the new one and moves its floor past records it
-   * never delivered, and a store restored after a power loss can hold a floor past the
-   * end of its stream.
+   * The durable this worker reads, by its creation time (`''`: not known — re-created by
+   * someone else, or the server restarted since, see `distrustAcks`), and the stream
+   * sequence through which this worker's acks on it were confirmed (or where it was made
+   * to start). A re-read after a lost delivery starts there, never at the server's ack
+   * floor: an ack sent to a durable that was then made again under the same name lands
+   * on the new one and moves its floor past records it never delivered, and a store
+   * restored after a power loss can hold a floor past the end of its stream.
    */
   instance: string;
   ackedThrough: number;
@@ -196,6 +196,16 @@ export class JetStreamConsumer implements Consumer {
     for (const state of this.partitions.values()) if (state.stream === stream) this.forget(state);
   }
 
+  /**
+   * The connection came back (the server may have restarted): a store that lost its
+   * unsynced tail keeps its durables (same creation time) but gives the lost sequences
+   * to new records, so what the workers acked before no longer says what they applied.
+   * A re-read now starts where the durable was made to start.
+   */
+  distrustAcks(): void {
+    for (const state of this.partitions.values()) state.instance = '';
+  }
+
   /** Drops what the worker holds and knows of its durable, which is about to be made again. */
   private forget(state: PartitionState): void {
     state.generation += 1;
@@ -272,8 +282,8 @@ export class JetStreamConsumer implements Consumer {
    * pull the client had already given up on (its long poll ends on the client's timer,
    * which can fire before the server's expiry reaches it): they would come back only
    * after `ack_wait` (30 s), behind later ones. Seen on two refreshes in a row with
-   * nothing delivered or acked in between, the durable is re-created at its ack floor
-   * (as a seek does), so they come again at once and in order. A batch the worker took
+   * nothing delivered or acked in between, the durable is re-created where this worker's
+   * acks end (`safeRereadPosition`, as a seek does), so they come again at once and in order. A batch the worker took
    * meanwhile is dropped by the seek's new generation and delivered again (targets skip
    * what they applied). Returns true when it re-created the durable.
    */
@@ -302,7 +312,7 @@ export class JetStreamConsumer implements Consumer {
         inFlight: info.num_ack_pending,
         ackFloor: seen.ackFloor,
       },
-      'messages stranded in an abandoned pull; re-creating the consumer at its ack floor',
+      'messages stranded in an abandoned pull; re-reading the partition',
     );
     await this.seek(state.topic, state.partition, await this.safeRereadPosition(state));
     return true;
@@ -460,6 +470,15 @@ export class JetStreamConsumer implements Consumer {
         continue;
       }
       state.lastDelivery = deliveries.at(-1)!.delivery;
+      this.deps.logger.debug(
+        {
+          groupId: this.deps.options.groupId,
+          stream: state.stream,
+          sequences: [deliveries[0]!.sequence, deliveries.at(-1)!.sequence],
+          deliveries: [deliveries[0]!.delivery, deliveries.at(-1)!.delivery],
+        },
+        'batch received',
+      );
       if (this.isPaused || this.stopped) {
         for (const msg of batch) msg.nak();
         continue;
