@@ -1,8 +1,11 @@
 /**
  * Coalesces concurrent calls into one: items handed in while a flush is in flight go out
  * together in the next one (at most `maxItems` a flush), so N concurrent submissions cost
- * one multi-row statement instead of N. A call that finds nothing in flight is flushed at
- * once: no added latency when idle.
+ * one multi-row statement instead of N. A call that finds nothing in flight is flushed on
+ * the next turn of the event loop (setImmediate): the calls of requests whose bytes
+ * arrived together join it — on PGlite a statement runs to its end inside the call, so a
+ * flush was never in flight when the next request came and every call went alone — at a
+ * cost of microseconds when idle.
  */
 interface Waiting<In, Out> {
   items: In[];
@@ -26,7 +29,10 @@ export class MicroBatcher<In, Out> {
     if (items.length === 0) return Promise.resolve([]);
     return new Promise<Out[]>((resolve, reject) => {
       this.queue.push({ items, resolve, reject });
-      if (!this.flushing) void this.drain();
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.drain());
+      }
     });
   }
 
