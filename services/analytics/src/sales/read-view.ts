@@ -41,8 +41,9 @@ export interface ViewPage {
 
 export interface ReadOptions {
   /**
-   * Answer from the view's rows held in memory when the read allows it. @defaultValue true
-   * (false: DuckDB computes the page, as the tests compare).
+   * Answer from the view's rows held in memory (a small view, or the LTV ranking's rows)
+   * when the read allows it. @defaultValue true (false: DuckDB computes the page, as the
+   * tests compare).
    */
   inMemory?: boolean;
 }
@@ -68,7 +69,7 @@ export async function readView(
     (options.inMemory !== false
       ? await readSnapshot(warehouse, spec, params, limit, offset)
       : undefined) ??
-    (limit === null ? undefined : await readRange(warehouse, spec, params, limit, offset));
+    (limit === null ? undefined : await readRange(warehouse, spec, params, limit, offset, options));
   const { data, total, build } = ready
     ? { data: ready.rows, total: ready.total, build: ready.build }
     : await readRelation(warehouse, spec, params, limit, offset, sort);

