@@ -191,7 +191,7 @@ export function lzmaDecode(input: Uint8Array, maxOutput = 256 * 1024 * 1024): Ui
   const probs = new Uint16Array(LIT + (0x300 << (lc + lp))).fill(PROB_INIT);
   const rc = new RangeDecoder(input, 13, probs);
 
-  let out = new Uint8Array(
+  let out: Uint8Array = new Uint8Array(
     sizeKnown ? unpackSize : Math.min(maxOutput, Math.max(1 << 16, input.length * 4)),
   );
   let pos = 0;
