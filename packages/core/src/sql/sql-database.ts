@@ -46,6 +46,19 @@ export interface SqlDatabase extends SqlExecutor {
   /** Subscribes to a NOTIFY channel; the returned function unsubscribes. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<Unlisten>;
   notify(channel: string, payload: string): Promise<void>;
+  /**
+   * Resolves once every notification of a transaction that committed before this call
+   * has been handed to this process's listeners, with the LISTEN session's epoch: a
+   * number that changes whenever that session was lost (notifications may have been
+   * missed in between), so a cache fed by notifications compares it with the one it was
+   * filled under. Rejects while no LISTEN session is up. On PostgreSQL one round trip on
+   * the LISTEN session: the server sends the notifications pending for a session before
+   * it answers its next query (each committing backend signals the listeners before its
+   * own client is told of the commit, and a listening backend processes a pending signal
+   * before its ReadyForQuery). On PGlite there is nothing to wait for: its one session
+   * delivers a notification before its next statement runs.
+   */
+  syncNotifications(): Promise<number>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -25,7 +25,7 @@ const only = process.env.SQL_DRIVERS?.split(',');
 const drivers: Array<{
   name: string;
   skip?: string | undefined;
-  open: () => Promise<{ db: SqlDatabase; cleanup: () => Promise<void> }>;
+  open: () => Promise<{ db: SqlDatabase; cleanup: () => Promise<void>; url?: string }>;
 }> = [
   {
     name: 'pglite',
@@ -42,6 +42,7 @@ const drivers: Array<{
       return {
         db: await createSqlDatabase({ url: testDb.url, dataDir: 'unused' }),
         cleanup: () => testDb.drop(),
+        url: testDb.url,
       };
     },
   },
@@ -51,9 +52,10 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
   describe(`SQL database conformance: ${driver.name}`, { skip: driver.skip }, () => {
     let db: SqlDatabase;
     let cleanup: () => Promise<void>;
+    let url: string | undefined;
 
     before(async () => {
-      ({ db, cleanup } = await driver.open());
+      ({ db, cleanup, url } = await driver.open());
       await db.query('CREATE TABLE items (id serial PRIMARY KEY, name text NOT NULL, n int)');
     });
     after(async () => {
@@ -197,12 +199,32 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
       }
     });
 
+    test('syncNotifications: every notification committed before it, by any session, has been heard', async () => {
+      const heard = new Set<string>();
+      const unlisten = await db.listen('core_sync', (payload) => heard.add(payload));
+      // Another session, as another process would write (PGlite has only its own).
+      const other =
+        driver.name === 'postgres' ? await createSqlDatabase({ url: url!, dataDir: 'unused' }) : db;
+      try {
+        const epoch = await db.syncNotifications();
+        for (let i = 0; i < 200; i += 1) {
+          await other.query('SELECT pg_notify($1, $2)', ['core_sync', String(i)]);
+          assert.equal(await db.syncNotifications(), epoch);
+          assert.ok(heard.has(String(i)), `notification ${i} heard when the sync resolved`);
+        }
+      } finally {
+        if (other !== db) await other.close();
+        await unlisten();
+      }
+    });
+
     if (driver.name === 'postgres') {
       test('a lost LISTEN session is replaced without crashing, and notifications resume', async () => {
         const received: string[] = [];
         const unlisten = await db.listen('core_lost_session', (payload) => received.push(payload));
+        const epochBefore = await db.syncNotifications();
         const { rowCount } = await db.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN core_lost_session'",
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query IN ('LISTEN core_lost_session', 'SELECT 1')",
         );
         assert.equal(rowCount, 1);
         // Notifications sent before the new session listens are lost: send until one arrives.
@@ -212,6 +234,13 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         assert.equal(received[0], 'again');
+        let epochAfter: number | undefined;
+        while (epochAfter === undefined && Date.now() < deadline) {
+          epochAfter = await db.syncNotifications().catch(() => undefined);
+        }
+        // Some notifications may have been missed while the session was down: the epoch says so.
+        assert.notEqual(epochAfter, undefined, 'a sync succeeds on the new session');
+        assert.notEqual(epochAfter, epochBefore);
         await unlisten();
       });
     }

@@ -6,12 +6,12 @@ import { goneDetail, parseJobId } from './job-view.js';
 
 /**
  * The job of a raw (dashed or legacy) id: 404 when unknown, 410 when deleted or expired.
- * Jobs come from the process's caches when they are there (finished ones; on the
- * embedded engine active ones too, see live-job-cache.ts).
+ * Jobs come from the process's caches when they are there (finished ones, and active
+ * ones once their row is known current, see live-job-cache.ts).
  */
 export async function findJob(ctx: RenderContext, rawId: string): Promise<JobRow> {
   const id = parseJobId(rawId);
-  const cached = id ? (ctx.liveJobs.get(id) ?? ctx.finishedJobs.get(id)) : undefined;
+  const cached = id ? (ctx.finishedJobs.get(id) ?? (await ctx.liveJobs.lookup(id))) : undefined;
   if (cached) return cached;
   const mark = ctx.liveJobs.mark();
   const job = id ? await getJob(ctx.db, id) : undefined;

@@ -56,6 +56,11 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
   let listener: Promise<pg.PoolClient> | undefined;
   let closed = false;
   const channels = new Map<string, Channel>();
+  // The LISTEN session's epoch (see SqlDatabase.syncNotifications): bumped when the
+  // session is lost and again when every channel is listened to on a new one; `listening`
+  // is true only in between, while notifications are surely arriving.
+  let listenEpoch = 0;
+  let listening = false;
 
   const listenerClient = (): Promise<pg.PoolClient> => {
     listener ??= pool.connect().then(
@@ -70,6 +75,8 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
           if (closed) return;
           options.logger?.warn({ err: error }, 'PostgreSQL LISTEN session lost; listening again');
           listener = undefined;
+          listenEpoch += 1;
+          listening = false;
           client.release(error);
           void relisten();
         });
@@ -88,6 +95,9 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     try {
       const client = await listenerClient();
       for (const channel of channels.keys()) await client.query(`LISTEN ${channel}`);
+      if (listener === undefined || (await listener) !== client) return; // lost again meanwhile
+      listenEpoch += 1;
+      listening = true;
     } catch (error) {
       options.logger?.warn({ err: error }, 'PostgreSQL LISTEN failed; retrying in 1 s');
       setTimeout(() => void relisten(), 1000).unref();
@@ -99,7 +109,11 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     const client = await listenerClient();
     const existing = channels.get(channel);
     if (existing) return existing;
-    const ready = client.query(`LISTEN ${channel}`).then(() => undefined);
+    const ready = client.query(`LISTEN ${channel}`).then(() => {
+      // On the first session (never lost) notifications now arrive; on a later one,
+      // relisten says so once every channel is listened to again.
+      if (listenEpoch === 0 && listener !== undefined) listening = true;
+    });
     const created: Channel = { handlers: new Set(), ready };
     channels.set(channel, created);
     ready.catch(() => {
@@ -168,6 +182,15 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     async notify(channel, payload) {
       assertChannelName(channel);
       await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    },
+    async syncNotifications() {
+      const epoch = listenEpoch;
+      if (!listening || !listener) throw new Error('no PostgreSQL LISTEN session is up');
+      const session = await listener;
+      await session.query('SELECT 1');
+      if (!listening || listenEpoch !== epoch)
+        throw new Error('the PostgreSQL LISTEN session was lost');
+      return epoch;
     },
     async ping() {
       await pool.query('SELECT 1');
