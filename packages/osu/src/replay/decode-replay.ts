@@ -122,30 +122,91 @@ function lzma(bytes: Uint8Array, what: string): Uint8Array {
   }
 }
 
-function parseFrames(bytes: Uint8Array): ReplayFrame[] {
-  const text = new TextDecoder('latin1').decode(bytes);
+/**
+ * The frames of the decompressed text `w|x|y|z,w|x|y|z,…`. Parts of the common form
+ * (each field `-?digits(.digits)?`, few enough digits to be exact) are read straight
+ * from the bytes; any other part is read by `parseFramePart`, as `Number` reads it, so
+ * the result is the same either way (render admission decodes every submitted replay).
+ */
+export function parseFrames(bytes: Uint8Array): ReplayFrame[] {
   const frames: ReplayFrame[] = [];
+  const fields = [0, 0, 0, 0];
   let time = 0;
-  for (const part of text.split(',')) {
-    if (!part.trim()) continue;
-    const f = part.split('|');
-    if (f.length !== 4) throw new ReplayDecodeError('MALFORMED', 'replay frame without 4 fields');
-    const delta = Number(f[0]);
-    const x = Number(f[1]);
-    const y = Number(f[2]);
-    const keys = Number(f[3]);
-    if (
-      !Number.isFinite(delta) ||
-      !Number.isFinite(x) ||
-      !Number.isFinite(y) ||
-      !Number.isFinite(keys)
-    ) {
-      throw new ReplayDecodeError('MALFORMED', 'replay frame with a non-numeric field');
+  let start = 0;
+  while (start <= bytes.length) {
+    let end = bytes.indexOf(44, start); // ','
+    if (end < 0) end = bytes.length;
+    if (end > start && readSimpleFields(bytes, start, end, fields)) {
+      const delta = fields[0]!;
+      if (delta !== -12345) time += delta;
+      frames.push({ time, delta, x: fields[1]!, y: fields[2]!, keys: fields[3]! | 0 });
+    } else {
+      const frame = parseFramePart(new TextDecoder('latin1').decode(bytes.subarray(start, end)));
+      if (frame) {
+        if (frame.delta !== -12345) time += frame.delta;
+        frames.push({ time, delta: frame.delta, x: frame.x, y: frame.y, keys: frame.keys });
+      }
     }
-    if (delta !== -12345) time += delta;
-    frames.push({ time, delta, x, y, keys: keys | 0 });
+    start = end + 1;
   }
   return frames;
+}
+
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
+/**
+ * Reads four `|`-separated fields of the form `-?digits(.digits)?` with at most 15
+ * digits each from `bytes[start, end)` into `out`; false for anything else. At most 15
+ * digits keep the digits an exact integer, and dividing it by a power of ten up to 10¹⁵
+ * rounds once, correctly, so the value is the one `Number` gives.
+ */
+function readSimpleFields(bytes: Uint8Array, start: number, end: number, out: number[]): boolean {
+  let i = start;
+  for (let field = 0; field < 4; field += 1) {
+    const negative = bytes[i] === 45; // '-'
+    if (negative) i += 1;
+    let digits = 0;
+    let fraction = -1;
+    let mantissa = 0;
+    for (; i < end; i += 1) {
+      const c = bytes[i]!;
+      if (c >= 48 && c <= 57) {
+        mantissa = mantissa * 10 + (c - 48);
+        digits += 1;
+        if (fraction >= 0) fraction += 1;
+      } else if (c === 46 && fraction < 0 && digits > 0)
+        fraction = 0; // '.'
+      else break;
+    }
+    if (digits === 0 || digits > 15 || fraction === 0) return false;
+    const value = fraction > 0 ? mantissa / POWERS_OF_TEN[fraction]! : mantissa;
+    out[field] = negative ? -value : value;
+    if (field < 3) {
+      if (i >= end || bytes[i] !== 124) return false; // '|'
+      i += 1;
+    }
+  }
+  return i === end;
+}
+
+/** One part of the frame text as `Number` reads its fields; undefined for a blank part. */
+function parseFramePart(part: string): Omit<ReplayFrame, 'time'> | undefined {
+  if (!part.trim()) return undefined;
+  const f = part.split('|');
+  if (f.length !== 4) throw new ReplayDecodeError('MALFORMED', 'replay frame without 4 fields');
+  const delta = Number(f[0]);
+  const x = Number(f[1]);
+  const y = Number(f[2]);
+  const keys = Number(f[3]);
+  if (
+    !Number.isFinite(delta) ||
+    !Number.isFinite(x) ||
+    !Number.isFinite(y) ||
+    !Number.isFinite(keys)
+  ) {
+    throw new ReplayDecodeError('MALFORMED', 'replay frame with a non-numeric field');
+  }
+  return { delta, x, y, keys: keys | 0 };
 }
 
 function parseLifeBar(text: string): LifeBarPoint[] {
