@@ -117,7 +117,9 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     ...loadConfig(integrationEnvSchema, {
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      ATTACHMENT_REFRESH_MS: '500',
+      // The refresh (heartbeat and attachment re-read) at its default, as `npm start` runs it:
+      // attachments reach adapters by the control plane's watch now, and at 500 ms the
+      // heartbeats' re-reads were the embedded default's second most frequent statements.
       ...(natsUrl ? { NATS_URL: natsUrl } : {}),
     }),
     PORT: 0,
