@@ -20,6 +20,7 @@ export {
 export { coreErrors, errorBody, replyWithError } from './errors/core-errors.js';
 export {
   isDatabaseUnavailable,
+  isDiskFailure,
   isRedisUnavailable,
   RETRY_AFTER_SECONDS,
 } from './errors/dependency-unavailable.js';

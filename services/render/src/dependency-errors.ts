@@ -6,6 +6,7 @@
  */
 import {
   isDatabaseUnavailable,
+  isDiskFailure,
   isRedisUnavailable,
   RETRY_AFTER_SECONDS,
   type AppError,
@@ -19,6 +20,11 @@ export function classifyDependencyError(db: SqlDatabase) {
     headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
   });
   return (error: unknown): AppError | undefined => {
+    if (isDiskFailure(error))
+      return renderErrors.DATABASE_UNAVAILABLE({
+        detail: `The database (${db.engine}) cannot write: the disk under it is full or failing. Nothing was stored; please try again shortly.`,
+        ...options(error),
+      });
     if (isDatabaseUnavailable(error))
       return renderErrors.DATABASE_UNAVAILABLE({
         detail: `The database (${db.engine}) is unavailable. Please try again shortly.`,

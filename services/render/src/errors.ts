@@ -26,6 +26,10 @@ export const renderErrors = defineErrors({
     status: 503,
     detail: 'The database is unavailable. Please try again shortly.',
   },
+  STORAGE_UNAVAILABLE: {
+    status: 503,
+    detail: 'The replay store cannot write: the disk is full or failing. Please try again shortly.',
+  },
   REDIS_UNAVAILABLE: { status: 503, detail: 'Redis is unavailable. Please try again shortly.' },
   UPLOADS_BUSY: {
     status: 503,

@@ -9,10 +9,13 @@
 export const RETRY_AFTER_SECONDS = 5;
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
-/** SQLSTATE 08 connection exception, 57P01-03 shutdown / cannot connect now, 53300 too many connections. */
-const UNAVAILABLE_SQLSTATE = /^08|^57P0[1-3]$|^53300$/;
+/**
+ * SQLSTATE 08 connection exception, 57P01-03 shutdown / cannot connect now, 53300 too many
+ * connections, 53100 disk full, 58030 I/O error (the database's disk, not the request).
+ */
+const UNAVAILABLE_SQLSTATE = /^08|^57P0[1-3]$|^53[13]00$|^58030$/;
 const UNAVAILABLE_MESSAGE =
-  /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|PGlite is closed|not queryable|ENOSPC|EIO/i;
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|PGlite is closed|not queryable|ENOSPC|EIO|No space left on device/i;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -27,4 +30,18 @@ const REDIS_UNAVAILABLE_MESSAGE =
 
 export function isRedisUnavailable(error: unknown): boolean {
   return error instanceof Error && REDIS_UNAVAILABLE_MESSAGE.test(error.message);
+}
+
+/** SQLSTATE 53100 disk_full, 58030 io_error; Node's ENOSPC / EDQUOT / EIO from a file write. */
+const DISK_FAILURE_CODES = new Set(['53100', '58030', 'ENOSPC', 'EDQUOT', 'EIO']);
+const DISK_FAILURE_MESSAGE = /No space left on device|Input\/output error|after a storage failure/i;
+
+/**
+ * A write that failed because the disk under the service is full or failing (issue 21):
+ * a 503 naming the disk, not a 500, and nothing was stored.
+ */
+export function isDiskFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && DISK_FAILURE_CODES.has(code)) return true;
+  return error instanceof Error && DISK_FAILURE_MESSAGE.test(error.message);
 }

@@ -8,7 +8,14 @@
  * its replay; a refused or failed transaction deletes the uploaded replay.
  */
 import { randomUUID } from 'node:crypto';
-import { advisoryLockKey, type Logger, type ObjectStore, type SqlDatabase } from '@platform/core';
+import {
+  advisoryLockKey,
+  isDiskFailure,
+  RETRY_AFTER_SECONDS,
+  type Logger,
+  type ObjectStore,
+  type SqlDatabase,
+} from '@platform/core';
 import type { RenderSettings } from '../config.js';
 import type { RateLimiter } from '@platform/core';
 import { checkRateLimit } from '../limits/rate-limits.js';
@@ -75,6 +82,12 @@ export async function admitRender(
     await store.put(replayKey, request.data, { contentType: 'application/octet-stream' });
   } catch (error) {
     deps.logger?.error({ err: error, jobId }, 'replay upload failed; no job written');
+    // A full disk is the machine's state, not a bug: 503 with a time to come back.
+    if (isDiskFailure(error))
+      throw renderErrors.STORAGE_UNAVAILABLE({
+        cause: error,
+        headers: { ...headers, 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      });
     throw renderErrors.RENDER_STORAGE_FAILED({ cause: error });
   }
   try {

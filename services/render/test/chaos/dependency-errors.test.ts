@@ -56,3 +56,17 @@ test('other errors are left alone (a bug stays a 500)', () => {
     undefined,
   );
 });
+
+test('a write the disk refused (SQLSTATE 53100) is DATABASE_UNAVAILABLE naming the disk', () => {
+  const error = Object.assign(new Error('could not write to log file: No space left on device'), {
+    code: '53100',
+  });
+  const classified = classifyDependencyError({ engine: 'pglite' } as never)(error);
+  assert.equal(classified?.statusCode, 503);
+  assert.equal(classified.code, 'DATABASE_UNAVAILABLE');
+  assert.match(
+    classified.detail,
+    /^The database \(pglite\) cannot write: the disk under it is full/,
+  );
+  assert.equal(classified.headers['Retry-After'], '5');
+});
