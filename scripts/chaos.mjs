@@ -1,7 +1,7 @@
 // `npm run chaos -- [--service integration|render|analytics] [--faults N] [--seed S] …`
 // (issue 21): runs the seeded fault harness of one service, `services/<service>/chaos/chaos.ts`
 // (integration when --service is not given); every other option goes to that harness.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -14,8 +14,11 @@ if (!/^[a-z-]+$/.test(service ?? '') || !existsSync(harness)) {
   console.error(`chaos: no harness for --service ${service} (integration, render, analytics)`);
   process.exit(2);
 }
-const run = spawnSync(process.execPath, ['--import', 'tsx', harness, ...args], {
+const run = spawn(process.execPath, ['--import', 'tsx', harness, ...args], {
   cwd: fileURLToPath(new URL(`../services/${service}`, import.meta.url)),
   stdio: 'inherit',
 });
-process.exit(run.status ?? 1);
+// A signal meant for this wrapper (a `timeout`, npm stopped) reaches the harness, which
+// stops its engines; Ctrl-C reaches both through the terminal's process group.
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => run.kill(signal));
+run.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

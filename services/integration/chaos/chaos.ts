@@ -24,7 +24,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -120,6 +120,7 @@ async function main(): Promise<void> {
   const kinds = ((argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS]).filter(
     (kind) => fiu || kind !== 'fsync fails',
   );
+  const runStartedAt = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'chaos-integration-'));
   log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
   let service: ChildProcess | undefined;
@@ -494,6 +495,10 @@ async function main(): Promise<void> {
     );
     console.log(
       `recovery after the engine's return: p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms`,
+    );
+    const machineLoad = loadavg().map((n) => n.toFixed(1));
+    console.log(
+      `run time ${Math.round((Date.now() - runStartedAt) / 1000)} s (first start ${Math.round(startupMs / 1000)} s); load average ${machineLoad.join(', ')}`,
     );
     // Refused-but-applied first: the rarer and worse finding.
     const worst = [...problems].sort(
