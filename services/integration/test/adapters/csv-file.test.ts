@@ -125,6 +125,37 @@ describe('csv file', () => {
     await file.close();
   });
 
+  it('reports no stored position while a failed journal write leaves its state ahead of the disk', async () => {
+    const file = await openFile('failed-journal');
+    const slot = { consumerGroup: 'g', topic: 't', partition: 0 };
+    const position = (offset: number) => ({ ...slot, offset });
+    await file.create('f0', 'k0', ['f0', 'k0', 'v'], at(), undefined, position(0));
+    assert.deepEqual(file.position(slot), { nextOffset: 1, lastRecordId: 'f0' });
+    // The journal's write fails (its file handle closed under it, as a failing disk would).
+    const journal = (file as unknown as { journal: { handle: { close(): Promise<void> } } })
+      .journal;
+    await journal.handle.close();
+    await assert.rejects(file.create('f1', 'k1', ['f1', 'k1', 'v'], at(), undefined, position(1)));
+    assert.equal(
+      file.position(slot),
+      undefined,
+      'the failed event is not covered by a stored position when it comes again',
+    );
+    // It comes again: written this time, in the journal and the file.
+    assert.equal(
+      await file.create('f1', 'k1', ['f1', 'k1', 'v'], at(), undefined, position(1)),
+      'written',
+    );
+    assert.deepEqual(file.position(slot), { nextOffset: 2, lastRecordId: 'f1' });
+    await file.flush();
+    assert.deepEqual((await rowsOf('failed-journal')).slice(1).sort(), [
+      ['f0', 'k0', 'v'],
+      ['f1', 'k1', 'v'],
+    ]);
+    assert.equal((await journalOf('failed-journal')).filter((l) => l.includes('"f1"')).length, 1);
+    await file.close();
+  });
+
   it('keeps the rows of a file it adopted after a restart rebuilds the file from the journal', async () => {
     await mkdir(join(dir, 'adopted', 'out'), { recursive: true });
     await writeFile(join(dir, 'adopted', 'out', 'out.csv'), 'record_id,key,value\r\nold,k0,v0\r\n');

@@ -55,6 +55,13 @@ interface PartitionState extends Assignment {
    */
   instance: string;
   ackedThrough: number;
+  /**
+   * The stream sequence of the first record this worker nak'd: the server serves nak'd
+   * records before new ones, so the next batch starts there. One that does not means the
+   * nak never arrived (the connection dropped with it, the server restarted with the
+   * record still in flight) and acking that batch would ack the record unapplied.
+   */
+  nakedFrom?: number | undefined;
 }
 
 export interface JetStreamConsumerDeps {
@@ -211,6 +218,7 @@ export class JetStreamConsumer implements Consumer {
     state.generation += 1;
     state.handle = undefined;
     state.lastDelivery = 0;
+    state.nakedFrom = undefined;
     state.instance = '';
     state.ackedThrough = 0;
   }
@@ -460,7 +468,9 @@ export class JetStreamConsumer implements Consumer {
         delivery: msg.info.deliverySequence,
         sequence: msg.info.streamSequence,
       }));
-      if (deliveryGap(deliveries, state.lastDelivery, state.ackedThrough)) {
+      const nakLost = state.nakedFrom !== undefined && deliveries[0]!.sequence !== state.nakedFrom;
+      state.nakedFrom = undefined;
+      if (nakLost || deliveryGap(deliveries, state.lastDelivery, state.ackedThrough)) {
         await this.rereadAfterLostDelivery(state, batch).catch((err: unknown) =>
           this.deps.logger.warn(
             { err, stream: state.stream },
@@ -480,6 +490,7 @@ export class JetStreamConsumer implements Consumer {
         'batch received',
       );
       if (this.isPaused || this.stopped) {
+        state.nakedFrom = batch[0]!.info.streamSequence;
         for (const msg of batch) msg.nak();
         continue;
       }
@@ -595,6 +606,7 @@ export class JetStreamConsumer implements Consumer {
       // The back-off is waited here, not as a nak delay: a delayed nak would let newer
       // messages overtake the failed ones.
       if (error !== undefined && !this.stopped) await sleep(this.deps.redeliveryDelayMs);
+      if (state.generation === generation) state.nakedFrom = batch[handled]!.info.streamSequence;
       for (const msg of batch.slice(handled)) msg.nak();
     }
   }
