@@ -8,6 +8,11 @@
  * their files through the failing calls.
  */
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { skipReason } from './engines.js';
+import { freePort } from './free-port.js';
 
 const DISK_FAULT_POINTS = [
   'posix/io/rw/pwrite',
@@ -29,20 +34,64 @@ export function fiuAvailable(): boolean {
   }
 }
 
-/** Starts `command` under `fiu-run -x` (which execs it: the child's pid is the program's). */
+/**
+ * Starts `command` under `fiu-run -x` (which execs it: the child's pid is the program's);
+ * with `startFull` the disk is full from its first instruction.
+ */
 export function spawnUnderFiu(
   command: string,
   args: string[],
   options: SpawnOptions,
+  startFull = false,
 ): ChildProcess {
-  return spawn('fiu-run', ['-x', command, ...args], options);
+  const enable = startFull ? faultCommands(true, ENOSPC) : [];
+  return spawn('fiu-run', ['-x', ...enable, command, ...args], options);
 }
 
-/** Makes the disk of process `pid` full (errno 28, or EIO with `errno`) or frees it. */
-export function setDiskFull(pid: number, full: boolean, errno = ENOSPC): void {
-  const commands = DISK_FAULT_POINTS.flatMap((name) => [
+const faultCommands = (full: boolean, errno: number) =>
+  DISK_FAULT_POINTS.flatMap((name) => [
     '-c',
     full ? `enable name=${name},failinfo=${errno}` : `disable name=${name}`,
   ]);
-  execFileSync('fiu-ctrl', [...commands, String(pid)], { stdio: 'ignore' });
+
+/** Makes the disk of process `pid` full (errno 28, or EIO with `errno`) or frees it. */
+export function setDiskFull(pid: number, full: boolean, errno = ENOSPC): void {
+  execFileSync('fiu-ctrl', [...faultCommands(full, errno), String(pid)], { stdio: 'ignore' });
+}
+
+/** The skip reason of a test that needs fiu-run (printed loudly), or undefined. */
+export function fiuSkipReason(): string | undefined {
+  return skipReason('fiu-run and fiu-ctrl (Debian fiu-utils)', fiuAvailable());
+}
+
+/**
+ * Runs a service's `src/main.ts` (in `serviceDir`) under fiu-run for one test, on a free
+ * port with its data in a throw-away folder; the test's end kills it and removes the
+ * folder. `stderr()` is what it printed there (for a failure message).
+ */
+export async function startServiceUnderFiu(
+  t: { after(fn: () => void): void },
+  serviceDir: string,
+  env: Record<string, string>,
+  startFull = false,
+) {
+  const work = mkdtempSync(join(tmpdir(), 'disk-fault-'));
+  const port = await freePort();
+  const child = spawnUnderFiu(
+    process.execPath,
+    ['--import', 'tsx', 'src/main.ts'],
+    {
+      cwd: serviceDir,
+      env: { ...env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: join(work, 'data') },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+    startFull,
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+  t.after(() => {
+    child.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+  });
+  return { child, pid: child.pid!, base: `http://127.0.0.1:${port}`, stderr: () => stderr };
 }

@@ -32,7 +32,15 @@ export {
 } from './chaos-kit.js';
 export { startTcpProxy, type ProxyMode, type TcpProxy } from './tcp-proxy.js';
 export { guardEngines, type EngineGuard } from './engine-guard.js';
-export { EIO, ENOSPC, fiuAvailable, setDiskFull, spawnUnderFiu } from './disk-faults.js';
+export {
+  EIO,
+  ENOSPC,
+  fiuAvailable,
+  fiuSkipReason,
+  setDiskFull,
+  spawnUnderFiu,
+  startServiceUnderFiu,
+} from './disk-faults.js';
 export {
   bearer,
   checkKeyedAccess,

@@ -25,6 +25,8 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   PORT: portVar(8000),
   /** Build the warehouse on start when none exists. @defaultValue true */
   ANALYTICS_BUILD_ON_START: booleanVar(true),
+  /** Seconds between attempts of a first build that failed (a full disk, …). @defaultValue 10 */
+  ANALYTICS_BUILD_RETRY_SECONDS: positiveIntVar(10),
   /** Olist CSV folder for the first build; unset: a synthetic data set is generated. */
   ANALYTICS_SOURCE_DIR: z.string().optional(),
   /** Orders in the generated data set. @defaultValue 20000 */

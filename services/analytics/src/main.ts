@@ -19,12 +19,15 @@ import { createLlmProvider } from './agent/providers/create-llm-provider.js';
 import { buildAnalyticsApp } from './app.js';
 import { analyticsEnvSchema } from './config.js';
 import { ensureWarehouse } from './startup/ensure-warehouse.js';
+import { startFirstBuild, type FirstBuild } from './startup/first-build.js';
 import { warehousePath } from './warehouse/paths.js';
 import { createWarehouse } from './warehouse/warehouse.js';
 
 const env = loadConfigOrExit(analyticsEnvSchema);
 const logger = createLogger({ service: 'analytics', level: env.LOG_LEVEL });
+let firstBuild: FirstBuild | undefined;
 const warehouse = createWarehouse({
+  whyNotBuilt: () => firstBuild?.whyNotBuilt(),
   file: warehousePath(env.DATA_DIR),
   threads: env.ANALYTICS_DUCKDB_THREADS,
   memoryLimit: env.ANALYTICS_DUCKDB_MEMORY_LIMIT,
@@ -94,22 +97,24 @@ logger.info(
   { url },
   `analytics listening on ${url} (chat at ${url}/chat, MCP at ${url}/mcp and ${url}/sse)`,
 );
+if (env.ANALYTICS_BUILD_ON_START)
+  firstBuild = startFirstBuild(
+    () =>
+      ensureWarehouse({
+        dataDir: env.DATA_DIR,
+        logger,
+        sourceDir: env.ANALYTICS_SOURCE_DIR,
+        orders: env.ANALYTICS_SEED_ORDERS,
+        seed: env.ANALYTICS_SEED,
+      }),
+    { retrySeconds: env.ANALYTICS_BUILD_RETRY_SECONDS, logger },
+  );
 handleShutdown({
   logger,
-  closers: [() => app.close(), () => warehouse.close(), () => counters.close()],
+  closers: [
+    async () => firstBuild?.stop(),
+    () => app.close(),
+    () => warehouse.close(),
+    () => counters.close(),
+  ],
 });
-
-if (env.ANALYTICS_BUILD_ON_START) {
-  ensureWarehouse({
-    dataDir: env.DATA_DIR,
-    logger,
-    sourceDir: env.ANALYTICS_SOURCE_DIR,
-    orders: env.ANALYTICS_SEED_ORDERS,
-    seed: env.ANALYTICS_SEED,
-  }).catch((error: unknown) =>
-    logger.error(
-      { err: error },
-      'first build failed; the service answers 503 until a warehouse is built',
-    ),
-  );
-}

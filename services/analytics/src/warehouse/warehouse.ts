@@ -21,6 +21,7 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBValue,
 } from '@duckdb/node-api';
+import { RETRY_AFTER_SECONDS } from '@platform/core';
 import { analyticsErrors } from '../errors.js';
 import { toJsonRow, type Row } from './duckdb-session.js';
 
@@ -41,6 +42,8 @@ export interface WarehouseOptions {
    * @defaultValue 256
    */
   cacheEntries?: number;
+  /** Why the warehouse is not there yet (the first build failed), for the 503's detail. */
+  whyNotBuilt?: () => string | undefined;
 }
 
 export interface QueryOptions {
@@ -151,7 +154,11 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       const info = statSync(options.file);
       return { id: `${info.ino}:${info.mtimeMs}:${info.size}`, mtime: info.mtime };
     } catch {
-      throw analyticsErrors.WAREHOUSE_NOT_BUILT();
+      const why = options.whyNotBuilt?.();
+      throw analyticsErrors.WAREHOUSE_NOT_BUILT({
+        headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+        ...(why ? { detail: why } : {}),
+      });
     }
   }
 

@@ -9,30 +9,28 @@
  * the job accepted before the disk filled is still there.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  fiuAvailable,
-  freePort,
+  fiuSkipReason,
   madeOsuFixture,
   madeOsuFixturesDir,
   setDiskFull,
-  skipReason,
-  spawnUnderFiu,
+  startServiceUnderFiu,
   until,
 } from '@platform/testing';
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const skip = skipReason('fiu-run and fiu-ctrl (Debian fiu-utils)', fiuAvailable());
+const skip = fiuSkipReason();
 
 /** This process's environment without engine URLs: the service runs on its embedded defaults. */
 const engineFreeEnv = () =>
   Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !/^(DATABASE_URL|REDIS_URL|S3_)/.test(name)),
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && !/^(DATABASE_URL|REDIS_URL|S3_)/.test(entry[0]),
+    ),
   );
 
 interface Answer {
@@ -45,37 +43,15 @@ test(
   'a full disk: 503 naming it with Retry-After, /health says db, recovery by itself',
   { skip, timeout: 120_000 },
   async (t) => {
-    const work = mkdtempSync(join(tmpdir(), 'render-disk-full-'));
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const child: ChildProcess = spawnUnderFiu(
-      process.execPath,
-      ['--import', 'tsx', 'src/main.ts'],
-      {
-        cwd: SERVICE_DIR,
-        env: {
-          ...engineFreeEnv(),
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          DATA_DIR: join(work, 'data'),
-          DATABASE_URL: '',
-          REDIS_URL: '',
-          S3_ENDPOINT: '',
-          LOG_LEVEL: 'warn',
-          SIGNING_SECRET: 'render-disk-full-secret',
-          BEATMAPS_DIR: madeOsuFixturesDir(),
-          // No renders: the test is about accepting, and chromium would only load the machine.
-          RUN_WORKER: 'false',
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
-    t.after(() => {
-      child.kill('SIGKILL');
-      rmSync(work, { recursive: true, force: true });
+    const service = await startServiceUnderFiu(t, SERVICE_DIR, {
+      ...engineFreeEnv(),
+      LOG_LEVEL: 'warn',
+      SIGNING_SECRET: 'render-disk-full-secret',
+      BEATMAPS_DIR: madeOsuFixturesDir(),
+      // No renders: the test is about accepting, and chromium would only load the machine.
+      RUN_WORKER: 'false',
     });
+    const base = service.base;
     const replay = readFileSync(madeOsuFixture('perfect.osr'));
     let n = 0;
     const submit = async (): Promise<Answer> => {
@@ -107,7 +83,7 @@ test(
     const before = await submit();
     assert.equal(before.status, 202, JSON.stringify(before.body));
 
-    setDiskFull(child.pid!, true);
+    setDiskFull(service.pid, true);
     const whileFull: Answer[] = [];
     for (let i = 0; i < 3; i++) whileFull.push(await submit());
     for (const answer of whileFull) {
@@ -122,7 +98,7 @@ test(
     assert.equal(down.body.dependencies.db!.status, 'down');
     assert.match(down.body.dependencies.db!.error!, /storage failure.*No space left on device/);
 
-    setDiskFull(child.pid!, false);
+    setDiskFull(service.pid, false);
     let after: Answer | undefined;
     await until('a submission is accepted again', 30_000, async () => {
       after = await submit();
@@ -132,6 +108,10 @@ test(
     assert.equal((await health()).status, 200);
     const job = await fetch(`${base}/v1/jobs/${before.body.job_id}`);
     assert.equal(job.status, 200, 'the job accepted before the disk filled is still stored');
-    assert.equal(child.exitCode, null, `the service is still running; stderr: ${stderr}`);
+    assert.equal(
+      service.child.exitCode,
+      null,
+      `the service is still running; stderr: ${service.stderr()}`,
+    );
   },
 );

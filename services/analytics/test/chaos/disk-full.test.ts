@@ -1,0 +1,78 @@
+/**
+ * A full disk under the analytics service (issue 21 item 4): the real service
+ * (`src/main.ts`) runs under `fiu-run -x` with pwrite/fsync failing with ENOSPC from its
+ * first instruction, so its first build (DuckDB writing the warehouse) fails. Reads are
+ * then 503 with a `detail` naming the disk and `Retry-After`, never a 500, and `/health`
+ * says the warehouse is down and why. Once the disk is freed the build is retried by
+ * itself and the reads are served.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { fiuSkipReason, setDiskFull, startServiceUnderFiu, until } from '@platform/testing';
+
+const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const skip = fiuSkipReason();
+
+test(
+  'a full disk: reads 503 naming it with Retry-After, /health says why, the build is retried by itself',
+  { skip, timeout: 120_000 },
+  async (t) => {
+    // Full from the start: fiu-run's -c options apply before the program's first write.
+    const service = await startServiceUnderFiu(
+      t,
+      SERVICE_DIR,
+      {
+        ...(process.env as Record<string, string>),
+        LOG_LEVEL: 'warn',
+        ANALYTICS_SEED_ORDERS: '300',
+        ANALYTICS_BUILD_RETRY_SECONDS: '1',
+      },
+      true,
+    );
+    const get = async (path: string) => {
+      const response = await fetch(`${service.base}${path}`);
+      return {
+        status: response.status,
+        retryAfter: response.headers.get('retry-after'),
+        body: (await response.json()) as Record<string, unknown>,
+      };
+    };
+    const diskDetail =
+      /not built yet: the disk under DATA_DIR is full or failing; the build is retried every 1 s/;
+
+    // The first build has failed once the detail names the disk.
+    await until('a read names the full disk', 90_000, async () =>
+      diskDetail.test(String((await get('/api/v1/sales/kpis')).body.detail)),
+    );
+    const read = await get('/api/v1/sales/kpis');
+    assert.equal(read.status, 503);
+    assert.equal(read.body.code, 'WAREHOUSE_NOT_BUILT');
+    assert.equal(read.retryAfter, '5');
+    const health = await get('/health');
+    assert.equal(health.status, 503);
+    const warehouse = (
+      health.body.dependencies as Record<string, { status: string; error: string }>
+    ).warehouse!;
+    assert.equal(warehouse.status, 'down');
+    assert.match(warehouse.error, diskDetail);
+
+    setDiskFull(service.pid, false);
+    const afterwards: number[] = [];
+    await until('the reads are served after the disk is freed', 60_000, async () => {
+      afterwards.push((await get('/api/v1/sales/kpis')).status);
+      return afterwards.at(-1) === 200;
+    });
+    assert.deepEqual(
+      afterwards.filter((status) => status !== 200 && status !== 503),
+      [],
+      'every read before the build was done is a 503',
+    );
+    assert.equal((await get('/health')).status, 200);
+    assert.equal(
+      service.child.exitCode,
+      null,
+      `the service is still running; stderr: ${service.stderr()}`,
+    );
+  },
+);
