@@ -17,7 +17,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { freePort, quantile, seededRandom, sleep, until } from '@platform/testing';
+import {
+  fiuAvailable,
+  freePort,
+  quantile,
+  seededRandom,
+  setDiskFull,
+  sleep,
+  spawnUnderFiu,
+  until,
+} from '@platform/testing';
 import { warehousePath } from '../src/warehouse/paths.js';
 
 const { values: argv } = parseArgs({
@@ -29,6 +38,8 @@ const { values: argv } = parseArgs({
     orders: { type: 'string', default: '2000' },
     /** One read every pace-ms. */
     'pace-ms': { type: 'string', default: '100' },
+    /** `kill` (SIGKILL of a build) and `disk-full` (its disk fills mid-build, with fiu-run). */
+    kinds: { type: 'string' },
   },
 });
 const FAULTS = Number(argv.faults);
@@ -37,6 +48,15 @@ const PACE_MS = Number(argv['pace-ms']);
 const SERVICE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(SERVICE_DIR, 'bin', 'analytics.mjs');
 const random = seededRandom(SEED);
+const KINDS = ['kill', 'disk-full'] as const;
+type FaultKind = (typeof KINDS)[number];
+/** Without fiu-run the disk cannot be filled: the run says so and kills builds only. */
+const KIND_LIST: FaultKind[] = argv.kinds
+  ? (argv.kinds.split(',') as FaultKind[])
+  : fiuAvailable()
+    ? [...KINDS]
+    : ['kill'];
+for (const kind of KIND_LIST) if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind}`);
 const log = (line: string) =>
   console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -60,12 +80,15 @@ async function main(): Promise<void> {
   const source = join(work, 'source');
   const file = warehousePath(dataDir);
   log(`seed ${SEED}, ${FAULTS} builds killed; folder ${work}`);
-  const runBuild = (args: string[]): Build => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+  const runBuild = (args: string[], underFiu = false): Build => {
+    const options = {
       cwd: SERVICE_DIR,
       env: { ...process.env, DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+      stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+    };
+    const child = underFiu
+      ? spawnUnderFiu(process.execPath, [CLI, ...args], options)
+      : spawn(process.execPath, [CLI, ...args], options);
     const build: Build = {
       child,
       steps: 0,
@@ -105,7 +128,7 @@ async function main(): Promise<void> {
   /** Builds whole in the file at some point (a read naming another is a problem). */
   const whole = new Set<string>();
   const problems: string[] = [];
-  const faults: Array<{ step: number; outcome: string; recoveryMs: number }> = [];
+  const faults: Array<{ kind: FaultKind; step: number; outcome: string; recoveryMs: number }> = [];
   let stopReads = false;
   const interrupted = () => {
     service?.kill('SIGKILL');
@@ -167,18 +190,35 @@ async function main(): Promise<void> {
       );
 
     for (let i = 0; i < FAULTS; i += 1) {
-      // Kill after `step` step lines, a part of the next step's time later.
+      // The fault after `step` step lines, a part of the next step's time later.
       const step = Math.floor(random() * (stepMs.length + 1));
       const delay = random() * (stepMs[step] ?? stepMs.at(-1) ?? 100);
-      const build = runBuild(['build', '--source', source]);
+      const kind = KIND_LIST[Math.floor(random() * KIND_LIST.length)]!;
+      const build = runBuild(['build', '--source', source], kind === 'disk-full');
       const exited = await Promise.race([
         until('the step', 120_000, () => build.steps >= step).then(() => false),
         build.exited.then(() => true),
       ]);
       if (!exited) await sleep(delay);
       const killedAt = Date.now();
-      build.child.kill('SIGKILL');
-      const code = await build.exited;
+      let code: number | null;
+      if (kind === 'kill') {
+        build.child.kill('SIGKILL');
+        code = await build.exited;
+      } else {
+        // The disk fills under the build: it must fail by itself (or finish first).
+        if (!exited) setDiskFull(build.child.pid!, true);
+        const hung = sleep(120_000).then(() => 'hung' as const);
+        const ended = await Promise.race([build.exited, hung]);
+        if (ended === 'hung') {
+          problems.push(`a build under a full disk from step ${step} did not end`);
+          build.child.kill('SIGKILL');
+        } else if (ended !== 0 && !/No space left on device/.test(build.output))
+          problems.push(
+            `a build under a full disk failed without naming it: ${build.output.slice(-300)}`,
+          );
+        code = await build.exited;
+      }
       // The file opens and holds a whole build: the previous one, or this one when the
       // kill came after the rename.
       let held: string | undefined;
@@ -214,9 +254,9 @@ async function main(): Promise<void> {
       await served(next, killedAt).catch(() => problems.push(`build ${next} never served`));
       const firstNew = reads.find((r) => r.at >= killedAt && r.buildId === next);
       const recoveryMs = firstNew ? firstNew.at - killedAt : Number.POSITIVE_INFINITY;
-      faults.push({ step, outcome, recoveryMs });
+      faults.push({ kind, step, outcome, recoveryMs });
       log(
-        `fault ${i + 1}/${FAULTS}: build killed at step ${step} (+${Math.round(delay)} ms): ${outcome}; next build served after ${recoveryMs} ms`,
+        `fault ${i + 1}/${FAULTS}: ${kind === 'kill' ? 'build killed' : 'disk full'} at step ${step} (+${Math.round(delay)} ms): ${outcome}; next build served after ${recoveryMs} ms`,
       );
     }
     stopReads = true;
@@ -226,25 +266,28 @@ async function main(): Promise<void> {
       if (r.buildId && !whole.has(r.buildId))
         problems.push(`a read named build ${r.buildId}, never whole in the file`);
 
-    const byStep = new Map<number, number>();
-    for (const f of faults) byStep.set(f.step, (byStep.get(f.step) ?? 0) + 1);
+    const byStep = new Map<string, number>();
+    for (const f of faults) {
+      const key = `${f.kind} after step ${f.step}`;
+      byStep.set(key, (byStep.get(key) ?? 0) + 1);
+    }
     const byOutcome = new Map<string, number>();
     for (const f of faults) byOutcome.set(f.outcome, (byOutcome.get(f.outcome) ?? 0) + 1);
     const byStatus = new Map<number | 'none', number>();
     for (const r of reads) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
     const times = faults.map((f) => f.recoveryMs);
     console.log('\nanalytics chaos, seed', SEED);
-    console.log('| build killed after step | count |');
+    console.log('| fault | count |');
     console.log('| --- | --- |');
-    for (const [step, count] of [...byStep].sort((a, b) => a[0] - b[0]))
-      console.log(`| ${step} | ${count} |`);
+    for (const [fault, count] of [...byStep].sort((a, b) => a[0].localeCompare(b[0])))
+      console.log(`| ${fault} | ${count} |`);
     console.log(`\noutcomes: ${[...byOutcome].map(([o, c]) => `${o}: ${c}`).join(', ')}`);
     console.log(
       `reads: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')}`,
     );
-    console.log(`builds killed ${faults.length}; problems ${problems.length}`);
+    console.log(`faults ${faults.length}; problems ${problems.length}`);
     console.log(
-      `from the kill to the next build served: p50 ${quantile(times, 0.5)} ms, p99 ${quantile(times, 0.99)} ms`,
+      `from the fault to the next build served: p50 ${quantile(times, 0.5)} ms, p99 ${quantile(times, 0.99)} ms`,
     );
     for (const line of [...new Set(problems)].slice(0, 20)) console.log(`  ${line}`);
     if (problems.length > 0) {
