@@ -79,7 +79,9 @@ async function main(): Promise<void> {
   const dataDir = join(work, 'data');
   const source = join(work, 'source');
   const file = warehousePath(dataDir);
-  log(`seed ${SEED}, ${FAULTS} builds killed; folder ${work}`);
+  log(`seed ${SEED}, ${FAULTS} faults of ${KIND_LIST.join(', ')}; folder ${work}`);
+  if (!argv.kinds && !KIND_LIST.includes('disk-full'))
+    log('fiu-run is not installed: no disk-full faults in this run');
   const runBuild = (args: string[], underFiu = false): Build => {
     const options = {
       cwd: SERVICE_DIR,
