@@ -31,7 +31,7 @@ import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
 import { revisionsAfterLostAnswer } from './in-doubt-write.js';
-import { MicroBatcher } from './micro-batcher.js';
+import { MicroBatcher } from '../batching/micro-batcher.js';
 import { discardUnsent, enqueueEvent, markSent, type SentPosition } from './outbox.js';
 import type { OutboxRelay } from './outbox-relay.js';
 import { publishEnvelope } from './publish-envelope.js';

@@ -18,7 +18,7 @@ import {
 } from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
 import type { RetentionEntry } from '../retention.js';
-import { MicroBatcher } from '../../submission/micro-batcher.js';
+import { MicroBatcher } from '../../batching/micro-batcher.js';
 import { pruneSqlLog } from './prune.js';
 import { ensureBrokerSchema, WAKE_CHANNEL } from './schema.js';
 import { SqlLogConsumer } from './sql-log-consumer.js';
