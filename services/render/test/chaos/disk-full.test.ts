@@ -99,15 +99,25 @@ test(
     assert.match(down.body.dependencies.db!.error!, /storage failure.*No space left on device/);
 
     setDiskFull(service.pid, false);
-    let after: Answer | undefined;
+    // until() takes a throw for "not yet": the answers are kept and checked after it.
+    const afterwards: Answer[] = [];
     await until('a submission is accepted again', 30_000, async () => {
-      after = await submit();
-      if (after.status !== 202) assert.equal(after.status, 503, JSON.stringify(after.body));
-      return after.status === 202;
+      afterwards.push(await submit());
+      return afterwards.at(-1)!.status === 202;
     });
+    for (const answer of afterwards.slice(0, -1))
+      assert.equal(answer.status, 503, JSON.stringify(answer.body));
     assert.equal((await health()).status, 200);
     const job = await fetch(`${base}/v1/jobs/${before.body.job_id}`);
     assert.equal(job.status, 200, 'the job accepted before the disk filled is still stored');
+    // Exactly the accepted jobs are stored: none of the refused submissions left one.
+    const listed = (await (await fetch(`${base}/v1/jobs?limit=100`)).json()) as {
+      jobs: Array<{ job_id: string }>;
+    };
+    assert.deepEqual(
+      listed.jobs.map((j) => j.job_id).sort(),
+      [before.body.job_id!, afterwards.at(-1)!.body.job_id!].sort(),
+    );
     assert.equal(
       service.child.exitCode,
       null,
