@@ -898,7 +898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RENDER_QUEUE_FULL`: The render queue is currently full. Please try again later.; `RENDER_CAPACITY`: The render infrastructure is at maximum capacity.; `UPLOADS_BUSY`: The server is receiving too many uploads. Please try again shortly. */
+            /** @description `STORAGE_UNAVAILABLE`: The replay store cannot write: the disk is full or failing. Please try again shortly.; `DATABASE_UNAVAILABLE`: The database is unavailable. Please try again shortly.; `RENDER_QUEUE_FULL`: The render queue is currently full. Please try again later.; `RENDER_CAPACITY`: The render infrastructure is at maximum capacity.; `UPLOADS_BUSY`: The server is receiving too many uploads. Please try again shortly. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1590,7 +1590,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `RENDER_QUEUE_FULL`: The render queue is currently full. Please try again later.; `RENDER_CAPACITY`: The render infrastructure is at maximum capacity.; `UPLOADS_BUSY`: The server is receiving too many uploads. Please try again shortly. */
+            /** @description `STORAGE_UNAVAILABLE`: The replay store cannot write: the disk is full or failing. Please try again shortly.; `DATABASE_UNAVAILABLE`: The database is unavailable. Please try again shortly.; `RENDER_QUEUE_FULL`: The render queue is currently full. Please try again later.; `RENDER_CAPACITY`: The render infrastructure is at maximum capacity.; `UPLOADS_BUSY`: The server is receiving too many uploads. Please try again shortly. */
             503: {
                 headers: {
                     [name: string]: unknown;
