@@ -135,3 +135,4 @@ export { csvCellText } from './csv/cell-text.js';
 export { toCsv } from './csv/to-csv.js';
 export { prefersCsv } from './http/prefers-csv.js';
 export { CLIENT_MODULE_PATH, registerClientModule } from './http/client-module.js';
+export { ifNoneMatchHits } from './http/if-none-match.js';

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { ifNoneMatchHits } from './if-none-match.js';
 
 export const CLIENT_MODULE_PATH = '/assets/openapi-fetch.js';
 /** Five minutes fresh, then revalidated (If-None-Match → 304). */
@@ -36,15 +37,6 @@ export function clientModule(): ClientModule {
     loaded = { source, etag };
   }
   return loaded;
-}
-
-/** Whether an If-None-Match header names this ETag (a list, weak or strong, or `*`). */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header
-    .split(',')
-    .map((tag) => tag.trim().replace(/^W\//, ''))
-    .some((tag) => tag === etag || tag === '*');
 }
 
 /**
@@ -90,7 +82,7 @@ export function registerClientModule(app: FastifyInstance, tag: string): void {
     },
     async (request, reply) => {
       reply.header('etag', etag).header('cache-control', CACHE_CONTROL);
-      if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
       return reply.type('text/javascript; charset=utf-8').send(source);
     },
   );

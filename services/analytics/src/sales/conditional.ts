@@ -10,14 +10,6 @@ export function etagOf(build: BuildInfo, representation: string): string {
   return `"${build.id}.${representation}"`;
 }
 
-/** RFC 9110 13.1.2: `*`, or any listed tag equal under weak comparison. */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => opaque(tag) === opaque(etag));
-}
-
 export function validatorHeaders(build: BuildInfo, representation: string): Record<string, string> {
   return {
     etag: etagOf(build, representation),

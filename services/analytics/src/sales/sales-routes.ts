@@ -5,11 +5,11 @@
  * 304 for a matching `If-None-Match`). A client that prefers `text/csv` in `Accept` gets
  * the page's rows as CSV (header row, the view's columns; paging and filters as for JSON).
  */
-import { prefersCsv, toCsv } from '@platform/core';
+import { ifNoneMatchHits, prefersCsv, toCsv } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Warehouse } from '../warehouse/warehouse.js';
 import { READ_NAMES, READS, type ReadSpec } from './catalog.js';
-import { ifNoneMatchHits, etagOf, validatorHeaders } from './conditional.js';
+import { etagOf, validatorHeaders } from './conditional.js';
 import { readView, type ReadParams } from './read-view.js';
 
 function rowSchema(spec: ReadSpec) {
