@@ -177,18 +177,9 @@ export async function startOwnNats(): Promise<OwnNats> {
   const kill = async () => {
     const running = child;
     child = undefined;
-    if (!running || running.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGKILL');
-    await exited;
+    await killAndWait(running);
   };
-  try {
-    await start();
-  } catch (error) {
-    await kill();
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
+  await startOrCleanUp(start, kill, dir);
   return {
     name: 'nats',
     port,
@@ -232,18 +223,9 @@ export async function startOwnRedis(): Promise<OwnEngine> {
   const kill = async () => {
     const running = child;
     child = undefined;
-    if (!running || running.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGKILL');
-    await exited;
+    await killAndWait(running);
   };
-  try {
-    await start();
-  } catch (error) {
-    await kill();
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
+  await startOrCleanUp(start, kill, dir);
   return {
     name: 'redis',
     port,
@@ -255,4 +237,27 @@ export async function startOwnRedis(): Promise<OwnEngine> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `kill -9` of an engine process, resolved once it has exited (nothing if it already has). */
+async function killAndWait(running: ChildProcess | undefined): Promise<void> {
+  if (!running || running.exitCode !== null) return;
+  const exited = new Promise((resolve) => running.once('exit', resolve));
+  running.kill('SIGKILL');
+  await exited;
+}
+
+/** Starts an engine; if it does not come up, kills what was spawned and removes its folder. */
+async function startOrCleanUp(
+  start: () => Promise<void>,
+  kill: () => Promise<void>,
+  dir: string,
+): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
