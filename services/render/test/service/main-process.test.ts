@@ -34,12 +34,16 @@ test('main.ts renders a replay end to end and shuts down cleanly', async () => {
       S3_ENDPOINT: '',
       S3_BUCKET: '',
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The service logs (pino) on stdout at warn and above; a failed shutdown says why there.
+  let stdout = '';
   let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  // 'close', not 'exit': the last words of a failing process arrive after its exit.
   const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
+    child.once('close', (code) => resolve(code)),
   );
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -94,6 +98,6 @@ test('main.ts renders a replay end to end and shuts down cleanly', async () => {
     child.kill('SIGTERM');
     const code = await exited;
     await rm(dataDir, { recursive: true, force: true });
-    assert.equal(code, 0, `exit code ${code}; stderr: ${stderr}`);
+    assert.equal(code, 0, `exit code ${code}; stderr: ${stderr}; log: ${stdout.slice(-4000)}`);
   }
 });
