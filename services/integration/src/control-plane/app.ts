@@ -45,6 +45,11 @@ export interface ControlPlaneOptions {
   platformApiKey?: string | undefined;
   /** Adapter admin URLs allowed although loopback/private (`allowedOutbound(env)`). @defaultValue loopback */
   allowedOutbound?: readonly string[];
+  /**
+   * How often a waiting feed request re-reads the feed with no change notified (a lost
+   * NOTIFY's bound). @defaultValue 5000 (`FEED_RECHECK_MS`)
+   */
+  attachmentFeedRecheckMs?: number;
 }
 
 export async function buildControlPlaneApp(options: ControlPlaneOptions): Promise<FastifyInstance> {
@@ -86,7 +91,13 @@ export async function buildControlPlaneApp(options: ControlPlaneOptions): Promis
       ? {}
       : { onRegistered: (type) => seedInternsAttachment(db, logger, type, configSchemas) }),
   });
-  registerAttachmentRoutes(app, { db, configSchemas });
+  registerAttachmentRoutes(app, {
+    db,
+    configSchemas,
+    ...(options.attachmentFeedRecheckMs === undefined
+      ? {}
+      : { feedRecheckMs: options.attachmentFeedRecheckMs }),
+  });
   registerDeadLetterRoutes(app, { db, broker });
   registerConsoleRoutes(app, {
     db,

@@ -23,6 +23,13 @@ interface Row {
 
 const COLUMNS = 'attachment_id, contract_id, adapter_type, config, enabled, created_at, updated_at';
 
+/**
+ * NOTIFY channel (payload: the adapter type) sent by the statement that adds or changes an
+ * attachment, so the feed wakes the waiting adapters of that type only — in this process
+ * and in any other control plane on the same database.
+ */
+export const ATTACHMENTS_CHANGED_CHANNEL = 'integration_attachments_changed';
+
 function toAttachment(row: Row): Attachment {
   return {
     attachmentId: row.attachment_id,
@@ -47,16 +54,19 @@ export async function insertAttachment(
   },
 ): Promise<Attachment | undefined> {
   const { rows } = await db.query<Row>(
-    `INSERT INTO adapter_attachments (attachment_id, contract_id, adapter_type, config, enabled)
-     VALUES ($1, $2, $3, $4::jsonb, $5)
-     ON CONFLICT (contract_id, adapter_type, config) DO NOTHING
-     RETURNING ${COLUMNS}`,
+    `WITH changed AS (
+       INSERT INTO adapter_attachments (attachment_id, contract_id, adapter_type, config, enabled)
+       VALUES ($1, $2, $3, $4::jsonb, $5)
+       ON CONFLICT (contract_id, adapter_type, config) DO NOTHING
+       RETURNING ${COLUMNS})
+     SELECT changed.*, pg_notify($6, adapter_type) FROM changed`,
     [
       attachment.attachmentId,
       attachment.contractId,
       attachment.adapterType,
       JSON.stringify(attachment.config),
       attachment.enabled ?? true,
+      ATTACHMENTS_CHANGED_CHANNEL,
     ],
   );
   return rows[0] && toAttachment(rows[0]);
@@ -82,9 +92,11 @@ export async function setAttachmentEnabled(
   enabled: boolean,
 ): Promise<Attachment | undefined> {
   const { rows } = await db.query<Row>(
-    `UPDATE adapter_attachments SET enabled = $3, updated_at = now()
-     WHERE contract_id = $1 AND attachment_id = $2 RETURNING ${COLUMNS}`,
-    [contractId, attachmentId, enabled],
+    `WITH changed AS (
+       UPDATE adapter_attachments SET enabled = $3, updated_at = now()
+       WHERE contract_id = $1 AND attachment_id = $2 RETURNING ${COLUMNS})
+     SELECT changed.*, pg_notify($4, adapter_type) FROM changed`,
+    [contractId, attachmentId, enabled, ATTACHMENTS_CHANGED_CHANNEL],
   );
   return rows[0] && toAttachment(rows[0]);
 }

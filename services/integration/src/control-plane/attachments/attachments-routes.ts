@@ -6,22 +6,34 @@
  * of at their next poll.
  */
 import { createHash } from 'node:crypto';
-import { errorResponses, type SqlDatabase } from '@platform/core';
+import { errorResponses, type SqlDatabase, type Unlisten } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
-import { findContract, listContracts } from '../../contracts/contract-store.js';
+import {
+  CONTRACT_CHANGED_CHANNEL,
+  findContract,
+  listContracts,
+} from '../../contracts/contract-store.js';
 import { integrationErrors } from '../../errors.js';
 import type { ConfigSchemas } from '../config-schema.js';
 import { attachAdapter } from './attach-adapter.js';
-import { listAttachments, setAttachmentEnabled } from './attachment-store.js';
+import {
+  ATTACHMENTS_CHANGED_CHANNEL,
+  listAttachments,
+  setAttachmentEnabled,
+} from './attachment-store.js';
 import { maskAttachment } from './mask-secrets.js';
 import { ChangeSignal } from './change-signal.js';
 
 /**
- * How often a waiting feed request re-reads the feed although nothing in this process
- * changed: the bound for a change made through another control-plane instance, or
- * straight in the database, to reach adapters.
+ * How often a waiting feed request re-reads the feed although no change was notified: the
+ * bound for a notification lost while the LISTEN session reconnected, or for a change
+ * made straight in the database. Changes made through any control plane arrive by NOTIFY
+ * at once, so this is a last resort (each re-read is two statements per waiting adapter,
+ * which the embedded default's one PGlite session pays between batches).
  */
-const FEED_RECHECK_MS = 250;
+const FEED_RECHECK_MS = 5000;
+/** The re-read bound when the database has no LISTEN/NOTIFY (or the LISTEN failed). */
+const FEED_RECHECK_UNNOTIFIED_MS = 250;
 /** Longest wait a feed request may ask for. */
 const FEED_MAX_WAIT_SECONDS = 30;
 
@@ -57,16 +69,35 @@ const idParams = {
 
 export function registerAttachmentRoutes(
   app: FastifyInstance,
-  deps: { db: SqlDatabase; configSchemas: ConfigSchemas },
+  deps: { db: SqlDatabase; configSchemas: ConfigSchemas; feedRecheckMs?: number },
 ): void {
   const { db, configSchemas } = deps;
-  // Any successful write to the control plane (attach, enable, a new contract version, a
-  // type registration that seeds an attachment) wakes the waiting feed requests, which
-  // re-read the feed and answer if it changed.
+  // Only a change of what the feed carries wakes the waiting feed requests: an attachment
+  // added or toggled (its statement NOTIFYs with the adapter type, waking that type's
+  // waiters only) or a contract changed (every type's feed carries its contracts). Each
+  // woken request re-reads the feed and answers if it changed. Every other write — above
+  // all the adapters' heartbeat PUT every few seconds — wakes nothing: on the embedded
+  // default each wake cost every waiting adapter two statements in the one PGlite session.
   const changes = new ChangeSignal();
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 400)
-      changes.notify();
+  let recheckMs = FEED_RECHECK_UNNOTIFIED_MS;
+  const unlisten: Unlisten[] = [];
+  app.addHook('onReady', async () => {
+    if (!db.supportsListenNotify) return;
+    try {
+      unlisten.push(
+        await db.listen(ATTACHMENTS_CHANGED_CHANNEL, (adapterType) => changes.notify(adapterType)),
+      );
+      unlisten.push(await db.listen(CONTRACT_CHANGED_CHANNEL, () => changes.notify()));
+      recheckMs = deps.feedRecheckMs ?? FEED_RECHECK_MS;
+    } catch (error) {
+      app.log.warn(
+        { err: error },
+        `attachment change notifications unavailable; waiting feed requests re-read every ${FEED_RECHECK_UNNOTIFIED_MS} ms`,
+      );
+    }
+  });
+  app.addHook('onClose', async () => {
+    for (const stop of unlisten.splice(0)) await stop().catch(() => undefined);
   });
   app.addHook('preClose', async () => {
     changes.close();
@@ -287,7 +318,7 @@ export function registerAttachmentRoutes(
       let gone = false;
       reply.raw.once('close', () => (gone = true));
       while (feed.version === knownVersion && !gone && Date.now() < deadline) {
-        if (!(await changes.next(Math.min(FEED_RECHECK_MS, deadline - Date.now())))) break;
+        if (!(await changes.next(Math.min(recheckMs, deadline - Date.now()), adapterType))) break;
         feed = await readFeed(adapterType);
       }
       return feed;

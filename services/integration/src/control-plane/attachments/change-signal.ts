@@ -1,20 +1,24 @@
 /**
- * Wakes whoever waits for "something changed": `next(ms)` resolves at the next `notify()`
- * or after `ms`, whichever comes first (the waiter then looks for itself what changed),
- * with `false` once the signal is closed, so a shutting-down server answers its long
- * polls at once instead of holding its close for their whole wait.
+ * Wakes whoever waits for "something changed": `next(ms, key)` resolves at the next
+ * `notify()` that concerns `key` or after `ms`, whichever comes first (the waiter then
+ * looks for itself what changed), with `false` once the signal is closed, so a
+ * shutting-down server answers its long polls at once instead of holding its close for
+ * their whole wait. A change of one key (an adapter type's attachments) wakes only the
+ * waiters of that key and those that wait for every key; `notify()` without a key (a
+ * contract, which every type's feed carries) wakes everyone.
  */
 export class ChangeSignal {
-  private waiters = new Set<() => void>();
+  /** Each waiter's wake, with the key it waits for (undefined: any change). */
+  private waiters = new Map<() => void, string | undefined>();
   private closed = false;
 
-  notify(): void {
-    const waiting = this.waiters;
-    this.waiters = new Set();
-    for (const wake of waiting) wake();
+  notify(key?: string): void {
+    for (const [wake, waitsFor] of [...this.waiters]) {
+      if (key === undefined || waitsFor === undefined || waitsFor === key) wake();
+    }
   }
 
-  next(ms: number): Promise<boolean> {
+  next(ms: number, key?: string): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
     return new Promise((resolve) => {
       const wake = () => {
@@ -23,7 +27,7 @@ export class ChangeSignal {
         resolve(!this.closed);
       };
       const timer = setTimeout(wake, Math.max(0, ms));
-      this.waiters.add(wake);
+      this.waiters.set(wake, key);
     });
   }
 
