@@ -1,3 +1,5 @@
+// first: the canvas library's allocator settings must be in the environment before it loads
+import './render/canvas-allocator.js';
 export { decodeReplay } from './replay/decode-replay.js';
 export type { DecodeReplayOptions } from './replay/decode-replay.js';
 export { encodeReplay } from './replay/encode-replay.js';

@@ -196,12 +196,14 @@ export function createFrameCanvas(width: number, height: number): SKRSContext2D 
 }
 
 /**
- * The frame's pixels for ffmpeg. `getImageData` costs less than `canvas.data()` here
- * (bench:render-stages at 1080p, 4 of 4 pairs: readback 4.6 -> 4.0 ms, node CPU
- * 6.6 -> 5.9 ms a frame; likely the snapshot data() takes, copied again on the next
- * draw). The frames are opaque, so unpremultiplying changes nothing.
+ * The frame's pixels for ffmpeg, valid until the next readback is converted (the
+ * encoder copies them out at once). `canvas.data()` rather than `getImageData`: the
+ * frames are opaque, so its premultiplied pixels are the same bytes (sha256 equal),
+ * and its block comes from the canvas library's allocator, which reuses the previous
+ * frame's pages (canvas-allocator.ts) where `getImageData`'s came fresh from the
+ * kernel each frame: node CPU of a 1080p frame 11.3-14.0 -> 6.7-7.9 ms in
+ * bench/render-stages' loop (README, Benchmarks).
  */
-export function readFrame(ctx: SKRSContext2D, width: number, height: number): Uint8Array {
-  const d = ctx.getImageData(0, 0, width, height).data;
-  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+export function readFrame(ctx: SKRSContext2D): Uint8Array {
+  return ctx.canvas.data();
 }

@@ -74,7 +74,7 @@ export async function drawFrames(a: FrameLoopArgs): Promise<void> {
     if (a.video) profile.lap('video decode');
     drawer.draw(ctx, a.startTime + i * frameMs, vf);
     profile.lap('draw');
-    const frame = readFrame(ctx, a.width, a.height);
+    const frame = readFrame(ctx);
     profile.lap('readback');
     await a.encoder.write(frame, profile);
     a.progress(i + 1);

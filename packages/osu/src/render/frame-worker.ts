@@ -1,6 +1,6 @@
 /** Worker thread entry: prepares the scene from workerData, then draws requested frames. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createFrameCanvas, FrameDrawer, readFrame } from './frame-drawer.js';
+import { createFrameCanvas, FrameDrawer } from './frame-drawer.js';
 import { prepareScene } from './prepare-scene.js';
 import type { WorkerInit } from './worker-pool.js';
 
@@ -18,9 +18,11 @@ try {
     if (m.type !== 'draw') return;
     try {
       drawer.draw(ctx, init.startTime + m.i * frameMs);
-      const data = readFrame(ctx, init.width, init.height);
+      // getImageData (not readFrame's canvas.data()): its fresh V8 buffer can be moved
+      // to the main thread as it is, no copy
+      const d = ctx.getImageData(0, 0, init.width, init.height).data;
+      const data = new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
       if (data.byteOffset === 0 && data.buffer.byteLength === size) {
-        // getImageData hands out a fresh buffer per frame: move it, no copy
         const own = data.buffer as ArrayBuffer;
         port.postMessage({ type: 'frame', i: m.i, buf: own }, [own]);
         return;
