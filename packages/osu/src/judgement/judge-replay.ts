@@ -1,9 +1,11 @@
 /**
  * Replays the frames against a beatmap played with the replay's mods, as osu!stable
- * judges: hit windows from OD, circle radius from CS, notelock (only the earliest
- * unjudged object takes a click; an early click within 400 ms is a miss), slider head,
- * ticks, repeats and the legacy end (36 ms early) with the 2.4x follow radius while
- * tracking, spinners, combo, score v1, 300/100/50/miss, hit errors and unstable rate.
+ * judges: hit windows from OD, circle radius from CS, the note lock (an unjudged object
+ * ending more than 3 ms before blocks clicks on later ones; an early click within 400 ms
+ * is a miss), a frame's clicks before the expiry of heads it passes, slider head, ticks,
+ * repeats and the legacy end (36 ms early) earned with the 2.4x follow radius by tracking
+ * begun by their time, the slider judged at its end time, spinners, combo, score v1,
+ * 300/100/50/miss, hit errors and unstable rate.
  */
 import type { Beatmap } from '../beatmap/types.js';
 import {
@@ -17,9 +19,13 @@ import type { Replay } from '../replay/types.js';
 import type { HitResult, JudgementEvent, JudgementResult, SpinTrack } from './types.js';
 
 const HITTABLE_RANGE = 400;
+/** An earlier unjudged object locks a later one only if it ends more than this before (ms). */
+const NOTELOCK_LENIENCY = 3;
 
 interface SliderState {
   tracking: boolean;
+  /** When the current tracking began: a tick or end before it is not earned by it. */
+  trackingSince: number;
   partsHit: number;
   parts: number;
   nextEvent: number;
@@ -130,6 +136,7 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     if (o.kind === 'slider')
       sliders.set(o.index, {
         tracking: false,
+        trackingSince: Infinity,
         partsHit: 0,
         parts: 1 + o.events.length,
         nextEvent: 0,
@@ -141,6 +148,7 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
 
   const frames = replay.frames;
   let firstPending = 0; // earliest object whose head is not judged
+  let activeFrom = 0; // earliest object not finished
   let prevLeft = false;
   let prevRight = false;
   const spinnerAuto = (play.mods & Mods.SpunOut) !== 0 || (play.mods & Mods.Autoplay) !== 0;
@@ -168,16 +176,30 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     }
   };
 
+  // Stable's note lock (lazer's LegacyHitPolicy): a click goes to the earliest visible
+  // object whose head is unjudged and under the cursor; it is refused when an earlier
+  // object is still unjudged and ends more than 3 ms before this one starts, or when the
+  // object just before it is part of a stack and not yet judged.
+  const lockedBy = (o: PlayObject): boolean => {
+    for (let k = activeFrom; k < o.index; k++)
+      if (!finished[k] && objs[k]!.endTime + NOTELOCK_LENIENCY < o.time) return true;
+    const prev = objs[o.index - 1];
+    return prev !== undefined && prev.stackHeight > 0 && !finished[prev.index];
+  };
+
   const click = (t: number, x: number, y: number): void => {
-    // only the earliest unjudged object can take the click (notelock)
-    let idx = firstPending;
-    while (idx < n && (headDone[idx] || objs[idx]!.kind === 'spinner')) idx++;
-    const o = objs[idx];
-    if (!o) return;
-    if (Math.hypot(x - o.x, y - o.y) > r) return;
-    const prev = objs[idx - 1];
-    // stable's notelock also holds while the previous slider is still running
-    if (prev && prev.kind === 'slider' && t < prev.endTime) return;
+    let o: PlayObject | undefined;
+    for (let k = firstPending; k < n; k++) {
+      const c = objs[k]!;
+      if (c.time - play.preempt > t) return;
+      if (headDone[k] || c.kind === 'spinner') continue;
+      if (Math.hypot(x - c.x, y - c.y) <= r) {
+        o = c;
+        break;
+      }
+    }
+    if (!o || lockedBy(o)) return;
+    const idx = o.index;
     const delta = t - o.time;
     if (Math.abs(delta) >= HITTABLE_RANGE) return;
     const abs = Math.abs(delta);
@@ -199,22 +221,16 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     } else partMiss(o, t, o.x, o.y, true);
   };
 
-  let activeFrom = 0;
   for (let fi = 0; fi < frames.length; fi++) {
     const f = frames[fi]!;
     const t = f.time;
     const left = (f.keys & 5) !== 0;
     const right = (f.keys & 10) !== 0;
     const down = left || right;
+    // as the game orders a frame: its clicks first, then the heads whose window has passed
+    if (left && !prevLeft) click(t, f.x, f.y);
+    if (right && !prevRight) click(t, f.x, f.y);
     expireHeads(t);
-    if (left && !prevLeft) {
-      click(t, f.x, f.y);
-      expireHeads(t);
-    }
-    if (right && !prevRight) {
-      click(t, f.x, f.y);
-      expireHeads(t);
-    }
     prevLeft = left;
     prevRight = right;
 
@@ -228,14 +244,20 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
         if (t >= o.time) {
           const ball = sliderPositionAt(o, t);
           const reach = st.tracking ? 2.4 * r : r;
+          const was = st.tracking;
           st.tracking = down && Math.hypot(f.x - ball.x, f.y - ball.y) <= reach;
+          if (st.tracking && !was) st.trackingSince = t;
         } else st.tracking = false;
         while (st.nextEvent < o.events.length && o.events[st.nextEvent]!.time <= t) {
           const ev = o.events[st.nextEvent++]!;
-          if (st.tracking) partHit(o, ev.time, ev.kind === 'tick' ? 10 : 30, ev.x, ev.y, 'tick');
+          // stable earns a tick, repeat or end only with tracking that began by its time
+          if (st.tracking && st.trackingSince <= ev.time)
+            partHit(o, ev.time, ev.kind === 'tick' ? 10 : 30, ev.x, ev.y, 'tick');
           else partMiss(o, ev.time, ev.x, ev.y, ev.kind !== 'end');
         }
-        if (st.nextEvent >= o.events.length && headDone[i]) {
+        // the game judges a slider once its time is over (not at the early legacy end), and
+        // until then it holds the note lock on the objects after it
+        if (st.nextEvent >= o.events.length && headDone[i] && t >= o.endTime) {
           const ratio = st.partsHit / st.parts;
           const result: HitResult = ratio >= 1 ? 300 : ratio >= 0.5 ? 100 : ratio > 0 ? 50 : 0;
           const end = o.events.at(-1)!;

@@ -14,6 +14,8 @@ const CASES: [string, string][] = [
   ['2yomi.osr', '2yomi.osu'],
   ['tool3.osr', 'tool.osu'],
   ['realdate.osr', 'realdate.osu'],
+  ['3yomi1.osr', '3yomi.osu'], // a slider end passed before tracking was regained
+  ['etude.osr', 'etude.osu'], // a click refused by the note lock in the frame that expires a circle
 ];
 
 test('judgement matches the header counts and max combo', { skip }, () => {
@@ -31,7 +33,7 @@ test('judgement matches the header counts and max combo', { skip }, () => {
 });
 
 test(
-  'judgement over every fixture replay with its beatmap: at least 58 match the header exactly',
+  'judgement over every fixture replay with its beatmap: at least 60 match the header exactly',
   { skip },
   () => {
     const maps = new Map<string, string>();
@@ -54,6 +56,6 @@ test(
         matched++;
     }
     assert.equal(total, 62);
-    assert.ok(matched >= 58, `${matched}/${total}`);
+    assert.ok(matched >= 60, `${matched}/${total}`);
   },
 );
