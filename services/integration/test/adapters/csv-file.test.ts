@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { CsvFile, type CsvCompaction } from '../../src/adapters/csv/csv-file.js';
 import { createCsvTarget } from '../../src/adapters/csv/csv-target.js';
 import { parseCsv } from '@platform/core';
-import { INTERNS } from '../helpers/records.js';
+import { INTERNS, internCreated, internUpdated } from '../helpers/records.js';
 
 const COLUMNS = ['record_id', 'key', 'value'];
 
@@ -39,6 +39,14 @@ describe('csv file', () => {
   const journalOf = async (name: string) =>
     (await readFile(join(dir, name, 'state', 'journal.jsonl'), 'utf8')).split('\n').filter(Boolean);
   const at = () => new Date(Date.UTC(2026, 0, 1) + (counter += 1)).toISOString();
+  const internsAttachment = (attachmentId: string) => ({
+    attachmentId,
+    contractId: 'interns',
+    adapterType: 'csv',
+    config: { path: 'interns.csv' },
+    enabled: true,
+    contract: INTERNS,
+  });
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'csv-file-'));
@@ -207,18 +215,79 @@ describe('csv file', () => {
 
   it('opens one file when the first events of several partitions resolve their mapping at once', async () => {
     const target = createCsvTarget({ baseDir: join(dir, 'target') });
-    const attachment = {
-      attachmentId: 'a-1',
-      contractId: 'interns',
-      adapterType: 'csv',
-      config: { path: 'interns.csv' },
-      enabled: true,
-      contract: INTERNS,
-    };
+    const attachment = internsAttachment('a-1');
     const mappings = await Promise.all([1, 2, 3].map(() => target.resolveMapping(attachment)));
     assert.ok(
       mappings.every((mapping) => mapping.file === mappings[0]!.file),
       'one file shared, none refused by the lock',
+    );
+    await target.close?.();
+  });
+
+  it('decides a batch as one: when settling an earlier failure fails, no later event of it is applied past the first', async () => {
+    // Found by the chaos run (seed 22, fsync failing with EIO for 2 s): a batch's events
+    // were decided one by one; the first found the file's rebuild still failing and was
+    // refused, the second found the disk back and was applied, storing the partition's
+    // position past the first. The redelivered batch was then covered by that position,
+    // and the first update never reached the file.
+    const target = createCsvTarget({ baseDir: join(dir, 'batch-as-one') });
+    const attachment = internsAttachment('a-batch');
+    const mapping = await target.resolveMapping(attachment);
+    const eventOf = (
+      envelope: ReturnType<typeof internCreated>,
+      lifecycle: 'create' | 'update',
+      topic: string,
+      offset: number,
+    ) => ({
+      envelope: { ...envelope, legacyFlat: false, revision: lifecycle === 'create' ? 1 : 2 },
+      lifecycle,
+      attachment,
+      position: { consumerGroup: 'adapter.csv', topic, partition: 0, offset },
+    });
+    const creates = ['k1', 'k2', 'k3'].map((key, i) =>
+      eventOf(internCreated(key), 'create', 'interns.created', i),
+    );
+    assert.deepEqual(await target.writeBatch!(mapping, creates), ['written', 'written', 'written']);
+
+    // The disk fails under the file's rebuilds (the journal, in another folder here, is
+    // written as before) until told to recover right after its next failure.
+    const view = (mapping.file as unknown as { view: { rebuild(): Promise<void> } }).view;
+    const rebuild = view.rebuild.bind(view);
+    let failing = true;
+    let recoverAfterNextFailure = false;
+    view.rebuild = async () => {
+      if (!failing) return rebuild();
+      if (recoverAfterNextFailure) failing = false;
+      throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    };
+    const update = (key: string, offset: number, mentor: string) =>
+      eventOf(internUpdated(key, { mentor }), 'update', 'interns.updated', offset);
+    assert.deepEqual(await target.writeBatch!(mapping, [update('k3', 0, 'first')]), ['written']);
+    await assert.rejects(mapping.file.flush(), /EIO/, 'the file fell behind its journal');
+
+    recoverAfterNextFailure = true;
+    const batch = [update('k1', 1, 'second'), update('k2', 2, 'third')];
+    await assert.rejects(target.writeBatch!(mapping, batch), /EIO/);
+    assert.deepEqual(
+      await target.writeBatch!(mapping, batch),
+      ['written', 'written'],
+      // Decided one by one, the second was applied by the refused attempt: a 'duplicate'
+      // here, or, once its position was stored, both skipped as covered.
+      'the redelivered batch is applied in full: the refused attempt applied none of it',
+    );
+    await mapping.file.flush();
+    const rows = parseCsv(await readFile(join(dir, 'batch-as-one', 'interns.csv'), 'utf8'));
+    const mentor = rows[0]!.indexOf('mentor');
+    assert.deepEqual(
+      rows
+        .slice(1)
+        .map((row) => [row[1], row[mentor]])
+        .sort(),
+      [
+        ['k1', 'second'],
+        ['k2', 'third'],
+        ['k3', 'first'],
+      ],
     );
     await target.close?.();
   });

@@ -6,13 +6,12 @@
 import { csvCellText, parseCsv } from '@platform/core';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
-import { coveredByPosition } from '../runtime/applied-position.js';
+import type { AdapterTarget, TargetEvent } from '../runtime/adapter-target.js';
 import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
 import { UnmappableDataError } from '../runtime/failures.js';
 import type { LocalEnvelope } from '../runtime/local-envelope.js';
 import { CSV_CONFIG_SCHEMA, resolveCsvPath, stateDirFor } from './csv-config.js';
-import { CsvFile, type CsvCompaction } from './csv-file.js';
+import { CsvFile, type CsvCompaction, type CsvEvent } from './csv-file.js';
 
 export interface CsvTargetOptions {
   /** Folder the attachment paths are relative to. */
@@ -107,36 +106,16 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
 
   const transform = (mapping: Mapping, event: TargetEvent) =>
     mapping.extractors.map((extract) => extract(event.envelope));
-  const write = async (
-    mapping: Mapping,
-    row: string[],
-    event: TargetEvent,
-  ): Promise<WriteOutcome> => {
-    const { envelope, position } = event;
-    const at = isoTime(envelope.occurredAt);
-    if (event.lifecycle === 'create')
-      return mapping.file.create(
-        envelope.recordId,
-        envelope.naturalKey,
-        row,
-        at,
-        envelope.revision,
-        position,
-      );
-    return mapping.file.change(
-      envelope.recordId,
-      envelope.naturalKey,
-      event.lifecycle === 'tombstone' ? null : row,
-      at,
-      envelope.revision,
-      position,
-    );
-  };
-  /** Events the journal's stored position already covers (offsets in the target). */
-  const covered = (mapping: Mapping, events: TargetEvent[]) => {
-    const slot = events.find((event) => event.position)?.position;
-    return slot ? coveredByPosition(events, mapping.file.position(slot)) : new Set<number>();
-  };
+  /** The event as the csv file takes it. */
+  const csvEvent = (row: string[], event: TargetEvent): CsvEvent => ({
+    create: event.lifecycle === 'create',
+    recordId: event.envelope.recordId,
+    key: event.envelope.naturalKey,
+    values: event.lifecycle === 'tombstone' ? null : row,
+    at: isoTime(event.envelope.occurredAt),
+    revision: event.envelope.revision,
+    position: event.position,
+  });
 
   return {
     type: 'csv',
@@ -178,20 +157,13 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
       return mapping.file.has(event.envelope.recordId);
     },
     transform,
-    write: (mapping, row, event) =>
-      covered(mapping, [event]).size > 0
-        ? Promise.resolve('duplicate')
-        : write(mapping, row, event),
-    // Decided one after another in offset order; their journal entries share one append
-    // and one fsync (the journal's group commit), the creates one append to the file.
-    writeBatch(mapping, events) {
-      const skip = covered(mapping, events);
-      return Promise.all(
-        events.map((event, i) =>
-          skip.has(i) ? ('duplicate' as const) : write(mapping, transform(mapping, event), event),
-        ),
-      );
-    },
+    write: async (mapping, row, event) =>
+      (await mapping.file.writeBatch([csvEvent(row, event)]))[0]!,
+    // Decided as one step in offset order (what the stored position covers is skipped);
+    // their journal entries share one append and one fsync (the journal's group commit),
+    // the creates one append to the file.
+    writeBatch: (mapping, events) =>
+      mapping.file.writeBatch(events.map((event) => csvEvent(transform(mapping, event), event))),
     appliedPosition: async (mapping, slot) => mapping.file.position(slot),
     async listInterns() {
       const interns = [...files.values()].find((entry) => entry.contractId === 'interns');

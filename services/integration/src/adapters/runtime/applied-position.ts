@@ -41,7 +41,7 @@ export const slotKey = (slot: PositionSlot) =>
  * record the target applied last at the offset just below the stored position.
  */
 export function coveredByPosition(
-  events: readonly TargetEvent[],
+  events: ReadonlyArray<Pick<TargetEvent, 'position'> & { envelope: { recordId: string } }>,
   stored: AppliedPosition | undefined,
 ): Set<number> {
   const covered = new Set<number>();
