@@ -10,7 +10,8 @@
  * accepted job stays queued. The clients run on a worker thread (bench/load-client.ts), so
  * the server's event loop is its own, as with a separate load generator.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -78,6 +79,30 @@ const client = new Worker(bootstrap, {
   eval: true,
   workerData: { port, body, boundary, concurrency: CONCURRENCY } satisfies LoadClientData,
 });
+// BENCH_PROFILE_DIR: a CPU profile of the serving thread per phase (closed-1.cpuprofile,
+// paced-2, reads-3, ...), so a cost can be found in the phase it belongs to; the
+// profiler's own overhead is in that phase's CPU figure, so compare runs with it off.
+const profileDir = process.env.BENCH_PROFILE_DIR;
+let profiled = 0;
+async function startProfile() {
+  if (!profileDir) return undefined;
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return {
+    async stop(name: string) {
+      const { profile } = await session.post('Profiler.stop');
+      session.disconnect();
+      await mkdir(profileDir, { recursive: true });
+      await writeFile(
+        join(profileDir, `${name}-${(profiled += 1)}.cpuprofile`),
+        JSON.stringify(profile),
+      );
+    },
+  };
+}
+
 /** A phase's result, with the server's CPU time in it (ms; undefined off Linux). */
 type Measured = PhaseResult & { serverCpuMs: number | undefined };
 
@@ -87,6 +112,7 @@ type Measured = PhaseResult & { serverCpuMs: number | undefined };
  * wall clock, hardly depends on what else the machine is running.
  */
 async function run(phase: Phase): Promise<Measured> {
+  const profiler = await startProfile();
   const before = process.cpuUsage();
   const result = await new Promise<PhaseResult>((resolve, reject) => {
     client.once('message', resolve);
@@ -94,6 +120,7 @@ async function run(phase: Phase): Promise<Measured> {
     client.postMessage(phase);
   });
   const used = process.cpuUsage(before);
+  await profiler?.stop(phase.kind);
   const processMs = (used.user + used.system) / 1000;
   const serverCpuMs = result.clientCpuMs === undefined ? undefined : processMs - result.clientCpuMs;
   return { ...result, serverCpuMs };

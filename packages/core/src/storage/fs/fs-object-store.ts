@@ -24,6 +24,7 @@ import {
   rm,
   rmdir,
   stat,
+  unlink,
   writeFile,
 } from 'node:fs/promises';
 import { constants } from 'node:fs';
@@ -99,16 +100,32 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
   async put(key: string, body: ObjectBody, options: PutOptions = {}): Promise<void> {
     assertValidObjectKey(key);
     await this.#ensureDirs();
-    const meta = JSON.stringify({ contentType: options.contentType ?? DEFAULT_CONTENT_TYPE });
+    const contentType = options.contentType ?? DEFAULT_CONTENT_TYPE;
+    const metaPath = join(this.#metaDir, key);
     const objectTemp = await this.#writeTemp(body);
+    // The default type has no sidecar (a missing one reads as the default): a put of it
+    // writes one file, not two — the files are most of a small put's cost (replays).
+    const sidecar = contentType !== DEFAULT_CONTENT_TYPE;
     try {
       // Sidecar first: once the new bytes are visible under the key, their type is too.
-      await this.#commit(await this.#writeTemp(meta), join(this.#metaDir, key));
+      if (sidecar)
+        await this.#commit(await this.#writeTemp(JSON.stringify({ contentType })), metaPath);
+      else await this.#removeSidecar(metaPath);
     } catch (error) {
       await rm(objectTemp, { force: true });
       throw error;
     }
-    await this.#commit(objectTemp, join(this.#objectsDir, key));
+    try {
+      await this.#commit(objectTemp, join(this.#objectsDir, key));
+    } catch (error) {
+      // No sidecar is left without its object: one would block a later put of a key
+      // above it (a folder where that key's sidecar must go).
+      if (sidecar)
+        await this.#removeSidecar(metaPath)
+          .then(() => this.#pruneEmptyParents(this.#metaDir, key))
+          .catch(() => undefined);
+      throw error;
+    }
   }
 
   async get(key: string): Promise<Buffer> {
@@ -138,7 +155,7 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
   async delete(key: string): Promise<void> {
     assertValidObjectKey(key);
     await rm(join(this.#objectsDir, key), { force: true });
-    await rm(join(this.#metaDir, key), { force: true });
+    await this.#removeSidecar(join(this.#metaDir, key));
     await this.#pruneEmptyParents(this.#objectsDir, key);
     await this.#pruneEmptyParents(this.#metaDir, key);
   }
@@ -258,6 +275,15 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
         await rm(temp, { force: true });
         throw error;
       }
+    }
+  }
+
+  /** Removes a key's sidecar; none there (or a folder of keys below it) is fine. */
+  async #removeSidecar(metaPath: string): Promise<void> {
+    try {
+      await unlink(metaPath);
+    } catch (error) {
+      if (!isNotFound(error) && (error as NodeJS.ErrnoException).code !== 'EPERM') throw error;
     }
   }
 
