@@ -8,6 +8,7 @@ export {
   urlVar,
 } from './config/env-types.js';
 export { coreEnvSchema, routeScopeVar, s3Configured, type CoreEnv } from './config/core-env.js';
+export { MicroBatcher } from './batching/micro-batcher.js';
 export { createLogger, type Logger, type LoggerSettings } from './logging/create-logger.js';
 export {
   AppError,

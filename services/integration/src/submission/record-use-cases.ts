@@ -9,7 +9,13 @@
  * the relay (outbox-relay.ts) finishes it and the answer is 202: the event is durable.
  * Nothing here knows any target format (spec rule 1).
  */
-import { isAppError, type AppError, type Logger, type SqlDatabase } from '@platform/core';
+import {
+  isAppError,
+  MicroBatcher,
+  type AppError,
+  type Logger,
+  type SqlDatabase,
+} from '@platform/core';
 import { BrokerUnavailableError, MessageTooLargeError, type Broker } from '../broker/broker.js';
 import {
   recordTypeOf,
@@ -31,7 +37,6 @@ import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
 import { revisionsAfterLostAnswer } from './in-doubt-write.js';
-import { MicroBatcher } from '../batching/micro-batcher.js';
 import { discardUnsent, enqueueEvent, markSent, type SentPosition } from './outbox.js';
 import type { OutboxRelay } from './outbox-relay.js';
 import { publishEnvelope } from './publish-envelope.js';

@@ -8,7 +8,7 @@
  * Scale-out note: partitions are not balanced between several instances of one group;
  * one instance per group reads all of the group's partitions (scale out on JetStream).
  */
-import type { Logger, SqlDatabase } from '@platform/core';
+import { MicroBatcher, type Logger, type SqlDatabase } from '@platform/core';
 import { oneByOne, wholeBatch, type DeliveryHandler } from '../batch-delivery.js';
 import type { Broker, ConsumerOptions, PublishResult, TopicSpec } from '../broker.js';
 import {
@@ -18,7 +18,6 @@ import {
 } from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
 import type { RetentionEntry } from '../retention.js';
-import { MicroBatcher } from '../../batching/micro-batcher.js';
 import { pruneSqlLog } from './prune.js';
 import { ensureBrokerSchema, WAKE_CHANNEL } from './schema.js';
 import { SqlLogConsumer } from './sql-log-consumer.js';
