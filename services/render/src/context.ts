@@ -17,6 +17,7 @@ import type { RenderSettings } from './config.js';
 import { createSkinCatalog, type SkinCatalog } from './skins/skin-catalog.js';
 import { createJobWatcher, type JobWatcher } from './events/job-watcher.js';
 import { createFinishedJobCache, type FinishedJobCache } from './jobs/finished-job-cache.js';
+import { createJobReader, type JobReader } from './jobs/job-reader.js';
 import { createLiveJobCache, type LiveJobCache } from './jobs/live-job-cache.js';
 
 export interface RenderContext {
@@ -43,6 +44,8 @@ export interface RenderContext {
   finishedJobs: FinishedJobCache;
   /** Jobs read recently, active ones too, where every change is seen first (embedded engine). */
   liveJobs: LiveJobCache;
+  /** Reads of jobs the caches lack, several to a statement. */
+  jobReads: JobReader;
 }
 
 export type RenderContextParts = Pick<
@@ -67,6 +70,7 @@ export function createRenderContext(parts: RenderContextParts): RenderContext & 
     jobEvents,
     finishedJobs: createFinishedJobCache(),
     liveJobs,
+    jobReads: createJobReader(parts.db),
     limiters: createLimiters(parts.counters, settings),
     uploads: createUploadGate({
       maxConcurrent: settings.maxConcurrentUploads,

@@ -1,7 +1,7 @@
 /** The job a route names, as every route that takes a job id answers it. */
 import type { RenderContext } from '../context.js';
 import { renderErrors } from '../errors.js';
-import { getJob, type JobRow } from './job-store.js';
+import type { JobRow } from './job-store.js';
 import { goneDetail, parseJobId } from './job-view.js';
 
 /**
@@ -14,7 +14,7 @@ export async function findJob(ctx: RenderContext, rawId: string): Promise<JobRow
   const cached = id ? (ctx.finishedJobs.get(id) ?? (await ctx.liveJobs.lookup(id))) : undefined;
   if (cached) return cached;
   const mark = ctx.liveJobs.mark();
-  const job = id ? await getJob(ctx.db, id) : undefined;
+  const job = id ? await ctx.jobReads.get(id) : undefined;
   if (!job) throw renderErrors.JOB_NOT_FOUND();
   ctx.liveJobs.offer(job, mark);
   ctx.finishedJobs.offer(job);

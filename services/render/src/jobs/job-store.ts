@@ -145,6 +145,12 @@ export async function getJob(db: SqlExecutor, id: string): Promise<JobRow | unde
   return rows[0];
 }
 
+/** The jobs of `ids` that exist, in no particular order (one statement, migration 007). */
+export async function getJobs(db: SqlExecutor, ids: string[]): Promise<JobRow[]> {
+  const { rows } = await db.query<JobRow>('SELECT * FROM render_jobs_by_id($1::uuid[])', [ids]);
+  return rows;
+}
+
 export interface ListJobsQuery {
   limit: number;
   offset: number;
