@@ -180,7 +180,8 @@ function sliderEvents(o: PlayObject, tickDistance: number, velocity: number): Sl
         const progress = dd / length;
         const t = spanStart + (reversed ? 1 - progress : progress) * o.spanDuration;
         const p = at(t);
-        ticks.push({ kind: 'tick', time: t, x: p.x, y: p.y, span });
+        // the game judges ticks and repeats at whole milliseconds (the time cut down)
+        ticks.push({ kind: 'tick', time: Math.floor(t), x: p.x, y: p.y, span });
       }
     }
     if (reversed) ticks.reverse();
@@ -188,7 +189,7 @@ function sliderEvents(o: PlayObject, tickDistance: number, velocity: number): Sl
     if (span < o.slides - 1) {
       const t = spanStart + o.spanDuration;
       const p = at(t);
-      events.push({ kind: 'repeat', time: t, x: p.x, y: p.y, span });
+      events.push({ kind: 'repeat', time: Math.floor(t), x: p.x, y: p.y, span });
     }
   }
   const duration = o.endTime - o.time;

@@ -11,8 +11,8 @@ import type { Replay, ReplayFrame } from '../../src/replay/types.js';
 
 const K1 = 5; // key 1 (with mouse 1)
 
-/** OD 5 (300/100/50 within 50/100/150 ms), CS 4 (radius 36.48), 100 px a beat of 500 ms. */
-function beatmap(hitObjects: string[]): ReturnType<typeof parseBeatmap> {
+/** OD 5 (300/100/50 within 50/100/150 ms), CS 4 (radius 36.48), 100 px a beat (500 ms). */
+function beatmap(hitObjects: string[], beatLength = 500): ReturnType<typeof parseBeatmap> {
   return parseBeatmap(
     [
       'osu file format v14',
@@ -30,7 +30,7 @@ function beatmap(hitObjects: string[]): ReturnType<typeof parseBeatmap> {
       'SliderTickRate:1',
       '',
       '[TimingPoints]',
-      '0,500,4,2,0,100,1,0',
+      `0,${beatLength},4,2,0,100,1,0`,
       '',
       '[HitObjects]',
       ...hitObjects,
@@ -123,6 +123,23 @@ describe('slider ticks: earned only by tracking that began by their time', () =>
 
   test('tracking regained before the tick: the tick is earned', () => {
     assert.deepEqual(counts(play(1490)), [1, 0, 0, 0, 3]);
+  });
+});
+
+describe('slider ticks and repeats: judged at their whole millisecond', () => {
+  test('a tick at 1500.5 ms is judged by the frame at 1500, not the next one', () => {
+    // beats of 500.5 ms: the 1001 ms slider's tick (x 200) falls at 1500.5
+    const map = beatmap(['100,200,1000,2,0,L|300:200,1,200'], 500.5);
+    const ball = (t: number): number => 100 + ((t - 1000) * 200) / 1001;
+    const frames: [number, number, number, number][] = [[900, 100, 200, 0]];
+    for (let t = 1000; t <= 1500; t += 50) frames.push([t, ball(t), 200, K1]);
+    // key released at 1501, pressed again at 1510: the tick is earned only if judged at 1500
+    frames.push([1501, ball(1501), 200, 0]);
+    for (let t = 1510; t <= 1970; t += 20) frames.push([t, ball(t), 200, K1]);
+    frames.push([2010, 300, 200, 0]);
+    const j = judgeReplay(replay(frames), map);
+    assert.deepEqual(counts(j), [1, 0, 0, 0, 3]);
+    assert.ok(!j.events.some((e) => e.kind === 'sliderbreak'));
   });
 });
 

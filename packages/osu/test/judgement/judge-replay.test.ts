@@ -16,6 +16,7 @@ const CASES: [string, string][] = [
   ['realdate.osr', 'realdate.osu'],
   ['3yomi1.osr', '3yomi.osu'], // a slider end passed before tracking was regained
   ['etude.osr', 'etude.osu'], // a click refused by the note lock in the frame that expires a circle
+  ['realkaede.osr', 'realkaede.osu'], // repeats judged at their whole millisecond
 ];
 
 test('judgement matches the header counts and max combo', { skip }, () => {
@@ -33,7 +34,7 @@ test('judgement matches the header counts and max combo', { skip }, () => {
 });
 
 test(
-  'judgement over every fixture replay with its beatmap: at least 60 match the header exactly',
+  'judgement over every fixture replay with its beatmap: at least 61 match the header exactly',
   { skip },
   () => {
     const maps = new Map<string, string>();
@@ -56,6 +57,6 @@ test(
         matched++;
     }
     assert.equal(total, 62);
-    assert.ok(matched >= 60, `${matched}/${total}`);
+    assert.ok(matched >= 61, `${matched}/${total}`);
   },
 );
