@@ -17,7 +17,7 @@ const slot = { consumerGroup: 'adapter.webhook', topic: 'interns.created', parti
 const eventAt = (offset: number): TargetEvent =>
   ({
     envelope: { recordId: `r${offset}` },
-    position: { ...slot, offset },
+    position: { ...slot, offset, publishedAt: 1_000 + offset },
   }) as unknown as TargetEvent;
 
 describe('webhook delivered store', () => {
@@ -61,7 +61,11 @@ describe('webhook delivered store', () => {
         positionsAfter(batch),
       );
     }
-    assert.deepEqual(await store.position('a-1', slot), { nextOffset: 200, lastRecordId: 'r199' });
+    assert.deepEqual(await store.position('a-1', slot), {
+      nextOffset: 200,
+      lastRecordId: 'r199',
+      lastPublishedAt: 1_199,
+    });
     assert.equal(await store.has('a-1', 'r199'), true, 'a recent delivery is kept');
     assert.equal(await store.has('a-1', 'r0'), false, 'an old one is pruned');
     // The file was rewritten: it holds far fewer than the 200 deliveries made.
@@ -73,7 +77,7 @@ describe('webhook delivered store', () => {
     // comes again (its recordIds pruned or not): it is covered by the position.
     store = new DeliveredStore(folder, keep);
     const stored = await store.position('a-1', slot);
-    assert.deepEqual(stored, { nextOffset: 200, lastRecordId: 'r199' });
+    assert.deepEqual(stored, { nextOffset: 200, lastRecordId: 'r199', lastPublishedAt: 1_199 });
     assert.equal(coveredByPosition(batches.at(-1)!, stored).size, 10);
     // A batch that does not hold the record applied last cannot be checked: not covered.
     assert.equal(coveredByPosition(batches[0]!, stored).size, 0);

@@ -327,7 +327,13 @@ function entryOf(
   };
 }
 
-const positionField = (position: RecordPosition | undefined): Pick<JournalEntry, 'o'> =>
-  position
-    ? { o: [position.consumerGroup, position.topic, position.partition, position.offset] }
-    : {};
+const positionField = (position: RecordPosition | undefined): Pick<JournalEntry, 'o'> => {
+  if (!position) return {};
+  const { consumerGroup, topic, partition, offset, publishedAt } = position;
+  return {
+    o:
+      publishedAt === undefined
+        ? [consumerGroup, topic, partition, offset]
+        : [consumerGroup, topic, partition, offset, publishedAt],
+  };
+};

@@ -20,8 +20,12 @@ export interface JournalEntry {
   t: string;
   /** The event's revision, when it carried one. */
   n?: number;
-  /** Where the event sat in the log: consumer group, topic, partition, offset (offsets in the target). */
-  o?: [string, string, number, number];
+  /**
+   * Where the event sat in the log: consumer group, topic, partition, offset (offsets in
+   * the target), and when the broker stored that publish (`RecordPosition.publishedAt`;
+   * absent in journals written before it was kept).
+   */
+  o?: [string, string, number, number] | [string, string, number, number, number];
 }
 
 export type ApplyOutcome = 'written' | 'duplicate' | 'stale';
@@ -103,10 +107,11 @@ export class CsvRows {
     this.entries += 1;
     if (entry.r) this.seen.set(entry.r, this.entries);
     if (entry.o) {
-      const [consumerGroup, topic, partition, offset] = entry.o;
+      const [consumerGroup, topic, partition, offset, publishedAt] = entry.o;
       this.positions.set(slotKey({ consumerGroup, topic, partition }), {
         nextOffset: offset + 1,
         lastRecordId: entry.r,
+        ...(publishedAt === undefined ? {} : { lastPublishedAt: publishedAt }),
       });
     }
     if (entry.t === '' && entry.v === null) return;
@@ -167,7 +172,16 @@ export class CsvRows {
         k: '',
         v: null,
         t: '',
-        o: [consumerGroup!, topic!, Number(partition), position.nextOffset - 1],
+        o:
+          position.lastPublishedAt === undefined
+            ? [consumerGroup!, topic!, Number(partition), position.nextOffset - 1]
+            : [
+                consumerGroup!,
+                topic!,
+                Number(partition),
+                position.nextOffset - 1,
+                position.lastPublishedAt,
+              ],
       });
       kept.add(position.lastRecordId);
     }

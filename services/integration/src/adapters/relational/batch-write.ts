@@ -155,15 +155,16 @@ function shapedStatement(
   return [sql, [JSON.stringify(rows)]];
 }
 
-const POSITION_SQL = `SELECT next_offset, last_record_id FROM relational_offsets
+const POSITION_SQL = `SELECT next_offset, last_record_id, last_published_at FROM relational_offsets
   WHERE attachment_id = $1 AND consumer_group = $2 AND topic = $3 AND partition = $4 FOR UPDATE`;
 
 const STORE_POSITION_SQL = `INSERT INTO relational_offsets
-    (attachment_id, consumer_group, topic, partition, next_offset, last_record_id)
-  SELECT $1, p.consumer_group, p.topic, p.partition, p.next_offset, p.last_record_id
-  FROM jsonb_to_record($ROWS::jsonb) AS p(consumer_group text, topic text, partition integer, next_offset bigint, last_record_id text)
+    (attachment_id, consumer_group, topic, partition, next_offset, last_record_id, last_published_at)
+  SELECT $1, p.consumer_group, p.topic, p.partition, p.next_offset, p.last_record_id, p.last_published_at
+  FROM jsonb_to_record($ROWS::jsonb) AS p(consumer_group text, topic text, partition integer, next_offset bigint, last_record_id text, last_published_at bigint)
   ON CONFLICT (attachment_id, consumer_group, topic, partition) DO UPDATE
-    SET next_offset = EXCLUDED.next_offset, last_record_id = EXCLUDED.last_record_id, updated_at = now()`;
+    SET next_offset = EXCLUDED.next_offset, last_record_id = EXCLUDED.last_record_id,
+      last_published_at = EXCLUDED.last_published_at, updated_at = now()`;
 
 /**
  * The reads before a batch's decisions, one round trip: the slot's stored position
@@ -173,16 +174,27 @@ const STORE_POSITION_SQL = `INSERT INTO relational_offsets
  * on one key must do it one after the other.
  */
 const READ_SQL = `WITH p AS (
-    SELECT next_offset, last_record_id FROM relational_offsets
+    SELECT next_offset, last_record_id, last_published_at FROM relational_offsets
     WHERE attachment_id = $1 AND consumer_group = $2 AND topic = $3 AND partition = $4 FOR UPDATE),
   a AS (SELECT record_id::text AS record_id FROM audit_log WHERE attachment_id = $1 AND record_id = ANY($5::uuid[])),
   r AS (INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
     SELECT $1, k, 0 FROM unnest($6::text[]) AS k ORDER BY k
     ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = relational_key_revisions.revision
     RETURNING natural_key, revision)
-  SELECT 'p' AS kind, next_offset::text AS a, last_record_id AS b FROM p
-  UNION ALL SELECT 'a', record_id, NULL FROM a
-  UNION ALL SELECT 'r', natural_key, revision::text FROM r`;
+  SELECT 'p' AS kind, next_offset::text AS a, last_record_id AS b, last_published_at::text AS c FROM p
+  UNION ALL SELECT 'a', record_id, NULL, NULL FROM a
+  UNION ALL SELECT 'r', natural_key, revision::text, NULL FROM r`;
+
+/** A `relational_offsets` row as a position (its publish time absent in rows written before it was kept). */
+const storedPosition = (
+  nextOffset: string | number,
+  lastRecordId: string,
+  publishedAt: string | number | null,
+): AppliedPosition => ({
+  nextOffset: Number(nextOffset),
+  lastRecordId,
+  ...(publishedAt === null ? {} : { lastPublishedAt: Number(publishedAt) }),
+});
 
 /** The position stored for a slot (`tx` locks its row when it is a transaction). */
 export async function readRelationalPosition(
@@ -190,12 +202,13 @@ export async function readRelationalPosition(
   attachmentId: string,
   slot: PositionSlot,
 ): Promise<AppliedPosition | undefined> {
-  const { rows } = await tx.query<{ next_offset: string | number; last_record_id: string }>(
-    POSITION_SQL,
-    [attachmentId, slot.consumerGroup, slot.topic, slot.partition],
-  );
+  const { rows } = await tx.query<{
+    next_offset: string | number;
+    last_record_id: string;
+    last_published_at: string | number | null;
+  }>(POSITION_SQL, [attachmentId, slot.consumerGroup, slot.topic, slot.partition]);
   return rows[0]
-    ? { nextOffset: Number(rows[0].next_offset), lastRecordId: rows[0].last_record_id }
+    ? storedPosition(rows[0].next_offset, rows[0].last_record_id, rows[0].last_published_at)
     : undefined;
 }
 
@@ -212,22 +225,24 @@ export async function writeRelationalBatch(
       events.filter((e) => e.envelope.revision !== undefined).map((e) => e.envelope.naturalKey),
     ),
   ];
-  const { rows: known } = await tx.query<{ kind: 'p' | 'a' | 'r'; a: string; b: string | null }>(
-    READ_SQL,
-    [
-      m.attachmentId,
-      slot?.consumerGroup ?? null,
-      slot?.topic ?? null,
-      slot?.partition ?? null,
-      events.map((e) => e.envelope.recordId),
-      revised,
-    ],
-  );
+  const { rows: known } = await tx.query<{
+    kind: 'p' | 'a' | 'r';
+    a: string;
+    b: string | null;
+    c: string | null;
+  }>(READ_SQL, [
+    m.attachmentId,
+    slot?.consumerGroup ?? null,
+    slot?.topic ?? null,
+    slot?.partition ?? null,
+    events.map((e) => e.envelope.recordId),
+    revised,
+  ]);
   const stored = known.find((row) => row.kind === 'p');
   const covered = slot
     ? coveredByPosition(
         events,
-        stored ? { nextOffset: Number(stored.a), lastRecordId: stored.b ?? '' } : undefined,
+        stored ? storedPosition(stored.a, stored.b ?? '', stored.c) : undefined,
       )
     : new Set<number>();
   const seen = new Set(known.filter((row) => row.kind === 'a').map((row) => row.a.toLowerCase()));
@@ -326,6 +341,7 @@ export async function writeRelationalBatch(
         partition: at.partition,
         next_offset: position.nextOffset,
         last_record_id: position.lastRecordId,
+        last_published_at: position.lastPublishedAt ?? null,
       }),
     );
   const changed = new Set<string>();

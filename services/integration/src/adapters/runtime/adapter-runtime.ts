@@ -23,6 +23,7 @@ import { AttachmentStats, observeAttachments, type AttachmentFigures } from './a
 import { contractOfTopic, type AttachmentView } from './attachment.js';
 import type { AttachmentSource } from './control-plane-client.js';
 import { DEFAULT_RULES } from './failures.js';
+import { samePublish } from './applied-position.js';
 import { deserialize } from './local-envelope.js';
 import { createRecordProcessor, type RecordProcessor } from './record-processor.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -277,12 +278,12 @@ export class AdapterRuntime {
       if (!position) return undefined;
       if (position.nextOffset < lowest!.nextOffset) lowest = position;
     }
-    const { nextOffset, lastRecordId } = lowest!;
+    const stored = lowest!;
     return {
-      offset: nextOffset,
+      offset: stored.nextOffset,
       holds: (record) => {
         try {
-          return deserialize(record).recordId === lastRecordId;
+          return samePublish(stored, deserialize(record).recordId, record.timestamp.getTime());
         } catch {
           return false;
         }

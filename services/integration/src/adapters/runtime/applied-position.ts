@@ -10,6 +10,14 @@
  * skipped when the batch holds, at `nextOffset - 1`, the record the target applied last.
  * A broker that lost records and gave their offsets to others (JetStream after a power
  * loss) then fails the check, and the batch goes through the record-id gate instead.
+ *
+ * The record is matched by its publish, not only its id (`publishedAt`, the broker's
+ * timestamp): after such a loss the outbox publishes the lost records again after the
+ * new ones, and one can land at exactly the offset it had, below which new records now
+ * sit. Matched by id alone, that batch was covered and its new records skipped by every
+ * target (found by the chaos run, seed 22: updates published right after a NATS power
+ * loss never applied). A republished record has a later timestamp; a position stored
+ * without one (before this check) is not trusted to skip anything.
  */
 import type { TargetEvent } from './adapter-target.js';
 
@@ -19,6 +27,8 @@ export interface RecordPosition {
   topic: string;
   partition: number;
   offset: number;
+  /** When the broker stored this publish of the record (ms; `BrokerRecord.timestamp`). */
+  publishedAt?: number;
 }
 
 /** What a target stores per (consumer group, topic, partition). */
@@ -27,7 +37,25 @@ export interface AppliedPosition {
   nextOffset: number;
   /** recordId of the record at `nextOffset - 1`. */
   lastRecordId: string;
+  /** When the broker stored that publish of it (`RecordPosition.publishedAt`). */
+  lastPublishedAt?: number | undefined;
 }
+
+/** Whether a record, as delivered now, is the very publish a stored position ends with. */
+export function samePublish(
+  stored: AppliedPosition,
+  recordId: string,
+  publishedAt: number | undefined,
+): boolean {
+  return (
+    recordId === stored.lastRecordId &&
+    stored.lastPublishedAt !== undefined &&
+    publishedAt === stored.lastPublishedAt
+  );
+}
+
+/** What these functions read of an event: its record id and where it sits in the log. */
+export type PositionedEvent = Pick<TargetEvent, 'position'> & { envelope: { recordId: string } };
 
 /** The (group, topic, partition) slot a position belongs to. */
 export type PositionSlot = Omit<RecordPosition, 'offset'>;
@@ -41,13 +69,14 @@ export const slotKey = (slot: PositionSlot) =>
  * record the target applied last at the offset just below the stored position.
  */
 export function coveredByPosition(
-  events: ReadonlyArray<Pick<TargetEvent, 'position'> & { envelope: { recordId: string } }>,
+  events: readonly PositionedEvent[],
   stored: AppliedPosition | undefined,
 ): Set<number> {
   const covered = new Set<number>();
   if (!stored) return covered;
   const last = events.find((event) => event.position?.offset === stored.nextOffset - 1);
-  if (!last || last.envelope.recordId !== stored.lastRecordId) return covered;
+  if (!last || !samePublish(stored, last.envelope.recordId, last.position?.publishedAt))
+    return covered;
   events.forEach((event, i) => {
     if (event.position && event.position.offset < stored.nextOffset) covered.add(i);
   });
@@ -60,10 +89,10 @@ export function coveredByPosition(
  * carries a position.
  */
 export function positionsAfter(
-  events: readonly TargetEvent[],
+  events: readonly PositionedEvent[],
   appliedCount = events.length,
 ): Array<{ slot: PositionSlot; position: AppliedPosition }> {
-  const newest = new Map<string, TargetEvent>();
+  const newest = new Map<string, PositionedEvent>();
   for (const event of events.slice(0, appliedCount)) {
     if (!event.position) continue;
     const key = slotKey(event.position);
@@ -71,10 +100,14 @@ export function positionsAfter(
     if (!held || held.position!.offset < event.position.offset) newest.set(key, event);
   }
   return [...newest.values()].map((event) => {
-    const { consumerGroup, topic, partition, offset } = event.position!;
+    const { consumerGroup, topic, partition, offset, publishedAt } = event.position!;
     return {
       slot: { consumerGroup, topic, partition },
-      position: { nextOffset: offset + 1, lastRecordId: event.envelope.recordId },
+      position: {
+        nextOffset: offset + 1,
+        lastRecordId: event.envelope.recordId,
+        ...(publishedAt === undefined ? {} : { lastPublishedAt: publishedAt }),
+      },
     };
   });
 }

@@ -71,6 +71,7 @@ export function createRecordProcessor(deps: RecordProcessorDeps): RecordProcesso
     topic: record.topic,
     partition: record.partition,
     offset: record.offset,
+    publishedAt: record.timestamp.getTime(),
   });
   // The resolution is cached at once, so `invalidate` during it drops it (set after it
   // ended, it would outlive the change); a failed one is forgotten, so a retry resolves again.

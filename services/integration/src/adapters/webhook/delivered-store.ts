@@ -40,7 +40,9 @@ export interface Delivery {
   offset?: number;
 }
 
-type PositionTuple = [string, string, number, number, string];
+/** Slot, next offset, last record id, and when that publish was stored (absent in older files). */
+type PositionTuple =
+  [string, string, number, number, string] | [string, string, number, number, string, number];
 type SlotTuple = [string, string, number];
 interface Line {
   s?: SlotTuple;
@@ -133,13 +135,7 @@ export class DeliveredStore {
     const line: Line = {
       ...(slot ? { s: [slot.consumerGroup, slot.topic, slot.partition] } : {}),
       d: deliveries.map((x) => [x.recordId, x.offset ?? -1]),
-      p: positions.map(({ slot: at, position }) => [
-        at.consumerGroup,
-        at.topic,
-        at.partition,
-        position.nextOffset,
-        position.lastRecordId,
-      ]),
+      p: positions.map(({ slot: at, position }) => positionTuple(at, position)),
     };
     await this.serialize(attachmentId, async () => {
       await this.append(this.fileOf(attachmentId), `${JSON.stringify(line)}\n`);
@@ -190,15 +186,7 @@ export class DeliveredStore {
       const entry: Line = {
         s: [slot.consumerGroup, slot.topic, slot.partition],
         d: bySlot.get(key) ?? [],
-        p: [
-          [
-            slot.consumerGroup,
-            slot.topic,
-            slot.partition,
-            position.nextOffset,
-            position.lastRecordId,
-          ],
-        ],
+        p: [positionTuple(slot, position)],
       };
       lines.push(JSON.stringify(entry));
     }
@@ -226,6 +214,17 @@ export class DeliveredStore {
   }
 }
 
+function positionTuple(slot: PositionSlot, position: AppliedPosition): PositionTuple {
+  const tuple: [string, string, number, number, string] = [
+    slot.consumerGroup,
+    slot.topic,
+    slot.partition,
+    position.nextOffset,
+    position.lastRecordId,
+  ];
+  return position.lastPublishedAt === undefined ? tuple : [...tuple, position.lastPublishedAt];
+}
+
 function applyLine(state: AttachmentState, line: Line): void {
   const slotTuple = line.s ?? line.p?.[0];
   const slot = slotTuple ? slotKey(toSlot(slotTuple)) : '';
@@ -235,7 +234,11 @@ function applyLine(state: AttachmentState, line: Line): void {
     const slotOf = toSlot(tuple);
     state.positions.set(slotKey(slotOf), {
       slot: slotOf,
-      position: { nextOffset: tuple[3], lastRecordId: tuple[4] },
+      position: {
+        nextOffset: tuple[3],
+        lastRecordId: tuple[4],
+        ...(tuple[5] === undefined ? {} : { lastPublishedAt: tuple[5] }),
+      },
     });
   }
   state.written += (line.d?.length ?? 0) + (line.p?.length ?? 0);
