@@ -79,6 +79,12 @@ async function build(options: PipelineOptions): Promise<PipelineResult> {
       memory_limit: options.memoryLimit ?? '600MB',
       temp_directory: join(scratch, 'spill'),
       preserve_insertion_order: 'true',
+      // DuckDB's allocator keeps memory its finished tasks freed, up to 128 MB by default,
+      // outside memory_limit: at one million orders that put the build's peak RSS over
+      // 1 GiB. Handing it back past 32 MB, from the allocator's own background thread,
+      // lowered the peak by about 155 MB at the same CPU (README, Benchmark).
+      allocator_flush_threshold: '32MB',
+      allocator_background_threads: 'true',
     };
     if (options.threads) settings.threads = String(options.threads);
     const db = await openDuckDb(buildFile, { settings });
