@@ -5,6 +5,8 @@
  * Finds the beatmap by the replay's beatmap MD5 among .osu files and .osz archives.
  * Exit codes: 0 done, 1 failure, 2 bad usage.
  */
+// first: the canvas library's allocator settings must be in the environment before it loads
+import '../render/canvas-allocator.js';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -8,6 +8,8 @@
  * again as zeroed (huge) pages: ~15% of the node process's CPU in the kernel's
  * clear_page (perf). Kept for a second instead, the next frame reuses the pages
  * (faults a frame ~100 -> ~1; README, Benchmarks), and an idle process still returns
- * them. The environment's own value wins.
+ * them. The environment's own value wins. Imported first by each entry point (the
+ * package's index and the CLI); a module that loads the canvas library before it
+ * leaves mimalloc's 10 ms.
  */
 process.env.MIMALLOC_PURGE_DELAY ??= '1000';

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { main } from '../../src/cli/render-replay.js';
@@ -53,6 +55,15 @@ describe('render-replay CLI', () => {
       { ...j.computed, unstableRate: undefined },
       { ...j.header, unstableRate: undefined },
     );
+  });
+
+  test('the canvas library loads with the readback allocator setting (canvas-allocator.ts)', () => {
+    // a fresh process, as a user runs it: mimalloc prints its options when verbose
+    const bin = fileURLToPath(new URL('../../bin/render-replay.mjs', import.meta.url));
+    const env: NodeJS.ProcessEnv = { ...process.env, MIMALLOC_VERBOSE: '1' };
+    delete env.MIMALLOC_PURGE_DELAY;
+    const r = spawnSync(process.execPath, [bin, '--help'], { env, encoding: 'utf8' });
+    assert.match(r.stderr, /option 'purge_delay': 1000\b/, r.stderr.slice(0, 2000));
   });
 
   test('judge prints a table; usage errors exit 2; missing beatmap exits 1', async () => {
