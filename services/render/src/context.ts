@@ -17,6 +17,7 @@ import type { RenderSettings } from './config.js';
 import { createSkinCatalog, type SkinCatalog } from './skins/skin-catalog.js';
 import { createJobWatcher, type JobWatcher } from './events/job-watcher.js';
 import { createFinishedJobCache, type FinishedJobCache } from './jobs/finished-job-cache.js';
+import { createAdmissionLooks, type AdmissionLooks } from './admission/admission-looks.js';
 import { createJobReader, type JobReader } from './jobs/job-reader.js';
 import { createLiveJobCache, type LiveJobCache } from './jobs/live-job-cache.js';
 
@@ -46,6 +47,8 @@ export interface RenderContext {
   liveJobs: LiveJobCache;
   /** Reads of jobs the caches lack, several to a statement. */
   jobReads: JobReader;
+  /** Admission's first looks, several to a statement. */
+  admissionLooks: AdmissionLooks;
 }
 
 export type RenderContextParts = Pick<
@@ -71,6 +74,10 @@ export function createRenderContext(parts: RenderContextParts): RenderContext & 
     finishedJobs: createFinishedJobCache(),
     liveJobs,
     jobReads: createJobReader(parts.db),
+    admissionLooks: createAdmissionLooks(parts.db, {
+      queued: settings.maxQueued,
+      rendering: settings.maxRendering,
+    }),
     limiters: createLimiters(parts.counters, settings),
     uploads: createUploadGate({
       maxConcurrent: settings.maxConcurrentUploads,

@@ -33,6 +33,7 @@ export async function submitFromRequest(
       store: ctx.store,
       settings: ctx.settings,
       limiter: ctx.limiters.render,
+      looks: ctx.admissionLooks,
       logger: ctx.logger,
     },
     address,

@@ -20,7 +20,8 @@ import type { RenderSettings } from '../config.js';
 import type { RateLimiter } from '@platform/core';
 import { checkRateLimit } from '../limits/rate-limits.js';
 import { renderErrors } from '../errors.js';
-import { admitJob, loadAndUsage, type AddressUsage } from '../jobs/job-store.js';
+import { admitJob, type AddressUsage } from '../jobs/job-store.js';
+import type { AdmissionLooks } from './admission-looks.js';
 import { artifactKeys } from '../jobs/job-view.js';
 import { renderFingerprint } from '../reuse/fingerprint.js';
 import type { ValidatedRender } from './validate-render-form.js';
@@ -30,6 +31,8 @@ export interface AdmissionDeps {
   store: ObjectStore;
   settings: RenderSettings;
   limiter: RateLimiter;
+  /** Admission's first look, shared by the submissions of a turn. */
+  looks: AdmissionLooks;
   logger?: Logger;
 }
 
@@ -47,10 +50,7 @@ export async function admitRender(
   const { db, store, settings } = deps;
   const headers = await checkRateLimit(deps.limiter, address);
 
-  const { load, usage } = await loadAndUsage(db, address, {
-    queued: settings.maxQueued,
-    rendering: settings.maxRendering,
-  });
+  const { load, usage } = await deps.looks.look(address);
   if (load.queued >= settings.maxQueued)
     throw renderErrors.RENDER_QUEUE_FULL({ headers: { 'Retry-After': '30' } });
   if (load.rendering >= settings.maxRendering)

@@ -203,24 +203,25 @@ const toUsage = (row: UsageRow | undefined): AddressUsage => ({
 });
 
 /**
- * The global load and one address's usage in one round trip (admission's first look).
- * Each load figure is counted only up to its limit (`limits`), which is all admission
- * compares it with, so the look costs the same however long the queue is.
+ * The global load and the usage of each of `clientIps` in one round trip (admission's
+ * first look, several submissions to a statement: admission/admission-looks.ts), in the
+ * order given. Each load figure is counted only up to its limit (`limits`), which is all
+ * admission compares it with, so the look costs the same however long the queue is.
  */
-export async function loadAndUsage(
+export async function loadAndUsageOf(
   db: SqlExecutor,
-  clientIp: string,
+  clientIps: string[],
   limits: Load,
-): Promise<{ load: Load; usage: AddressUsage }> {
+): Promise<Array<{ load: Load; usage: AddressUsage }>> {
   const { rows } = await db.query<UsageRow & Load>(
-    'SELECT queued, rendering, active, last_day, resets_at FROM render_admission_look($1, $2, $3)',
-    [clientIp, limits.queued, limits.rendering],
+    `SELECT queued, rendering, active, last_day, resets_at
+       FROM render_admission_looks($1::text[], $2, $3)`,
+    [clientIps, limits.queued, limits.rendering],
   );
-  const row = rows[0];
-  return {
-    load: { queued: Number(row?.queued ?? 0), rendering: Number(row?.rendering ?? 0) },
+  return rows.map((row) => ({
+    load: { queued: Number(row.queued), rendering: Number(row.rendering) },
     usage: toUsage(row),
-  };
+  }));
 }
 
 /** Moves a job out of `queued` for one worker; undefined when another already has it. */
