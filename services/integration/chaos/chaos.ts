@@ -505,6 +505,13 @@ async function main(): Promise<void> {
       (a, b) => Number(b.includes(' was applied')) - Number(a.includes(' was applied')),
     );
     for (const line of worst.slice(0, 20)) console.log(`  ${line}`);
+    // The lost records themselves, to follow through the service log (CHAOS_LOG_LEVEL=debug).
+    for (const id of lost.slice(0, 20)) {
+      const a = ok.find((answer) => answer.recordId === id)!;
+      console.log(
+        `  lost: ${id} (${a.kind} of ${a.key}, answered 202 at ${new Date(a.endedAt).toISOString()})`,
+      );
+    }
     // The bound is for an engine's return; a killed service's own restart (tsx start-up
     // included) is reported in the table but not held to it.
     const slow =
