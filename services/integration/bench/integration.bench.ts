@@ -16,6 +16,9 @@
  * BENCH_BATCH_CONCURRENCY requests at once) and latency (BENCH_LATENCY_RECORDS submitted
  * at a steady BENCH_RATE per second: 3,000 at 1,000/s by default, the issue's latency goal).
  * Each phase also reports the process's CPU time per record (`cpuMsPerRecord`).
+ * BENCH_SOAK=1 (or a number of events) then runs the soak of `bench:integration-soak`
+ * (100,000 events with a paused and a restarted adapter, checked exactly once and in
+ * per-key order) for each driver, and prints its line too; it exits 1 when that check fails.
  *
  *   BENCH_RECORDS=2000 BENCH_BATCH_RECORDS=10000 BENCH_RATE=1000 BENCH_DRIVERS=sql-log,jetstream npm run bench:integration
  */
@@ -34,6 +37,7 @@ import {
 } from '@platform/testing';
 import { integrationEnvSchema } from '../src/config.js';
 import { startPlatform, type RunningPlatform } from '../src/platform.js';
+import { runSoak, type SoakResult } from './soak-core.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -43,6 +47,10 @@ const BATCH_RECORDS = Number(process.env.BENCH_BATCH_RECORDS ?? 5000);
 const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 500);
 const BATCH_CONCURRENCY = Number(process.env.BENCH_BATCH_CONCURRENCY ?? 4);
 const DRIVERS = (process.env.BENCH_DRIVERS ?? 'sql-log,jetstream').split(',').map((d) => d.trim());
+/** Soak events per driver after the phases: BENCH_SOAK=1 is the issue's 100,000; unset, none. */
+const SOAK_EVENTS = ((flag) => (flag === '1' ? 100_000 : Number(flag ?? 0)))(
+  process.env.BENCH_SOAK,
+);
 const POLL_MS = 20;
 
 interface Phase {
@@ -392,11 +400,24 @@ async function runDriver(driver: string): Promise<Result | undefined> {
 }
 
 const results: Result[] = [];
+const soaks: SoakResult[] = [];
 for (const driver of DRIVERS) {
   const result = await runDriver(driver);
   if (result) {
     results.push(result);
     console.log(JSON.stringify(result));
+    if (SOAK_EVENTS > 0) {
+      // The soak's own set-up (adapters on the test harness, the relational target on
+      // PostgreSQL for JetStream when it answers), as `npm run bench:integration-soak`.
+      const soak = await runSoak({
+        driver: driver === 'jetstream' ? 'jetstream' : 'sql-log-pglite',
+        records: SOAK_EVENTS,
+        timeoutMs: 30 * 60_000,
+        logger: createLogger({ service: 'integration-bench-soak', level: 'warn' }),
+      });
+      soaks.push(soak);
+      console.log(JSON.stringify({ phase: 'soak', ...soak }));
+    }
   }
 }
 console.log(
@@ -429,4 +450,13 @@ for (const r of results) {
     );
   }
 }
-process.exit(0);
+for (const soak of soaks) {
+  console.log(
+    `soak ${soak.driver}: ${soak.records} events, every target complete in ${soak.totalSeconds.toFixed(1)} s ` +
+      `(goal ≤ 60 s), CPU ${soak.cpuMsPerEvent} ms/event: ` +
+      (soak.problems.length
+        ? `FAILED: ${soak.problems.join('; ')}`
+        : 'exactly once, per-key order OK'),
+  );
+}
+process.exit(soaks.some((soak) => soak.problems.length > 0) ? 1 : 0);
