@@ -22,6 +22,7 @@ import type { LlmProvider } from './agent/llm-types.js';
 import type { AgentLimits } from './agent/run-agent.js';
 import { createMcpToolbox } from './agent/mcp-toolbox.js';
 import { registerMcpRoutes } from './mcp/mcp-routes.js';
+import { warmServingData } from './sales/warm-serving.js';
 import { registerSalesRoutes } from './sales/sales-routes.js';
 import { registerHostGuard, type HostGuardOptions } from './http/host-guard.js';
 import { createSqlGate } from './sql/read-only-sql.js';
@@ -128,5 +129,7 @@ export async function buildAnalyticsApp(options: AppOptions): Promise<FastifyIns
     rateLimit: options.agentRateLimit,
     scope: agentScope,
   });
+  // Before the first request: the first reads would otherwise load it while others wait.
+  await warmServingData(warehouse, logger);
   return app;
 }

@@ -37,6 +37,28 @@ export interface RangePage {
   build: BuildInfo;
 }
 
+/** Where each segment of the ranking starts and how many rows it has, for the build now serving. */
+function segmentsIndex(
+  warehouse: Warehouse,
+  ranked: NonNullable<ReadSpec['ranked']>,
+): Promise<{ value: Map<number | null, Run>; build: BuildInfo }> {
+  const { table, key, count, first } = ranked.segments;
+  return warehouse.perBuild(`segments ${table}`, async () => {
+    const output = await warehouse.query(
+      `SELECT ${key} AS segment, ${count} AS count, ${first} AS first FROM ${WAREHOUSE_CATALOG}.gold.${table}`,
+      [],
+      { cache: false },
+    );
+    const runs = new Map<number | null, Run>(
+      output.rows.map((row) => [
+        row.segment === null ? null : Number(row.segment),
+        { count: Number(row.count), first: Number(row.first) },
+      ]),
+    );
+    return { value: runs, build: output.build };
+  });
+}
+
 /**
  * The page, or undefined when the read is not a range (another filter or order, a
  * read without a ranked table), or when a new build opened between the index and the
@@ -60,21 +82,7 @@ export async function readRange(
   if (otherFilter || (sort !== undefined && !reverse && sort !== spec.params.sort?.default))
     return undefined;
 
-  const { table, key, count, first } = ranked.segments;
-  const index = await warehouse.perBuild(`segments ${table}`, async () => {
-    const output = await warehouse.query(
-      `SELECT ${key} AS segment, ${count} AS count, ${first} AS first FROM ${WAREHOUSE_CATALOG}.gold.${table}`,
-      [],
-      { cache: false },
-    );
-    const runs = new Map<number | null, Run>(
-      output.rows.map((row) => [
-        row.segment === null ? null : Number(row.segment),
-        { count: Number(row.count), first: Number(row.first) },
-      ]),
-    );
-    return { value: runs, build: output.build };
-  });
+  const index = await segmentsIndex(warehouse, ranked);
   const segment = params[ranked.segment];
   const run = index.value.get(segment === undefined ? null : Number(segment)) ?? {
     count: 0,
@@ -131,6 +139,20 @@ export async function heldRanking(
     );
     return { value: held, build };
   });
+}
+
+/**
+ * Loads the ranking's rows for the build now serving (when it is small enough to hold) and
+ * resolves once they are held; `readRange` then answers every page from them.
+ */
+export async function loadHeldRanking(warehouse: Warehouse, spec: ReadSpec): Promise<void> {
+  const ranked = spec.ranked;
+  if (!ranked) return;
+  const index = await segmentsIndex(warehouse, ranked);
+  const all = index.value.get(null)?.count ?? 0;
+  if (all > MAX_HELD_ROWS) return;
+  const held = await heldRanking(warehouse, spec, all);
+  await held.value.loaded;
 }
 
 /**

@@ -48,3 +48,14 @@ export async function createWarehouseFixture(
   if (options.built !== false) await fixture.build();
   return fixture;
 }
+
+/** The warehouse with each query's SQL text recorded in `sql` (to check which reads run none). */
+export function recordingQueries(warehouse: Warehouse, sql: string[]): Warehouse {
+  return {
+    ...warehouse,
+    query: (text, params, options) => {
+      sql.push(text);
+      return warehouse.query(text, params, options);
+    },
+  };
+}

@@ -11,7 +11,11 @@ import { heldRanking } from '../../src/sales/range-read.js';
 import { readView, type ReadParams } from '../../src/sales/read-view.js';
 import { createWarehouse, type Warehouse } from '../../src/warehouse/warehouse.js';
 import { ORDERS } from '../helpers/hand-made-data.js';
-import { createWarehouseFixture, type WarehouseFixture } from '../helpers/warehouse-fixture.js';
+import {
+  createWarehouseFixture,
+  recordingQueries,
+  type WarehouseFixture,
+} from '../helpers/warehouse-fixture.js';
 
 /** Reads of the views held in memory: each filter with a row test, paging, edges. */
 const READS_TO_COMPARE: Array<[ReadName, ReadParams]> = [
@@ -105,13 +109,7 @@ describe('views answered from memory', () => {
 
   it('once a view is held, its reads run no query; other reads still do', async () => {
     const sql: string[] = [];
-    const counting: Warehouse = {
-      ...uncached,
-      query: (text, params, options) => {
-        sql.push(text);
-        return uncached.query(text, params, options);
-      },
-    };
+    const counting = recordingQueries(uncached, sql);
     for (const [name, params] of READS_TO_COMPARE) await readView(counting, name, params);
     // At most one read of each view held (none when an earlier test already held it).
     assert.ok(sql.length <= 6, sql.join('\n'));
