@@ -115,7 +115,12 @@ export async function createStatelessExchange<Caller>(
       } catch {
         return jsonRpcError(400, -32700, 'Parse error: Invalid JSON-RPC message');
       }
-      const initializing = messages.some(isInitializeRequest);
+      // The method first: the SDK's check is a zod parse of the whole message, measured
+      // (`node --cpu-prof`, cached tools/call) at about a tenth of the request's CPU.
+      const initializing = messages.some(
+        (message) =>
+          'method' in message && message.method === 'initialize' && isInitializeRequest(message),
+      );
       if (initializing && messages.length > 1)
         return jsonRpcError(
           400,
