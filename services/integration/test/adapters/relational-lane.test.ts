@@ -14,11 +14,11 @@ import {
   targetTable,
 } from '../../src/adapters/relational/target-table.js';
 import { RELATIONAL_MIGRATIONS_DIR } from '../../src/adapters/relational/build-relational-adapter.js';
-import type { AttachmentView } from '../../src/adapters/runtime/attachment.js';
 import { UnmappableDataError } from '../../src/adapters/runtime/failures.js';
 import { loadMigrations, runMigrations } from '@platform/core';
 import { internsLike } from '../support/contracts.js';
 import { openHarness, type Harness } from '../support/harness.js';
+import { genericRelationalAttachment } from '../support/relational.js';
 
 /** Tables an attachment may write: the generic records table and the shipped shaped interns table. */
 const TARGET_TABLES = new Set(['records', 'interns']);
@@ -97,15 +97,8 @@ describe('relational attachments stay in their lane', () => {
       loadMigrations(RELATIONAL_MIGRATIONS_DIR),
     );
     const target = createRelationalTarget(h.db);
-    const contract = internsLike();
-    const attachment: AttachmentView = {
-      attachmentId: randomUUID(),
-      contractId: contract.contractId,
-      adapterType: 'relational',
-      config: { mode: 'generic', table: 'audit_copy' },
-      enabled: true,
-      contract,
-    };
+    const attachment = genericRelationalAttachment('audit_copy');
+    const { contract } = attachment;
     const mapping = await target.resolveMapping(attachment);
     const schema = contractSchema(contract.contractId);
     const envelope = {

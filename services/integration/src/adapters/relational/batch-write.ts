@@ -19,8 +19,14 @@
  *    upsert of the keys' revisions (kept after a hard delete, so a late update of a
  *    deleted key stays stale).
  * 5. Offsets in the target: the batch's position (next offset per consumer group, topic
- *    and partition) is read first, locked, and stored last, in the same transaction;
- *    events it already covers are duplicates without being looked at (`applied-position.ts`).
+ *    and partition) is read first, locked, and stored last, in the same transaction, for
+ *    the consumer to resume at. It skips nothing here: the audit decides what is a
+ *    duplicate. Every event of a batch that stored a position has its audit row, so an
+ *    event below the position without one is a record the target never saw: after a
+ *    broker power loss a new record can take a lost offset the consumer had already read
+ *    past, and a later batch then stores a position above it (chaos seed 22: an update
+ *    published right after a NATS power loss sat at such an offset; the position skipped
+ *    it as covered and it never got its audit row nor its write).
  *
  * Round trips (issue 11): the reads of 1., 2. and 5. (position locked, audited ids, key
  * revisions locked) are one statement, and the writes of 3., 4. and 5. are another —
@@ -31,7 +37,6 @@
 import type { SqlExecutor } from '@platform/core';
 import type { TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import {
-  coveredByPosition,
   positionsAfter,
   type AppliedPosition,
   type PositionSlot,
@@ -238,13 +243,7 @@ export async function writeRelationalBatch(
     events.map((e) => e.envelope.recordId),
     revised,
   ]);
-  const stored = known.find((row) => row.kind === 'p');
-  const covered = slot
-    ? coveredByPosition(
-        events,
-        stored ? storedPosition(stored.a, stored.b ?? '', stored.c) : undefined,
-      )
-    : new Set<number>();
+  // The stored position (row `p`) is read for its lock only; see 5.
   const seen = new Set(known.filter((row) => row.kind === 'a').map((row) => row.a.toLowerCase()));
   const applied = new Map<string, number>();
   for (const row of known) if (row.kind === 'r') applied.set(row.a, Number(row.b));
@@ -253,7 +252,7 @@ export async function writeRelationalBatch(
   const inSequence = new Set<number>();
   events.forEach((event, i) => {
     const id = event.envelope.recordId.toLowerCase();
-    if (covered.has(i) || seen.has(id)) return;
+    if (seen.has(id)) return;
     seen.add(id);
     fresh.push(i);
     const { naturalKey: key, revision } = event.envelope;
