@@ -2,6 +2,13 @@
  * One HTTP POST with both timeouts always set: connect (socket not connected in time)
  * and read (no byte for `readTimeoutMs`). Network failures and timeouts raise
  * `TransientDeliveryError` with the cause attached; a response of any status resolves.
+ *
+ * A timeout that fires is acted on only after the sockets were read once more: Node runs
+ * expired timers before it polls sockets, so after this process stalled longer than a
+ * timeout (a long synchronous PGlite statement, a starved process at high load) the timer
+ * fired while the connect or the receiver's answer was already waiting unread. The
+ * receiver had the delivery, the adapter saw a timeout and sent it again (the soak's
+ * webhook duplicates of 27 Nov). `setImmediate` runs after that iteration's poll phase.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -32,22 +39,31 @@ export function postJson(
       },
     });
     let connectTimer: NodeJS.Timeout | undefined;
+    let answered = false;
     request.on('socket', (socket) => {
       if (!socket.connecting) return;
       connectTimer = setTimeout(
         () =>
-          request.destroy(
-            new TransientDeliveryError(`connect timeout after ${timeouts.connectTimeoutMs} ms`),
-          ),
+          setImmediate(() => {
+            if (socket.connecting)
+              request.destroy(
+                new TransientDeliveryError(`connect timeout after ${timeouts.connectTimeoutMs} ms`),
+              );
+          }),
         timeouts.connectTimeoutMs,
       );
       socket.once('connect', () => clearTimeout(connectTimer));
     });
-    request.setTimeout(timeouts.readTimeoutMs, () =>
-      request.destroy(
-        new TransientDeliveryError(`read timeout after ${timeouts.readTimeoutMs} ms`),
-      ),
-    );
+    request.setTimeout(timeouts.readTimeoutMs, () => {
+      const readBefore = request.socket?.bytesRead;
+      setImmediate(() => {
+        // An answer read meanwhile, or bytes that restarted the idle timer: not a timeout (yet).
+        if (answered || (request.socket && request.socket.bytesRead !== readBefore)) return;
+        request.destroy(
+          new TransientDeliveryError(`read timeout after ${timeouts.readTimeoutMs} ms`),
+        );
+      });
+    });
     request.on('error', (error) => {
       clearTimeout(connectTimer);
       // A target the outbound guard refuses stays refused: dead-lettered, not retried.
@@ -68,7 +84,10 @@ export function postJson(
       response.on('data', (chunk: string) => {
         if (text.length < 65_536) text += chunk;
       });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      response.on('end', () => {
+        answered = true;
+        resolve({ status: response.statusCode ?? 0, body: text });
+      });
       response.on('error', (error) =>
         reject(
           new TransientDeliveryError(`response from ${url.origin} broke: ${error.message}`, {
