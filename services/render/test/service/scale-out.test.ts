@@ -28,6 +28,7 @@ interface Instance {
   child: ChildProcess;
   exited: Promise<number | null>;
   stderr: () => string;
+  log: () => string;
 }
 
 interface Job {
@@ -73,9 +74,12 @@ describe(
           REUSE_RENDERS: 'false',
           ...role,
         },
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
+      // Its log (pino, stdout, warn and above) is kept to say what a stuck run was doing.
+      let log = '';
       let stderr = '';
+      child.stdout!.on('data', (c: Buffer) => (log = (log + c.toString()).slice(-4000)));
       child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
       const instance = {
@@ -84,6 +88,7 @@ describe(
         child,
         exited,
         stderr: () => stderr,
+        log: () => log,
       };
       instances.push(instance);
       return instance;
@@ -189,10 +194,15 @@ describe(
           const job = (await (await fetch(`${survivor.base}/v1/jobs/${id}`)).json()) as Job;
           if (job.status === 'completed' || job.status === 'failed') final.set(id, job);
         }
-        assert.ok(
-          Date.now() < finishBy,
-          `jobs still running: ${ids.filter((i) => !final.has(i)).join(', ')}`,
-        );
+        if (Date.now() >= finishBy) {
+          const { rows: stuck } = await engines.ctx.db.query<{ id: string; status: string }>(
+            `SELECT id::text AS id, status, worker_id, progress FROM render_jobs
+              WHERE id = ANY($1::uuid[])`,
+            [ids.filter((i) => !final.has(i))],
+          );
+          const logs = instances.map((i) => `--- ${i.name}:\n${i.log()}${i.stderr()}`).join('\n');
+          assert.fail(`jobs still running: ${JSON.stringify(stuck)}\n${logs}`);
+        }
         await new Promise((r) => setTimeout(r, 250));
       }
       for (const job of final.values()) assert.equal(job.status, 'completed', job.error ?? '');
