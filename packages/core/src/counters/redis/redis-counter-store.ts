@@ -8,6 +8,9 @@
  * injected clock (tests) works exactly like the real one.
  *
  * Script: KEYS[1] the window key; ARGV[1] the ms left in the window. Returns the count.
+ * It is a command defined on the client (ioredis `defineCommand`): the text goes once per
+ * connection (EVAL), then only its SHA-1 (EVALSHA), and again in full should the server
+ * answer NOSCRIPT (a restart, SCRIPT FLUSH). Every rate-limited request runs it.
  */
 import { Redis } from 'ioredis';
 import type { CounterStore, WindowCount } from '../counter-store.js';
@@ -21,22 +24,20 @@ export interface RedisCounterStoreOptions {
   now?: () => number;
 }
 
-/** The slice of the Redis client this store uses. */
-export interface RedisScriptClient {
-  eval(script: string, numKeys: number, ...args: (string | number)[]): Promise<unknown>;
-  ping(): Promise<string>;
-  quit(): Promise<unknown>;
-}
-
 const INCREMENT_SCRIPT = `
 local count = redis.call('INCR', KEYS[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return count
 `;
 
+/** The Redis client with the increment script defined on it. */
+type CounterClient = Redis & {
+  incrementWindow(key: string, msLeft: number): Promise<unknown>;
+};
+
 export class RedisCounterStore implements CounterStore {
   readonly driver = 'redis';
-  readonly #client: RedisScriptClient;
+  readonly #client: CounterClient;
   readonly #keyPrefix: string;
   readonly #now: () => number;
 
@@ -44,7 +45,8 @@ export class RedisCounterStore implements CounterStore {
     const client = new Redis(options.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
     // Failures surface through the commands (and ping() for health), not as events.
     client.on('error', () => {});
-    this.#client = client;
+    client.defineCommand('incrementWindow', { lua: INCREMENT_SCRIPT, numberOfKeys: 1 });
+    this.#client = client as CounterClient;
     this.#keyPrefix = options.keyPrefix ?? 'counters:';
     this.#now = options.now ?? Date.now;
   }
@@ -55,7 +57,7 @@ export class RedisCounterStore implements CounterStore {
     const windowStart = Math.floor(nowMs / windowMs) * windowMs;
     const resetAtMs = windowStart + windowMs;
     const redisKey = `${this.#keyPrefix}${windowSeconds}:${key}:${windowStart}`;
-    const count = await this.#client.eval(INCREMENT_SCRIPT, 1, redisKey, resetAtMs - nowMs);
+    const count = await this.#client.incrementWindow(redisKey, resetAtMs - nowMs);
     return { count: Number(count), resetAtMs, nowMs };
   }
 
