@@ -33,6 +33,17 @@ export interface MediaArgs {
   log: (line: string) => void;
 }
 
+/**
+ * How far the music runs ahead of the map's written times: 24 ms for beatmaps of file
+ * format v3/v4 (before v5), as the game plays them (lazer's
+ * `EARLY_VERSION_TIMING_OFFSET`; stable shifts its clock against the audio). Only the
+ * music moves: the replay's frames, the judgement and the hitsounds share the map's
+ * own time base (README, Decisions).
+ */
+export function musicLeadMs(formatVersion: number): number {
+  return formatVersion < 5 ? 24 : 0;
+}
+
 export interface MediaInputs {
   music: MusicInput | undefined;
   hitSounds: HitSoundTrack | undefined;
@@ -55,8 +66,16 @@ export async function openMediaInputs(a: MediaArgs): Promise<MediaInputs> {
       `audio ${beatmap.audioFilename}${speed !== 1 ? ` at x${speed}${nightcoreRate ? ' (nightcore pitch)' : ''}` : ''}`,
     );
   else log('no audio file: silent video');
+  const lead = musicLeadMs(beatmap.formatVersion);
+  if (audioPath && lead)
+    log(`file format v${beatmap.formatVersion}: the music runs ${lead} ms ahead`);
   const music = audioPath
-    ? { path: audioPath, startSeconds: a.startTime / 1000, speed, resampleFrom: nightcoreRate }
+    ? {
+        path: audioPath,
+        startSeconds: (a.startTime + lead) / 1000,
+        speed,
+        resampleFrom: nightcoreRate,
+      }
     : undefined;
 
   let hitSounds: HitSoundTrack | undefined;
