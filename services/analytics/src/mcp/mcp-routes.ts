@@ -19,8 +19,14 @@ import {
 } from '@platform/core';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { analyticsErrors } from '../errors.js';
-import { createMcpServer, SQL_TOOL, type McpDependencies, type SqlCaller } from './mcp-server.js';
-import { createStatelessExchange } from './stateless-exchange.js';
+import {
+  createMcpServer,
+  SQL_TOOL,
+  viewToolCallKey,
+  type McpDependencies,
+  type SqlCaller,
+} from './mcp-server.js';
+import { createStatelessExchange, type KeptAnswers } from './stateless-exchange.js';
 
 /** A JSON-RPC 2.0 message: what MCP answers with, errors included. */
 const jsonRpc = {
@@ -75,8 +81,27 @@ export async function registerMcpRoutes(
     sqlClient: sqlClientOf(request, clientAddress),
   });
   const serverFor = (request: FastifyRequest) => createMcpServer({ ...deps, ...callerOf(request) });
-  const exchange = await createStatelessExchange<SqlCaller>((callerOfRequest) =>
-    createMcpServer({ ...deps, callerOf: callerOfRequest }),
+  // A view tool's answer is kept whole in the warehouse's result cache (per build, as
+  // REST keeps its answer per URL); a call answered from it still counts as a tool call.
+  const keptAnswers: KeptAnswers = {
+    keyOf: viewToolCallKey,
+    async remember({ key, tool }, compute) {
+      let computed = false;
+      const kept = await deps.warehouse.remember(
+        key,
+        async () => {
+          computed = true;
+          return compute();
+        },
+        (answer) => answer.ok,
+      );
+      if (!computed) deps.onToolCall?.(tool, false);
+      return kept;
+    },
+  };
+  const exchange = await createStatelessExchange<SqlCaller>(
+    (callerOfRequest) => createMcpServer({ ...deps, callerOf: callerOfRequest }),
+    keptAnswers,
   );
   app.addHook('onClose', async () => exchange.close());
   const config = { scope: 'read' } as const;
@@ -113,7 +138,7 @@ export async function registerMcpRoutes(
       const answer = await exchange.handle(request.headers, request.body, callerOf(request));
       reply.code(answer.status);
       if (answer.body === undefined) return reply.send();
-      return reply.type('application/json').send(JSON.stringify(answer.body));
+      return reply.type('application/json').send(answer.body);
     },
   );
   for (const method of ['GET', 'DELETE'] as const) {

@@ -153,6 +153,37 @@ function successOf(result: object): CallToolResult {
   };
 }
 
+/** The view tools' names: their results depend on their arguments and the build alone. */
+const VIEW_TOOL_NAMES: ReadonlySet<string> = new Set(READ_NAMES.map((name) => READS[name].tool));
+
+/** Longest arguments (as JSON) a kept answer is keyed by; longer calls are answered afresh. */
+const MAX_KEPT_ARGUMENTS = 1000;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The key under which the answer of `message` may be kept (`KeptAnswers` of the
+ * stateless exchange): a `tools/call` of a view tool, written as a plain JSON-RPC request
+ * (`jsonrpc`, an integer or string `id`, `method`, `params` with `name` and an
+ * `arguments` object only: no `_meta`, no task), which the SDK accepts as it is. The key is
+ * the tool and its arguments as sent, so equal bytes share an answer; any other message
+ * (other methods, `run_sql`, whose answer depends on the caller and the clock) gets none.
+ */
+export function viewToolCallKey(message: unknown): { key: string; tool: string } | undefined {
+  if (!isPlainObject(message)) return undefined;
+  const { jsonrpc, id, method, params, ...rest } = message;
+  if (jsonrpc !== '2.0' || method !== 'tools/call' || Object.keys(rest).length > 0) return;
+  if (!(typeof id === 'string' || Number.isSafeInteger(id)) || !isPlainObject(params)) return;
+  const { name, arguments: args, ...other } = params;
+  if (Object.keys(other).length > 0 || typeof name !== 'string' || !VIEW_TOOL_NAMES.has(name))
+    return;
+  if (args !== undefined && !isPlainObject(args)) return;
+  const argumentsJson = JSON.stringify(args ?? {});
+  if (argumentsJson.length > MAX_KEPT_ARGUMENTS) return;
+  return { key: `mcp answer ${name} ${argumentsJson}`, tool: name };
+}
+
 /** The validated arguments as a cache key: given ones only, in name order. */
 function canonicalArguments(args: ReadParams): string {
   return JSON.stringify(

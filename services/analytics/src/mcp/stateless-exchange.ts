@@ -17,6 +17,14 @@
  * and its answer gets the client's id back. The caller's identity rides with it:
  * `callerOf(requestId)` in a tool handler. Whatever else the server sends (notifications,
  * requests to the client) has no stream to go to, as with the SDK's JSON responses.
+ *
+ * Kept answers (`keptAnswers`): a request whose answer depends on the request and the
+ * data alone (a view tool's call) is answered, after its first time through the server,
+ * from that answer serialized, with the request's id spliced in. The server parsed and
+ * validated the request and checked its result against the tool's output schema that
+ * first time; doing it again for the same bytes under the same build finds the same
+ * answer, and was most of a cached call's CPU (profiled: serializing the result, its
+ * text copy included, and the SDK's zod check of it).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -28,6 +36,7 @@ import {
   JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 
@@ -36,8 +45,29 @@ const MAX_BATCH = 100;
 
 export interface ExchangeAnswer {
   status: 200 | 202 | 400 | 406;
-  /** The JSON-RPC answer, absent for 202. */
-  body?: unknown;
+  /** The JSON-RPC answer, serialized; absent for 202. */
+  body?: string;
+}
+
+/** An answer as kept: the serialized JSON-RPC response after its id, and whether it may be kept. */
+export interface KeptAnswer {
+  /** `"result":…}` or `"error":…}`: the response's JSON after `{"jsonrpc":"2.0","id":ID,`. */
+  tail: string;
+  /** A result that is not a tool error (only those are kept). */
+  ok: boolean;
+}
+
+/** A tool call whose answer may be kept: under `key`, for `tool`. */
+export interface KeptCall {
+  key: string;
+  tool: string;
+}
+
+export interface KeptAnswers {
+  /** The call of a request whose answer may be kept, or undefined (every other message). */
+  keyOf(message: unknown): KeptCall | undefined;
+  /** The answer kept for `call`, or `compute`'s, kept when it is `ok`. */
+  remember(call: KeptCall, compute: () => Promise<KeptAnswer>): Promise<KeptAnswer>;
 }
 
 interface Waiting<Caller> {
@@ -64,12 +94,35 @@ const jsonRpcError = (
   message: string,
 ): ExchangeAnswer => ({
   status,
-  body: { jsonrpc: '2.0', error: { code, message }, id: null },
+  body: JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }),
 });
 
-/** `serverFor` builds the one server, given how its handlers find a request's caller. */
+/** The 400 for an unsupported `mcp-protocol-version` (checked on every message but `initialize`). */
+function versionRefusal(
+  headers: Record<string, string | string[] | undefined>,
+): ExchangeAnswer | undefined {
+  const version = headers['mcp-protocol-version'];
+  if (typeof version !== 'string' || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return;
+  return jsonRpcError(
+    400,
+    -32000,
+    `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+  );
+}
+
+/** The JSON-RPC response of `message` after its id (see `KeptAnswer`). */
+function tailOf(message: JSONRPCMessage): string {
+  const { jsonrpc: _jsonrpc, id: _id, ...rest } = message as JSONRPCMessage & { id?: RequestId };
+  return JSON.stringify(rest).slice(1);
+}
+
+/**
+ * `serverFor` builds the one server, given how its handlers find a request's caller;
+ * `keptAnswers` keeps the answers of requests it names (above).
+ */
 export async function createStatelessExchange<Caller>(
   serverFor: (callerOf: (requestId: RequestId) => Caller | undefined) => McpServer,
+  keptAnswers?: KeptAnswers,
 ): Promise<StatelessExchange<Caller>> {
   const waiting = new Map<number, Waiting<Caller>>();
   const callerOf = (requestId: RequestId) =>
@@ -91,6 +144,14 @@ export async function createStatelessExchange<Caller>(
   };
   await server.connect(transport);
 
+  /** Runs one request through the server; resolves with its response (under the client's id). */
+  const dispatch = (message: JSONRPCRequest, caller: Caller) =>
+    new Promise<JSONRPCMessage>((answer) => {
+      const id = ++nextId;
+      waiting.set(id, { clientId: message.id, caller, answer });
+      transport.onmessage?.({ ...message, id });
+    });
+
   return {
     callerOf,
     async handle(headers, body, caller) {
@@ -107,6 +168,22 @@ export async function createStatelessExchange<Caller>(
           -32600,
           `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`,
         );
+      // Only a plain request the parse below accepts as it is gets a key (`keyOf`).
+      const call = Array.isArray(body) ? undefined : keptAnswers?.keyOf(body);
+      if (call) {
+        const refused = versionRefusal(headers);
+        if (refused) return refused;
+        const request = body as JSONRPCRequest;
+        const kept = await keptAnswers!.remember(call, async () => {
+          const response = await dispatch(request, caller);
+          const result = 'result' in response ? (response.result as { isError?: unknown }) : {};
+          return { tail: tailOf(response), ok: 'result' in response && result.isError !== true };
+        });
+        return {
+          status: 200,
+          body: `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},${kept.tail}`,
+        };
+      }
       let messages: JSONRPCMessage[];
       try {
         messages = (Array.isArray(body) ? body : [body]).map((message) =>
@@ -127,34 +204,24 @@ export async function createStatelessExchange<Caller>(
           -32600,
           'Invalid Request: Only one initialization request is allowed',
         );
-      const version = headers['mcp-protocol-version'];
-      if (
-        !initializing &&
-        typeof version === 'string' &&
-        !SUPPORTED_PROTOCOL_VERSIONS.includes(version)
-      )
-        return jsonRpcError(
-          400,
-          -32000,
-          `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-        );
+      if (!initializing) {
+        const refused = versionRefusal(headers);
+        if (refused) return refused;
+      }
       const answers: Promise<JSONRPCMessage>[] = [];
       for (const message of messages) {
         if (!isJSONRPCRequest(message)) {
           transport.onmessage?.(message);
           continue;
         }
-        const id = ++nextId;
-        answers.push(
-          new Promise((answer) => {
-            waiting.set(id, { clientId: message.id, caller, answer });
-            transport.onmessage?.({ ...message, id });
-          }),
-        );
+        answers.push(dispatch(message, caller));
       }
       if (answers.length === 0) return { status: 202 };
       const responses = await Promise.all(answers);
-      return { status: 200, body: responses.length === 1 ? responses[0] : responses };
+      return {
+        status: 200,
+        body: JSON.stringify(responses.length === 1 ? responses[0] : responses),
+      };
     },
     async close() {
       await server.close();

@@ -85,9 +85,14 @@ export interface Warehouse {
   /**
    * A derived answer (e.g. a serialized response) under the build now serving: kept in the
    * result cache beside query results, so it is dropped with them when a new build opens
-   * and computed every time when the cache is off.
+   * and computed every time when the cache is off. `keep` says whether a computed value may
+   * be kept (e.g. not a failure).
    */
-  remember<T extends object | string>(key: string, compute: () => Promise<T>): Promise<T>;
+  remember<T extends object | string>(
+    key: string,
+    compute: () => Promise<T>,
+    keep?: (value: T) => boolean,
+  ): Promise<T>;
   /**
    * A small index of the build now serving (e.g. where each LTV decile starts in the
    * ranking), computed once per opened build whether or not the result cache is on: it
@@ -319,7 +324,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         release(opened);
       }
     },
-    async remember(key, compute) {
+    async remember(key, compute, keep) {
       const opened = await acquire();
       release(opened);
       const full = JSON.stringify(['remember', opened.identity, key]);
@@ -327,7 +332,8 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       if (hit !== undefined) return hit as never;
       const value = await compute();
       // Kept only while the build it was computed under still serves.
-      if (current === opened && charsLeft(value, CACHEABLE_CHARS) >= 0) cache.set(full, value);
+      if (current === opened && (keep?.(value) ?? true) && charsLeft(value, CACHEABLE_CHARS) >= 0)
+        cache.set(full, value);
       return value;
     },
     async perBuild<T>(key: string, compute: () => Promise<{ value: T; build: BuildInfo }>) {

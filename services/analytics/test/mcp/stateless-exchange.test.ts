@@ -14,6 +14,7 @@ import {
   silentLogger,
   type WarehouseFixture,
 } from '../helpers/warehouse-fixture.js';
+import { ORDERS } from '../helpers/hand-made-data.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 
@@ -132,5 +133,104 @@ describe('stateless /mcp on one server', () => {
     } finally {
       await keyed.close();
     }
+  });
+});
+
+/**
+ * A view tool's answer is kept whole after its first call (`KeptAnswers`): a repeat of the
+ * same call is answered from it without going through the server again, under its own
+ * id, until a new build; errors, `run_sql` and other message shapes are never kept.
+ */
+describe('stateless /mcp: kept answers of view tools', () => {
+  let fixture: WarehouseFixture;
+  let app: FastifyInstance;
+  const remembered: string[] = [];
+
+  before(async () => {
+    fixture = await createWarehouseFixture();
+    const recording = {
+      ...fixture.warehouse,
+      remember: ((key, compute, keep) => {
+        remembered.push(key);
+        return fixture.warehouse.remember(key, compute, keep);
+      }) as typeof fixture.warehouse.remember,
+    };
+    app = await buildAnalyticsApp({ warehouse: recording, logger: silentLogger() });
+  });
+  after(async () => {
+    await app.close();
+    await fixture.cleanup();
+  });
+
+  const post = async (body: unknown) =>
+    app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { 'content-type': 'application/json', accept: ACCEPT },
+      payload: JSON.stringify(body),
+    });
+  const call = (id: number | string, name: string, args: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+  const toolCalls = async (tool: string) =>
+    Number(
+      new RegExp(
+        `analytics_tool_calls_total\\{[^}]*tool="${tool}"[^}]*outcome="ok"[^}]*\\} (\\d+)`,
+      ).exec((await app.inject({ url: '/metrics' })).body)?.[1] ?? 0,
+    );
+
+  it('a repeated call is answered from the first answer, under its own id, without the tool running', async () => {
+    const first = await post(call(1, 'top_customers', { decile: 1, limit: 3 }));
+    assert.equal(first.statusCode, 200);
+    const counted = await toolCalls('top_customers');
+    remembered.length = 0;
+    const again = await post(call('second', 'top_customers', { decile: 1, limit: 3 }));
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.headers['content-type'], first.headers['content-type']);
+    assert.deepEqual(again.json(), { ...first.json(), id: 'second' });
+    // Only the kept answer was looked up: the tool's own handler (its cache key) never ran.
+    assert.deepEqual(remembered, ['mcp answer top_customers {"decile":1,"limit":3}']);
+    assert.equal(await toolCalls('top_customers'), counted + 1, 'a kept answer counts as a call');
+    // The same call with request metadata goes through the server, with the same result.
+    const withMeta = await post({
+      ...call(3, 'top_customers', { decile: 1, limit: 3 }),
+      params: { name: 'top_customers', arguments: { decile: 1, limit: 3 }, _meta: {} },
+    });
+    assert.deepEqual(withMeta.json().result, first.json().result);
+  });
+
+  it('a tool error is not kept, nor a run_sql answer', async () => {
+    for (const id of [1, 2]) {
+      const refused = await post(call(id, 'top_customers', { decile: 42 }));
+      assert.equal(refused.json().result.isError, true);
+    }
+    const randoms = new Set<number>();
+    for (const id of [1, 2, 3]) {
+      const answer = await post(call(id, SQL_TOOL, { sql: 'SELECT random() AS r' }));
+      randoms.add(answer.json().result.structuredContent.rows[0].r);
+    }
+    assert.equal(randoms.size, 3);
+    remembered.length = 0;
+    await post(call(3, 'top_customers', { decile: 42 }));
+    assert.ok(remembered.includes('mcp answer top_customers {"decile":42}'), 'looked up again');
+  });
+
+  it('a new build is answered afresh (no kept answer of the previous build)', async () => {
+    const before = await post(call(1, 'sales_summary', {}));
+    assert.deepEqual(
+      (await post(call(2, 'sales_summary', {}))).json().result,
+      before.json().result,
+    );
+    await fixture.build({
+      items: [['o99', '1', 'p1', '100.00', '1.00']],
+      orders: [...ORDERS, ['o99', 'c1', '2019-09-09 09:09:09']],
+    });
+    const after = (await post(call(3, 'sales_summary', {}))).json().result.structuredContent;
+    const previous = before.json().result.structuredContent;
+    assert.notEqual(after.meta.build_id, previous.meta.build_id);
+    assert.equal(after.data[0].total_lifetime_orders, previous.data[0].total_lifetime_orders + 1);
   });
 });
