@@ -37,6 +37,9 @@ export function guardEngines(): EngineGuard {
     }
   };
   const onSignal = (signal: NodeJS.Signals) => {
+    // The same signal often comes twice (`npm run chaos` forwards it, and Ctrl-C or a kill
+    // of the process group reaches the harness too): a repeat must not end the process
+    // while it still stops engines, so the listener stays and ignores it.
     if (signalled) return;
     signalled = true;
     for (const action of actions) {
@@ -48,8 +51,8 @@ export function guardEngines(): EngineGuard {
     }
     void stopAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   return {
     async start(startingEngine, stop) {
