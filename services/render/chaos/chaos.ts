@@ -12,6 +12,23 @@
  *   persistence: it comes back empty, every task lost);
  * - the connection to PostgreSQL or Redis cut (refused) or stalled for two seconds.
  *
+ * With `--engines embedded` the service runs as one process on its embedded defaults
+ * (PGlite and files under DATA_DIR, the in-process queue), started under `fiu-run -x`
+ * (Debian's fiu-utils), and the faults are:
+ *
+ * - kill -9 of the service (started again);
+ * - the disk full or failing under it for 2–4 s (fiu-ctrl makes pwrite, pwritev, fsync,
+ *   fdatasync and ftruncate fail with ENOSPC or EIO): every answer meanwhile is a 202
+ *   stored before the fault, or a 503 with a `detail` and `Retry-After`;
+ * - a power loss: the process is paused (SIGSTOP) and DATA_DIR copied (the image the disk
+ *   holds if nothing written after this moment reaches it), it runs on for 1–3 s, then it
+ *   is killed and started again from that copy. PGlite never fsyncs (Emscripten's fsync
+ *   is a no-op), so what the kernel had not written back is what such a loss discards:
+ *   the copy stands for a writeback that stopped at that moment. A job answered 202 in
+ *   that window may be gone (counted apart, as the README's contract says); every job
+ *   answered before it must be there, and a render whose completion the loss undid is
+ *   rendered again, not counted twice.
+ *
  * Every answer is kept. At the end it waits for the jobs and checks: every job answered
  * 202 is `completed` or `failed` with a reason; no job was rendered by two workers at
  * once (each claim is logged by the worker; a claim while an earlier claimant of the same
@@ -21,20 +38,37 @@
  * violation.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  createWriteStream,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createObjectStore, createSqlDatabase } from '@platform/core';
 import {
+  createObjectStore,
+  createSqlDatabase,
+  type ObjectStore,
+  type SqlDatabase,
+} from '@platform/core';
+import {
+  EIO,
+  ENOSPC,
+  fiuAvailable,
   freeStablePort,
   guardEngines,
   madeOsuFixture,
   madeOsuFixturesDir,
   quantile,
   seededRandom,
+  setDiskFull,
   sleep,
+  spawnUnderFiu,
   startOwnPostgres,
   startOwnRedis,
   startS3Server,
@@ -49,6 +83,8 @@ const { values: argv } = parseArgs({
     seed: { type: 'string', default: '1' },
     kinds: { type: 'string' },
     service: { type: 'string', default: 'render' },
+    /** `postgres` (PostgreSQL, Redis, S3; three processes) or `embedded` (one process on its defaults). */
+    engines: { type: 'string', default: 'postgres' },
     /** Quiet time before each fault: gap-ms plus up to twice as much again (seeded). */
     'gap-ms': { type: 'string', default: '2000' },
     /** One submission every pace-ms. */
@@ -76,7 +112,7 @@ const pick = <T>(items: readonly T[], from = random): T =>
 const log = (line: string) =>
   console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-const KINDS = [
+const ENGINE_KINDS = [
   'kill -9 api',
   'kill -9 worker',
   'kill -9 postgres',
@@ -86,12 +122,25 @@ const KINDS = [
   'stall postgres',
   'stall redis',
 ] as const;
-type FaultKind = (typeof KINDS)[number];
+const EMBEDDED_KINDS = ['kill -9 service', 'disk full', 'disk failing', 'power loss'] as const;
+const EMBEDDED = argv.engines === 'embedded';
+if (!EMBEDDED && argv.engines !== 'postgres')
+  throw new Error(`--engines ${argv.engines}: postgres or embedded`);
+const KINDS: readonly FaultKind[] = EMBEDDED ? EMBEDDED_KINDS : ENGINE_KINDS;
+type FaultKind = (typeof ENGINE_KINDS)[number] | (typeof EMBEDDED_KINDS)[number];
+/** Faults after which the service starts again (its start-up is not an engine's return). */
+const RESTARTS = new Set<FaultKind>([
+  'kill -9 api',
+  'kill -9 worker',
+  'kill -9 service',
+  'power loss',
+]);
 
 interface Answer {
   status: number | 'none';
   jobId?: string;
   detail?: string;
+  retryAfter?: string;
   startedAt: number;
   endedAt: number;
 }
@@ -119,42 +168,20 @@ const guard = guardEngines();
 
 async function main(): Promise<void> {
   const kinds = (argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS];
-  for (const kind of kinds) if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind}`);
+  for (const kind of kinds)
+    if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind} (${KINDS.join(', ')})`);
+  if (EMBEDDED && !fiuAvailable())
+    throw new Error('--engines embedded needs fiu-run and fiu-ctrl (Debian fiu-utils)');
   const work = mkdtempSync(join(tmpdir(), 'chaos-render-'));
-  log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
-  const postgres = await guard.start(startOwnPostgres(), (engine) => engine.stop());
-  const redis = await guard.start(startOwnRedis(), (engine) => engine.stop());
-  const s3 = await guard.start(startS3Server(), (engine) => engine.stop());
-  const pgProxy = await guard.start(
-    startTcpProxy({ host: '127.0.0.1', port: postgres.port }),
-    (proxy) => proxy.close(),
+  const dataDir = join(work, 'data');
+  log(
+    `seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; engines ${argv.engines}; folder ${work}`,
   );
-  const redisProxy = await guard.start(
-    startTcpProxy({ host: '127.0.0.1', port: redis.port }),
-    (proxy) => proxy.close(),
-  );
-  // The checks read the engines directly, not through the proxies.
-  const direct = await createSqlDatabase({ url: postgres.url, dataDir: 'unused', poolSize: 2 });
-  const store = createObjectStore({
-    s3: {
-      endpoint: s3.endpoint,
-      bucket: s3.bucket,
-      region: s3.region,
-      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    },
-  });
-  const env = {
+  const common = {
     ...process.env,
     HOST: '127.0.0.1',
     LOG_LEVEL: 'info',
-    DATA_DIR: join(work, 'data'),
-    DATABASE_URL: `postgres://postgres@127.0.0.1:${pgProxy.port}/postgres`,
-    REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
-    S3_ENDPOINT: s3.endpoint,
-    S3_BUCKET: s3.bucket,
-    S3_REGION: s3.region,
-    S3_ACCESS_KEY_ID: s3.accessKeyId,
-    S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    DATA_DIR: dataDir,
     SIGNING_SECRET: 'render-chaos-signing-secret',
     BEATMAPS_DIR: madeOsuFixturesDir(),
     RENDER_WIDTH: '320',
@@ -168,23 +195,69 @@ async function main(): Promise<void> {
     // Every submission is the same replay: each must be rendered, not reused.
     REUSE_RENDERS: 'false',
   };
-  const instances: Instance[] = [
-    {
-      name: 'api',
-      role: { RUN_WORKER: 'false' },
-      port: await freeStablePort(),
-      killedAt: new Map(),
-    },
-    ...['worker-1', 'worker-2'].map((name) => ({
-      name,
-      role: { RUN_DISPATCHER: 'false', RUN_REAPER: 'false' },
-      port: 0,
-      killedAt: new Map<number, number>(),
-    })),
-  ];
-  for (const instance of instances.slice(1)) instance.port = await freeStablePort();
+  // The checks read the engines directly (not through the proxies); on the embedded
+  // defaults they open the service's own folder once it is stopped.
+  let direct: SqlDatabase | undefined;
+  let store: ObjectStore;
+  let env: NodeJS.ProcessEnv;
+  let postgres: Awaited<ReturnType<typeof startOwnPostgres>> | undefined;
+  let redis: Awaited<ReturnType<typeof startOwnRedis>> | undefined;
+  let pgProxy: Awaited<ReturnType<typeof startTcpProxy>> | undefined;
+  let redisProxy: Awaited<ReturnType<typeof startTcpProxy>> | undefined;
+  if (EMBEDDED) {
+    // No engine URL from this shell may reach the service: it runs on its defaults.
+    env = Object.fromEntries(
+      Object.entries(common).filter(([name]) => !/^(DATABASE_URL|REDIS_URL|S3_)/.test(name)),
+    );
+    store = createObjectStore({
+      fs: { root: join(dataDir, 'render', 'objects'), signingSecret: common.SIGNING_SECRET },
+    });
+  } else {
+    postgres = await guard.start(startOwnPostgres(), (engine) => engine.stop());
+    redis = await guard.start(startOwnRedis(), (engine) => engine.stop());
+    const s3 = await guard.start(startS3Server(), (engine) => engine.stop());
+    pgProxy = await guard.start(
+      startTcpProxy({ host: '127.0.0.1', port: postgres.port }),
+      (proxy) => proxy.close(),
+    );
+    redisProxy = await guard.start(
+      startTcpProxy({ host: '127.0.0.1', port: redis.port }),
+      (proxy) => proxy.close(),
+    );
+    direct = await createSqlDatabase({ url: postgres.url, dataDir: 'unused', poolSize: 2 });
+    store = createObjectStore({
+      s3: {
+        endpoint: s3.endpoint,
+        bucket: s3.bucket,
+        region: s3.region,
+        credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+      },
+    });
+    env = {
+      ...common,
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${pgProxy.port}/postgres`,
+      REDIS_URL: `redis://127.0.0.1:${redisProxy.port}`,
+      S3_ENDPOINT: s3.endpoint,
+      S3_BUCKET: s3.bucket,
+      S3_REGION: s3.region,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    };
+  }
+  const instances: Instance[] = EMBEDDED
+    ? [{ name: 'service', role: {}, port: 0, killedAt: new Map() }]
+    : [
+        { name: 'api', role: { RUN_WORKER: 'false' }, port: 0, killedAt: new Map() },
+        ...['worker-1', 'worker-2'].map((name) => ({
+          name,
+          role: { RUN_DISPATCHER: 'false', RUN_REAPER: 'false' },
+          port: 0,
+          killedAt: new Map<number, number>(),
+        })),
+      ];
+  for (const instance of instances) instance.port = await freeStablePort();
   const api = instances[0]!;
-  const workers = instances.slice(1);
+  const workers = EMBEDDED ? instances : instances.slice(1);
   const base = `http://127.0.0.1:${api.port}`;
   let stopping = false;
   let crashes = 0;
@@ -192,11 +265,15 @@ async function main(): Promise<void> {
   const serviceLog = createWriteStream(join(work, 'service.log'));
 
   const start = (instance: Instance) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    const options = {
       cwd: SERVICE_DIR,
       env: { ...env, ...instance.role, PORT: String(instance.port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+      stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
+    };
+    // fiu-run -x execs the program: the child's pid is the service's, for fiu-ctrl.
+    const child = EMBEDDED
+      ? spawnUnderFiu(process.execPath, ['--import', 'tsx', MAIN], options)
+      : spawn(process.execPath, ['--import', 'tsx', MAIN], options);
     instance.child = child;
     let rest = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -246,6 +323,10 @@ async function main(): Promise<void> {
 
   const answers: Answer[] = [];
   const faults: Array<{ kind: FaultKind; recoveryMs: number }> = [];
+  /** Power losses: what was answered between the copy and the kill may be gone. */
+  const powerLosses: Array<{ copiedAt: number; killedAt: number; pid: number }> = [];
+  /** The disk full or failing: each answer meanwhile is checked. */
+  const diskFaults: Array<{ from: number; to: number }> = [];
   const replay = readFileSync(madeOsuFixture('perfect.osr'));
   let stopLoad = false;
   try {
@@ -272,6 +353,8 @@ async function main(): Promise<void> {
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         });
         answer.status = response.status;
+        const retryAfter = response.headers.get('retry-after');
+        if (retryAfter) answer.retryAfter = retryAfter;
         const body = (await response.json().catch(() => ({}))) as {
           job_id?: string;
           detail?: string;
@@ -313,17 +396,51 @@ async function main(): Promise<void> {
       const kind = pick(kinds, faultRandom);
       let returnedAt: number;
       switch (kind) {
+        case 'kill -9 service':
         case 'kill -9 api':
         case 'kill -9 worker': {
-          const victim = kind === 'kill -9 api' ? api : pick(workers, faultRandom);
+          const victim = kind === 'kill -9 worker' ? pick(workers, faultRandom) : api;
           await kill(victim);
           returnedAt = Date.now();
           start(victim);
           break;
         }
+        case 'disk full':
+        case 'disk failing': {
+          const pid = api.child!.pid!;
+          const from = Date.now();
+          setDiskFull(pid, true, kind === 'disk full' ? ENOSPC : EIO);
+          await sleep(2000 + faultRandom() * 2000);
+          setDiskFull(pid, false);
+          returnedAt = Date.now();
+          diskFaults.push({ from, to: returnedAt });
+          break;
+        }
+        case 'power loss': {
+          // Paused, the page cache holds every write made so far and no later one: the
+          // copy is the disk as a writeback stopped at this moment left it.
+          const running = api.child!;
+          running.kill('SIGSTOP');
+          const copiedAt = Date.now();
+          rmSync(join(work, 'disk'), { recursive: true, force: true });
+          cpSync(dataDir, join(work, 'disk'), { recursive: true });
+          running.kill('SIGCONT');
+          await sleep(1000 + faultRandom() * 2000);
+          await kill(api);
+          powerLosses.push({
+            copiedAt,
+            killedAt: api.killedAt.get(running.pid!)!,
+            pid: running.pid!,
+          });
+          rmSync(dataDir, { recursive: true, force: true });
+          cpSync(join(work, 'disk'), dataDir, { recursive: true });
+          returnedAt = Date.now();
+          start(api);
+          break;
+        }
         case 'kill -9 postgres':
         case 'kill -9 redis': {
-          const engine = kind === 'kill -9 postgres' ? postgres : redis;
+          const engine = kind === 'kill -9 postgres' ? postgres! : redis!;
           await engine.kill();
           await sleep(500 + faultRandom() * 1500);
           await engine.start();
@@ -332,7 +449,7 @@ async function main(): Promise<void> {
         }
         default: {
           const [action, engine] = kind.split(' ') as ['cut' | 'stall', 'postgres' | 'redis'];
-          const proxy = engine === 'postgres' ? pgProxy : redisProxy;
+          const proxy = engine === 'postgres' ? pgProxy! : redisProxy!;
           proxy[action]();
           await sleep(2000);
           proxy.restore();
@@ -353,6 +470,18 @@ async function main(): Promise<void> {
       `load done: ${answers.length} submissions, ${accepted.length} accepted; waiting for the jobs`,
     );
     const unfinished = async () => {
+      if (!direct) {
+        // PGlite is the service's own: asked over HTTP while it runs. A job it does not
+        // know will never finish (the checks below say whether that is allowed).
+        const left: string[] = [];
+        for (const id of accepted) {
+          const response = await fetch(`${base}/v1/jobs/${id}`);
+          const job = (await response.json()) as { status?: string };
+          if (response.status !== 404 && job.status !== 'completed' && job.status !== 'failed')
+            left.push(id);
+        }
+        return left;
+      }
       const { rows } = await direct.query<{ id: string }>(
         `SELECT id::text AS id FROM render_jobs
          WHERE id = ANY($1::uuid[]) AND status IN ('completed', 'failed')`,
@@ -365,8 +494,15 @@ async function main(): Promise<void> {
       (STUCK_JOB_SECONDS + REDISPATCH_AFTER_SECONDS) * 1000 + 90_000,
       async () => (await unfinished()).length,
     );
+    if (EMBEDDED) {
+      // The service stops; its folder is opened as it left it.
+      stopping = true;
+      await kill(api);
+      direct = await createSqlDatabase({ dataDir: join(dataDir, 'render', 'pglite') });
+    }
+    const db = direct!;
     const problems: string[] = [];
-    const { rows: jobs } = await direct.query<{
+    const { rows: jobs } = await db.query<{
       id: string;
       status: string;
       error: string | null;
@@ -378,7 +514,14 @@ async function main(): Promise<void> {
       [accepted],
     );
     const byId = new Map(jobs.map((j) => [j.id, j]));
-    const lost = accepted.filter((id) => !byId.has(id));
+    // Answered after a power loss's copy and before its kill: the contract lets it go
+    // (PGlite does not fsync); counted apart, not as lost.
+    const inLossWindow = (a: Answer) =>
+      powerLosses.some((p) => a.endedAt > p.copiedAt && a.startedAt < p.killedAt);
+    const lostToPowerLoss: string[] = [];
+    const lost: string[] = [];
+    for (const a of answers.filter((a) => a.status === 202 && !byId.has(a.jobId!)))
+      (inLossWindow(a) ? lostToPowerLoss : lost).push(a.jobId!);
     for (const id of lost) problems.push(`job ${id} answered 202 is not in the database`);
     for (const id of await unfinished())
       if (byId.has(id)) problems.push(`job ${id} never finished (${byId.get(id)!.status})`);
@@ -436,8 +579,13 @@ async function main(): Promise<void> {
     let duplicated = 0;
     let rerendered = 0;
     let overlapsStopped = 0;
+    // A power loss undoes what its process logged after the copy: such a claim or
+    // completion never happened as far as the disk knows.
+    const undone = (e: JobEvent) => powerLosses.some((p) => e.pid === p.pid && e.time > p.copiedAt);
     for (const id of accepted) {
-      const mine = events.filter((e) => e.jobId === id).sort((a, b) => a.time - b.time);
+      const mine = events
+        .filter((e) => e.jobId === id && !undone(e))
+        .sort((a, b) => a.time - b.time);
       const completions = mine.filter((e) => e.msg === 'render completed').length;
       const claims = mine.filter((e) => e.msg === 'job claimed');
       if (claims.length > 1) rerendered += 1;
@@ -470,16 +618,22 @@ async function main(): Promise<void> {
       (a) => typeof a.status === 'number' && a.status >= 500 && a.status !== 503,
     );
     for (const a of unexpected) problems.push(`answered ${a.status}: ${a.detail ?? ''}`);
+    // A refusal says what is unavailable and when to come back.
+    for (const a of answers.filter((a) => a.status === 503 && (!a.detail || !a.retryAfter)))
+      problems.push(`a 503 without detail or Retry-After: ${a.detail ?? '(no detail)'}`);
+    // While the disk refuses writes nothing new is accepted: a 202 asked for after the
+    // disk filled and answered before it came back stored a job on a disk that took none.
+    for (const a of answers)
+      if (a.status === 202 && diskFaults.some((d) => a.startedAt > d.from + 50 && a.endedAt < d.to))
+        problems.push(`job ${a.jobId} answered 202 while the disk refused writes`);
 
     // The table.
     const byKind = new Map<string, number[]>();
     for (const f of faults) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f.recoveryMs]);
     const byStatus = new Map<number | 'none', number>();
     for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
-    const engineRecoveries = faults
-      .filter((f) => !f.kind.startsWith('kill -9 api') && !f.kind.startsWith('kill -9 worker'))
-      .map((f) => f.recoveryMs);
-    console.log('\nrender chaos, seed', SEED);
+    const engineRecoveries = faults.filter((f) => !RESTARTS.has(f.kind)).map((f) => f.recoveryMs);
+    console.log(`\nrender chaos, seed ${SEED}, engines ${argv.engines}`);
     console.log('| fault | count | accepting again p50 (ms) | max (ms) |');
     console.log('| --- | --- | --- | --- |');
     for (const [kind, times] of byKind)
@@ -490,10 +644,10 @@ async function main(): Promise<void> {
       `\nanswers: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')}`,
     );
     console.log(
-      `accepted ${accepted.length} (completed ${jobs.length - failed.length}, failed with a reason ${failed.length}); lost ${lost.length}; duplicated ${duplicated}; rendered again after a fault ${rerendered} (overlapping a live earlier claim that then stopped: ${overlapsStopped}); videos probed ${videosProbed}; problems ${problems.length}; service crashes ${crashes}`,
+      `accepted ${accepted.length} (completed ${jobs.length - failed.length}, failed with a reason ${failed.length}); lost ${lost.length}; gone with a power loss's window ${lostToPowerLoss.length}; duplicated ${duplicated}; rendered again after a fault ${rerendered} (overlapping a live earlier claim that then stopped: ${overlapsStopped}); videos probed ${videosProbed}; problems ${problems.length}; service crashes ${crashes}`,
     );
     console.log(
-      `after an engine's return, first 202: p50 ${quantile(engineRecoveries, 0.5)} ms, p99 ${quantile(engineRecoveries, 0.99)} ms`,
+      `after an engine's (or the disk's) return, first 202: p50 ${quantile(engineRecoveries, 0.5)} ms, p99 ${quantile(engineRecoveries, 0.99)} ms`,
     );
     const reasons = new Map<string, number>();
     for (const job of failed) reasons.set(job.error!, (reasons.get(job.error!) ?? 0) + 1);
@@ -511,7 +665,7 @@ async function main(): Promise<void> {
     stopLoad = true;
     stopping = true;
     for (const instance of instances) await kill(instance);
-    await direct.close().catch(() => undefined);
+    await direct?.close().catch(() => undefined);
     await guard.stopAll();
     serviceLog.end();
     if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });

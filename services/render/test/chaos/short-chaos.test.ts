@@ -7,6 +7,11 @@
  * Recovery times are printed, not held (`--recovery-bound-ms 0`): a benchmark figure.
  * Every wait inside the harness is bounded by progress (the reaper's windows plus the
  * renders left), so a loaded machine makes the run slower, not red.
+ *
+ * The second test runs the service on its embedded defaults (one process, PGlite and
+ * files) under fiu-run: the disk full and failing, and a power loss (restarted from a
+ * copy of DATA_DIR taken seconds before the kill). It also fails on a 202 answered while
+ * the disk refused writes and on a 503 without `detail` or `Retry-After`.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -14,7 +19,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { runChaosHarness, skipReason } from '@platform/testing';
+import { fiuSkipReason, runChaosHarness, skipReason } from '@platform/testing';
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const PG_ROOT = '/usr/lib/postgresql';
@@ -22,13 +27,11 @@ const pgBinaries =
   existsSync(PG_ROOT) &&
   readdirSync(PG_ROOT).some((v) => existsSync(join(PG_ROOT, v, 'bin', 'initdb')));
 const has = (command: string) => spawnSync(command, ['--version']).status === 0;
+const ffprobe = spawnSync('ffprobe', ['-version']).status === 0;
 const skip =
   skipReason('PostgreSQL binaries (initdb, pg_ctl under /usr/lib/postgresql/*/bin)', pgBinaries) ??
   skipReason('redis-server on PATH', has('redis-server')) ??
-  skipReason(
-    'ffprobe on PATH (the videos are probed)',
-    spawnSync('ffprobe', ['-version']).status === 0,
-  );
+  skipReason('ffprobe on PATH (the videos are probed)', ffprobe);
 
 test(
   'render chaos: seeded faults lose no accepted job and render none twice',
@@ -53,5 +56,37 @@ test(
     );
     assert.equal(code, 0, `the chaos run failed:\n${output.slice(-6000)}`);
     assert.match(output, /lost 0; duplicated 0; .*problems 0; service crashes 0/);
+  },
+);
+
+test(
+  'render chaos on the embedded defaults: a full or failing disk and a power loss lose no job answered before them',
+  {
+    skip: fiuSkipReason() ?? skipReason('ffprobe on PATH (the videos are probed)', ffprobe),
+  },
+  async (t) => {
+    const { code, output } = await runChaosHarness(
+      t.signal,
+      SERVICE_DIR,
+      [
+        '--engines',
+        'embedded',
+        '--kinds',
+        'disk full,disk failing,power loss',
+        '--faults',
+        '3',
+        '--seed',
+        String(Number(process.env.CHAOS_SEED ?? 21)),
+        '--gap-ms',
+        '1000',
+        '--pace-ms',
+        '2500',
+        '--recovery-bound-ms',
+        '0',
+      ],
+      'render chaos',
+    );
+    assert.equal(code, 0, `the chaos run failed:\n${output.slice(-6000)}`);
+    assert.match(output, /lost 0; .*duplicated 0; .*problems 0; service crashes 0/);
   },
 );
