@@ -33,60 +33,42 @@ const skip =
   skipReason('redis-server on PATH', has('redis-server')) ??
   skipReason('ffprobe on PATH (the videos are probed)', ffprobe);
 
-test(
-  'render chaos: seeded faults lose no accepted job and render none twice',
-  { skip },
-  async (t) => {
-    const { code, output } = await runChaosHarness(
-      t.signal,
-      SERVICE_DIR,
-      [
-        '--faults',
-        '6',
-        '--seed',
-        String(Number(process.env.CHAOS_SEED ?? 21)),
-        '--gap-ms',
-        '1000',
-        '--pace-ms',
-        '2500',
-        '--recovery-bound-ms',
-        '0',
-      ],
-      'render chaos',
-    );
-    assert.equal(code, 0, `the chaos run failed:\n${output.slice(-6000)}`);
-    assert.match(output, /lost 0; .*duplicated 0; .*problems 0; service crashes 0/);
-  },
+/** A short seeded run with `args` added; passes on an end state with nothing lost or twice. */
+async function shortRun(signal: AbortSignal, args: string[]) {
+  const { code, output } = await runChaosHarness(
+    signal,
+    SERVICE_DIR,
+    [
+      ...args,
+      '--seed',
+      String(Number(process.env.CHAOS_SEED ?? 21)),
+      '--gap-ms',
+      '1000',
+      '--pace-ms',
+      '2500',
+      '--recovery-bound-ms',
+      '0',
+    ],
+    'render chaos',
+  );
+  assert.equal(code, 0, `the chaos run failed:\n${output.slice(-6000)}`);
+  assert.match(output, /lost 0; .*duplicated 0; .*problems 0; service crashes 0/);
+}
+
+test('render chaos: seeded faults lose no accepted job and render none twice', { skip }, (t) =>
+  shortRun(t.signal, ['--faults', '6']),
 );
 
 test(
   'render chaos on the embedded defaults: a full or failing disk and a power loss lose no job answered before them',
-  {
-    skip: fiuSkipReason() ?? skipReason('ffprobe on PATH (the videos are probed)', ffprobe),
-  },
-  async (t) => {
-    const { code, output } = await runChaosHarness(
-      t.signal,
-      SERVICE_DIR,
-      [
-        '--engines',
-        'embedded',
-        '--kinds',
-        'disk full,disk failing,power loss',
-        '--faults',
-        '3',
-        '--seed',
-        String(Number(process.env.CHAOS_SEED ?? 21)),
-        '--gap-ms',
-        '1000',
-        '--pace-ms',
-        '2500',
-        '--recovery-bound-ms',
-        '0',
-      ],
-      'render chaos',
-    );
-    assert.equal(code, 0, `the chaos run failed:\n${output.slice(-6000)}`);
-    assert.match(output, /lost 0; .*duplicated 0; .*problems 0; service crashes 0/);
-  },
+  { skip: fiuSkipReason() ?? skipReason('ffprobe on PATH (the videos are probed)', ffprobe) },
+  (t) =>
+    shortRun(t.signal, [
+      '--engines',
+      'embedded',
+      '--kinds',
+      'disk full,disk failing,power loss',
+      '--faults',
+      '3',
+    ]),
 );
