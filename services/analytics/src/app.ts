@@ -129,7 +129,14 @@ export async function buildAnalyticsApp(options: AppOptions): Promise<FastifyIns
     rateLimit: options.agentRateLimit,
     scope: agentScope,
   });
-  // Before the first request: the first reads would otherwise load it while others wait.
+  // Each new build's serving data is loaded before the build is switched in, and the
+  // build serving now before the first request: the first reads would otherwise load it
+  // while others wait. (Opening the build here runs the first; the second call finds it
+  // loaded, unless the warehouse was opened before this app.)
+  const stopWarming = warehouse.beforeServing((build) => warmServingData(build, logger));
+  app.addHook('onClose', async () => {
+    stopWarming();
+  });
   await warmServingData(warehouse, logger);
   return app;
 }

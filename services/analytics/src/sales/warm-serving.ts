@@ -7,8 +7,10 @@
  * measured (bench, cached app, 27 Nov), the first cached LTV line cost 1.4–2.4 ms of
  * server CPU per request against 0.6 once loaded, p99 15–250 ms.
  *
- * A warehouse not built yet is skipped (its first reads load it, as before); a failed load
- * is logged and leaves those reads to DuckDB, as `range-read.ts` does.
+ * The app runs it on each build before the warehouse switches to it (`beforeServing`), so
+ * a rebuild's first reads find it loaded too, and on the build serving at start. A
+ * warehouse not built yet is skipped (its first build is prepared when it opens); a failed
+ * load is logged and leaves those reads to DuckDB, as `range-read.ts` does.
  */
 import { isAppError, type Logger } from '@platform/core';
 import type { Warehouse } from '../warehouse/warehouse.js';

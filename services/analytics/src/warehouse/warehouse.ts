@@ -2,7 +2,8 @@
  * The service's read-only view of the warehouse file. Opened lazily with external access
  * disabled and the configuration locked, so no query can read or write other files,
  * load extensions or change settings. When `analytics build` replaces the file, the next
- * query opens the new one (the old instance closes once its queries finish). Each query
+ * query opens the new one, prepares it (`beforeServing`: the app loads its serving data)
+ * and only then switches to it (the old instance closes once its queries finish). Each query
  * runs with a time limit (interrupt) and an optional row cap: the views' reads on pooled
  * connections with their statements prepared once, the SQL tool's on a connection of its own.
  * Each opened file carries its build's identity (`gold.build_info`), returned with every
@@ -107,6 +108,14 @@ export interface Warehouse {
   ping(): Promise<WarehouseInfo>;
   /** The build now serving (opens it when needed); rejects (`WAREHOUSE_NOT_BUILT`) when absent. */
   currentBuild(): Promise<BuildInfo>;
+  /**
+   * Runs `prepare` on every build opened from now on, before it answers any read: given a
+   * warehouse of that build alone, while the previous build (if any) is still the one
+   * serving and reads that noticed the new file wait for the switch. For loading the
+   * build's serving data (`perBuild`), so its first reads neither wait for nor pay for
+   * it. A `prepare` that fails does not stop the switch. Returns how to stop it.
+   */
+  beforeServing(prepare: (build: Warehouse) => Promise<void>): () => void;
   close(): Promise<void>;
 }
 
@@ -149,6 +158,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
   const cache = new ResultCache(options.cacheEntries ?? 256);
   let current: Opened | undefined;
   let opening: Promise<Opened> | undefined;
+  const preparers = new Set<(build: Warehouse) => Promise<void>>();
   const defaultTimeout = options.timeoutMs ?? 10_000;
 
   async function identity(): Promise<{ id: string; mtime: Date }> {
@@ -229,8 +239,7 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         instance.closeSync();
         throw error;
       }
-      const previous = current;
-      current = {
+      const next: Opened = {
         instance,
         identity: id,
         build,
@@ -239,6 +248,19 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
         idle: [],
         indexes: new Map(),
       };
+      // Prepared on a warehouse of this build alone: it is not `current` yet, so no read
+      // sees it half loaded (its `perBuild` values are kept on `next`, for its reads).
+      const alone: Warehouse = {
+        ...readsOf(async () => {
+          next.active += 1;
+          return next;
+        }),
+        beforeServing: () => () => false,
+        close: async () => undefined,
+      };
+      for (const prepare of preparers) await prepare(alone).catch(() => undefined);
+      const previous = current;
+      current = next;
       cache.clear();
       if (previous) {
         previous.retired = true;
@@ -253,138 +275,147 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
     return opened;
   }
 
-  return {
-    async query(sql, params, queryOptions = {}) {
-      const opened = await acquire();
-      const key = JSON.stringify([
-        opened.identity,
-        sql,
-        params ?? [],
-        queryOptions.maxRows ?? null,
-      ]);
-      const useCache = queryOptions.cache !== false;
-      const cached = useCache ? (cache.get(key) as QueryOutput | undefined) : undefined;
-      if (cached) {
-        release(opened);
-        return cached;
-      }
-      // Cached reads (the views) run prepared statements on pooled connections; the SQL
-      // tool's queries (`cache: false`) get a fresh connection each, so nothing one of them
-      // does to its connection outlives it.
-      const pooled: Pooled = useCache
-        ? await takeConnection(opened)
-        : { connection: await opened.instance.connect(), prepared: new Map() };
-      const { connection } = pooled;
-      let timedOut = false;
-      let failed = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        connection.interrupt();
-      }, queryOptions.timeoutMs ?? defaultTimeout);
-      try {
-        let reader;
-        if (useCache) {
-          const statement = await preparedFor(pooled, sql);
-          statement.clearBindings();
-          if (params?.length) statement.bind(params);
-          reader =
-            queryOptions.maxRows === undefined
-              ? await statement.runAndReadAll()
-              : await statement.streamAndReadUntil(queryOptions.maxRows + 1);
-        } else {
-          reader =
-            queryOptions.maxRows === undefined
-              ? await connection.runAndReadAll(sql, params)
-              : await connection.streamAndReadUntil(sql, queryOptions.maxRows + 1, params);
+  /** The reads of the warehouse on the build `acquire` gives (the one serving, or one being prepared). */
+  function readsOf(acquire: () => Promise<Opened>): Warehouse {
+    return {
+      async query(sql, params, queryOptions = {}) {
+        const opened = await acquire();
+        const key = JSON.stringify([
+          opened.identity,
+          sql,
+          params ?? [],
+          queryOptions.maxRows ?? null,
+        ]);
+        const useCache = queryOptions.cache !== false;
+        const cached = useCache ? (cache.get(key) as QueryOutput | undefined) : undefined;
+        if (cached) {
+          release(opened);
+          return cached;
         }
-        const all = reader.getRowObjectsJS();
-        const cap = queryOptions.maxRows ?? Infinity;
-        const output = {
-          columns: reader.columnNames(),
-          rows: all.slice(0, cap).map(toJsonRow),
-          truncated: all.length > cap,
-          build: opened.build,
-        };
-        if (
-          useCache &&
-          output.rows.length <= CACHEABLE_ROWS &&
-          charsLeft(output.rows, CACHEABLE_CHARS) >= 0
-        )
-          cache.set(key, output);
-        return output;
-      } catch (error) {
-        failed = true;
-        if (timedOut) throw analyticsErrors.QUERY_TIMEOUT({ cause: error });
-        throw error;
-      } finally {
-        clearTimeout(timer);
-        // A connection whose query failed or was interrupted is not reused.
-        if (useCache && !failed && !timedOut) giveBack(opened, pooled);
-        else connection.closeSync();
+        // Cached reads (the views) run prepared statements on pooled connections; the SQL
+        // tool's queries (`cache: false`) get a fresh connection each, so nothing one of them
+        // does to its connection outlives it.
+        const pooled: Pooled = useCache
+          ? await takeConnection(opened)
+          : { connection: await opened.instance.connect(), prepared: new Map() };
+        const { connection } = pooled;
+        let timedOut = false;
+        let failed = false;
+        const timer = setTimeout(() => {
+          timedOut = true;
+          connection.interrupt();
+        }, queryOptions.timeoutMs ?? defaultTimeout);
+        try {
+          let reader;
+          if (useCache) {
+            const statement = await preparedFor(pooled, sql);
+            statement.clearBindings();
+            if (params?.length) statement.bind(params);
+            reader =
+              queryOptions.maxRows === undefined
+                ? await statement.runAndReadAll()
+                : await statement.streamAndReadUntil(queryOptions.maxRows + 1);
+          } else {
+            reader =
+              queryOptions.maxRows === undefined
+                ? await connection.runAndReadAll(sql, params)
+                : await connection.streamAndReadUntil(sql, queryOptions.maxRows + 1, params);
+          }
+          const all = reader.getRowObjectsJS();
+          const cap = queryOptions.maxRows ?? Infinity;
+          const output = {
+            columns: reader.columnNames(),
+            rows: all.slice(0, cap).map(toJsonRow),
+            truncated: all.length > cap,
+            build: opened.build,
+          };
+          if (
+            useCache &&
+            output.rows.length <= CACHEABLE_ROWS &&
+            charsLeft(output.rows, CACHEABLE_CHARS) >= 0
+          )
+            cache.set(key, output);
+          return output;
+        } catch (error) {
+          failed = true;
+          if (timedOut) throw analyticsErrors.QUERY_TIMEOUT({ cause: error });
+          throw error;
+        } finally {
+          clearTimeout(timer);
+          // A connection whose query failed or was interrupted is not reused.
+          if (useCache && !failed && !timedOut) giveBack(opened, pooled);
+          else connection.closeSync();
+          release(opened);
+        }
+      },
+      async remember(key, compute, keep) {
+        const opened = await acquire();
         release(opened);
-      }
-    },
-    async remember(key, compute, keep) {
-      const opened = await acquire();
-      release(opened);
-      const full = JSON.stringify(['remember', opened.identity, key]);
-      const hit = cache.get(full);
-      if (hit !== undefined) return hit as never;
-      const value = await compute();
-      // Kept only while the build it was computed under still serves.
-      if (current === opened && (keep?.(value) ?? true) && charsLeft(value, CACHEABLE_CHARS) >= 0)
-        cache.set(full, value);
-      return value;
-    },
-    async perBuild<T>(key: string, compute: () => Promise<{ value: T; build: BuildInfo }>) {
-      const opened = await acquire();
-      release(opened);
-      let entry = opened.indexes.get(key);
-      if (!entry) {
-        entry = compute();
-        opened.indexes.set(key, entry);
-        // A failed computation, or one that read a newer build, is not kept.
-        entry.then(
-          ({ build }) => build.id !== opened.build.id && opened.indexes.delete(key),
-          () => opened.indexes.delete(key),
-        );
-      }
-      return entry as Promise<{ value: T; build: BuildInfo }>;
-    },
-    async inspect(sql) {
-      const opened = await acquire();
-      const connection = await opened.instance.connect();
-      try {
-        const extracted = await connection.extractStatements(sql);
-        if (extracted.count !== 1) return { count: extracted.count };
-        const prepared = await extracted.prepare(0);
-        const statementType = prepared.statementType;
-        prepared.destroySync();
-        return { count: 1, statementType };
-      } finally {
-        connection.closeSync();
+        const full = JSON.stringify(['remember', opened.identity, key]);
+        const hit = cache.get(full);
+        if (hit !== undefined) return hit as never;
+        const value = await compute();
+        // Kept only while the build it was computed under still serves.
+        if (current === opened && (keep?.(value) ?? true) && charsLeft(value, CACHEABLE_CHARS) >= 0)
+          cache.set(full, value);
+        return value;
+      },
+      async perBuild<T>(key: string, compute: () => Promise<{ value: T; build: BuildInfo }>) {
+        const opened = await acquire();
         release(opened);
-      }
-    },
-    async ping() {
-      const { mtime } = await identity();
-      await this.query('SELECT 1 FROM raw_data.gold.vw_executive_kpis LIMIT 0');
-      return { file: options.file, modifiedAt: mtime.toISOString() };
-    },
-    async currentBuild() {
-      const opened = await acquire();
-      release(opened);
-      return opened.build;
-    },
-    async close() {
-      await opening?.catch(() => undefined);
-      if (current) {
-        current.retired = true;
-        if (current.active === 0) closeInstance(current);
-        current = undefined;
-      }
-    },
-  };
+        let entry = opened.indexes.get(key);
+        if (!entry) {
+          entry = compute();
+          opened.indexes.set(key, entry);
+          // A failed computation, or one that read a newer build, is not kept.
+          entry.then(
+            ({ build }) => build.id !== opened.build.id && opened.indexes.delete(key),
+            () => opened.indexes.delete(key),
+          );
+        }
+        return entry as Promise<{ value: T; build: BuildInfo }>;
+      },
+      async inspect(sql) {
+        const opened = await acquire();
+        const connection = await opened.instance.connect();
+        try {
+          const extracted = await connection.extractStatements(sql);
+          if (extracted.count !== 1) return { count: extracted.count };
+          const prepared = await extracted.prepare(0);
+          const statementType = prepared.statementType;
+          prepared.destroySync();
+          return { count: 1, statementType };
+        } finally {
+          connection.closeSync();
+          release(opened);
+        }
+      },
+      async ping() {
+        const { mtime } = await identity();
+        await this.query('SELECT 1 FROM raw_data.gold.vw_executive_kpis LIMIT 0');
+        return { file: options.file, modifiedAt: mtime.toISOString() };
+      },
+      async currentBuild() {
+        const opened = await acquire();
+        release(opened);
+        return opened.build;
+      },
+      beforeServing(prepare) {
+        preparers.add(prepare);
+        return () => preparers.delete(prepare);
+      },
+      async close() {
+        await opening?.catch(() => undefined);
+        if (current) {
+          current.retired = true;
+          if (current.active === 0) closeInstance(current);
+          current = undefined;
+        }
+      },
+    };
+  }
+
+  return readsOf(acquire);
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   silentLogger,
   type WarehouseFixture,
 } from '../helpers/warehouse-fixture.js';
+import { ORDERS } from '../helpers/hand-made-data.js';
 
 describe('serving data loaded before the app answers', () => {
   let fixture: WarehouseFixture;
@@ -53,5 +54,45 @@ describe('serving data loaded before the app answers', () => {
     assert.equal(response.statusCode, 503);
     await app.close();
     await warehouse.close();
+  });
+});
+
+describe('serving data of a rebuild loaded before it serves', () => {
+  let fixture: WarehouseFixture;
+
+  before(async () => {
+    fixture = await createWarehouseFixture();
+  });
+  after(async () => fixture.cleanup());
+
+  it('the first read that sees the new build finds its ranking and small views held', async () => {
+    const warehouse = createWarehouse({ file: fixture.file });
+    const sql: string[] = [];
+    const counting = recordingQueries(warehouse, sql);
+    const app = await buildAnalyticsApp({ warehouse: counting, logger: silentLogger() });
+    try {
+      const before = await warehouse.currentBuild();
+      await fixture.build({
+        items: [['o99', '1', 'p1', '100.00', '1.00']],
+        orders: [...ORDERS, ['o99', 'c1', '2019-09-09 09:09:09']],
+      });
+      // The switch to the new build: the first call that sees it.
+      const build = await warehouse.currentBuild();
+      assert.notEqual(build.id, before.id);
+      // Loaded lazily, this call would only start the load (`rows` unset).
+      const held = await heldRanking(warehouse, READS.top_customers, 1);
+      assert.equal(held.build.id, build.id);
+      assert.ok(held.value.rows && held.value.rows.length > 0, 'ranking rows held');
+      const loads = sql.length;
+      for (const name of ['sales_summary', 'monthly_trends', 'yoy_growth'] as const) {
+        const page = await readView(counting, name);
+        assert.equal(page.meta.build_id, build.id);
+      }
+      await readView(counting, 'top_customers', { decile: 1, limit: 2 });
+      assert.deepEqual(sql.slice(loads), [], 'reads of the new build ran no query');
+    } finally {
+      await app.close();
+      await warehouse.close();
+    }
   });
 });
