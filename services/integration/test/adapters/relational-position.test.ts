@@ -8,22 +8,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { loadMigrations, runMigrations } from '@platform/core';
-import { RELATIONAL_MIGRATIONS_DIR } from '../../src/adapters/relational/build-relational-adapter.js';
 import { createRelationalTarget } from '../../src/adapters/relational/relational-target.js';
 import type { TargetEvent } from '../../src/adapters/runtime/adapter-target.js';
-import { openHarness, type Harness } from '../support/harness.js';
-import { genericRelationalAttachment } from '../support/relational.js';
+import type { Harness } from '../support/harness.js';
+import { genericRelationalAttachment, openRelationalHarness } from '../support/relational.js';
 
 describe('relational target: offsets in the target after a broker lost its tail', () => {
   let h: Harness;
   before(async () => {
-    h = await openHarness();
-    await runMigrations(
-      h.db,
-      'integration-relational-adapter',
-      loadMigrations(RELATIONAL_MIGRATIONS_DIR),
-    );
+    h = await openRelationalHarness();
   });
   after(async () => h?.close());
 

@@ -1,6 +1,7 @@
 /**
- * The relational target's batch write: the events of one partition in one transaction,
- * a fixed number of statements whatever the batch size.
+ * The relational target's batch write: the events of one partition — or of several
+ * partitions and topics, merged per consumer pass (`pass-writer.ts`) — in one
+ * transaction, a fixed number of statements whatever the batch size.
  *
  * 1. Events this attachment already audited are duplicates (one look-up for the batch).
  * 2. The rest are folded per natural key: the newest event wins, and an event older
@@ -8,7 +9,9 @@
  *    stale, as it would have been applied one by one. Newer means a higher `revision`
  *    when both events carry one, else a later event time (envelopes of earlier releases).
  *    A create with a revision is written as an upsert: the revision already ruled out
- *    older events, so a create after a (soft) delete replaces the row.
+ *    older events, so a create after a (soft) delete replaces the row. A merged batch
+ *    holds a key's events of the created, updated and deleted topics side by side; the
+ *    fold orders them by revision, as applying the topics' batches one after another did.
  * 3. The winners go out as at most one multi-row insert (creates), one multi-row upsert
  *    (updates) and one multi-row delete or soft-delete (tombstones) — twice at most in a
  *    batch mixing events with and without revisions; rows are passed as
@@ -172,15 +175,17 @@ const STORE_POSITION_SQL = `INSERT INTO relational_offsets
       last_published_at = EXCLUDED.last_published_at, updated_at = now()`;
 
 /**
- * The reads before a batch's decisions, one round trip: the slot's stored position
+ * The reads before a batch's decisions, one round trip: the slots' stored positions
  * (locked; `p`), the batch's record ids this attachment already audited (`a`), and the
  * revised keys' revisions (`r`), their rows made when new and locked in key order — the
  * created, updated and deleted topics are consumed side by side, and two batches deciding
  * on one key must do it one after the other.
  */
 const READ_SQL = `WITH p AS (
-    SELECT next_offset, last_record_id, last_published_at FROM relational_offsets
-    WHERE attachment_id = $1 AND consumer_group = $2 AND topic = $3 AND partition = $4 FOR UPDATE),
+    SELECT o.next_offset, o.last_record_id, o.last_published_at FROM relational_offsets o
+    JOIN unnest($2::text[], $3::text[], $4::int[]) AS s (consumer_group, topic, partition)
+      ON o.consumer_group = s.consumer_group AND o.topic = s.topic AND o.partition = s.partition
+    WHERE o.attachment_id = $1 ORDER BY o.consumer_group, o.topic, o.partition FOR UPDATE OF o),
   a AS (SELECT record_id::text AS record_id FROM audit_log WHERE attachment_id = $1 AND record_id = ANY($5::uuid[])),
   r AS (INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
     SELECT $1, k, 0 FROM unnest($6::text[]) AS k ORDER BY k
@@ -223,8 +228,9 @@ export async function writeRelationalBatch(
   events: TargetEvent[],
   rows: Row[],
 ): Promise<WriteOutcome[]> {
-  // A batch is one partition: one slot.
-  const slot = events.find((e) => e.position)?.position;
+  // The slots (partitions) whose positions the batch stores: one for a partition's batch,
+  // several when the batches of one consumer pass were merged (pass-writer.ts).
+  const slots = positionsAfter(events).map(({ slot }) => slot);
   const revised = [
     ...new Set(
       events.filter((e) => e.envelope.revision !== undefined).map((e) => e.envelope.naturalKey),
@@ -237,13 +243,13 @@ export async function writeRelationalBatch(
     c: string | null;
   }>(READ_SQL, [
     m.attachmentId,
-    slot?.consumerGroup ?? null,
-    slot?.topic ?? null,
-    slot?.partition ?? null,
+    slots.map((slot) => slot.consumerGroup),
+    slots.map((slot) => slot.topic),
+    slots.map((slot) => slot.partition),
     events.map((e) => e.envelope.recordId),
     revised,
   ]);
-  // The stored position (row `p`) is read for its lock only; see 5.
+  // The stored positions (rows `p`) are read for their locks only; see 5.
   const seen = new Set(known.filter((row) => row.kind === 'a').map((row) => row.a.toLowerCase()));
   const applied = new Map<string, number>();
   for (const row of known) if (row.kind === 'r') applied.set(row.a, Number(row.b));

@@ -1,7 +1,8 @@
 /**
  * The relational target (spec 2.6, 6): generic `records` rows or a shaped table per
  * attachment, plus one append-only audit row per event. A batch (or one event) runs in
- * one transaction (`batch-write.ts`): the audit rows, unique per attachment and
+ * one transaction (`batch-write.ts`; the batches of one consumer pass share one,
+ * `pass-writer.ts`): the audit rows, unique per attachment and
  * recordId, are the idempotency gate (a redelivered event is a duplicate), and
  * - create: insert, any conflict (recordId or natural key) does nothing — with a
  *   revision, an upsert once older revisions of the key are ruled out;
@@ -15,6 +16,7 @@ import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
 import { UnmappableDataError } from '../runtime/failures.js';
 import { readRelationalPosition, writeRelationalBatch } from './batch-write.js';
 import { q, type Mapping, type Row } from './mapping.js';
+import { createPassWriter } from './pass-writer.js';
 import { parseRelationalConfig, RELATIONAL_CONFIG_SCHEMA } from './relational-config.js';
 import { tableColumns, validateInternsTable } from './shaped-table.js';
 import { allowedTables, targetTable, type TargetTable } from './target-table.js';
@@ -58,6 +60,7 @@ export function createRelationalTarget(
   options: RelationalTargetOptions = {},
 ): AdapterTarget<Mapping, Row> {
   const allowed = options.allowed ?? allowedTables();
+  const writePass = createPassWriter(db);
   const ensureQueryableIndexes = async (table: TargetTable, attachment: AttachmentView) => {
     const { contract } = attachment;
     if (!CONTRACT_ID.test(contract.contractId))
@@ -148,9 +151,10 @@ export function createRelationalTarget(
       );
       return outcome!;
     },
+    // The batches of one consumer pass share a transaction (pass-writer.ts).
     async writeBatch(mapping, events) {
       const rows = events.map((event) => transform(mapping, event));
-      return inTransaction(db, (tx) => writeRelationalBatch(tx, mapping, events, rows));
+      return writePass(mapping, events, rows);
     },
     appliedPosition: (mapping, slot) => readRelationalPosition(db, mapping.attachmentId, slot),
     async listInterns() {
