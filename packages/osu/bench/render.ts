@@ -3,7 +3,8 @@
  * options incl. motion blur) at 720p60, 1080p60 and 4k60, and prints frames per
  * second, speed against real time, CPU a frame (node and ffmpeg apart), peak memory,
  * and the node thread's per-stage profile from the render log (draw, readback,
- * conversion, pipe write, waiting for ffmpeg). BENCH_SECONDS sets the clip length.
+ * conversion, pipe write, waiting for ffmpeg). BENCH_SECONDS sets the clip length,
+ * BENCH_RESOLUTIONS (e.g. `4k`) the sizes, BENCH_X264_THREADS x264's `-threads`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
@@ -49,6 +50,9 @@ try {
       ...(process.env.BENCH_WORKERS ? { workers: Number(process.env.BENCH_WORKERS) } : {}),
       ...(process.env.BENCH_FPS ? { fps: Number(process.env.BENCH_FPS) } : {}),
       ...(process.env.BENCH_CONVERT === 'ffmpeg' ? { convert: 'ffmpeg' as const } : {}),
+      ...(process.env.BENCH_X264_THREADS
+        ? { x264Threads: Number(process.env.BENCH_X264_THREADS) }
+        : {}),
     };
     const cpu0 = cpuSeconds();
     let stages = '';

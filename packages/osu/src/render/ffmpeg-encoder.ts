@@ -26,6 +26,8 @@ export interface EncoderOptions {
   motionBlur: boolean;
   preset: string;
   crf: number;
+  /** x264 `-threads`; undefined leaves x264's default. */
+  x264Threads?: number;
   log: (line: string) => void;
   /**
    * Where RGBA becomes yuv420p: 'node' converts in this process and pipes 1.5 bytes a
@@ -114,6 +116,7 @@ export class FfmpegEncoder {
       o.preset,
       '-crf',
       String(o.crf),
+      ...(o.x264Threads ? ['-threads', String(o.x264Threads)] : []),
       '-pix_fmt',
       'yuv420p',
       '-color_range',

@@ -59,6 +59,12 @@ export interface RenderOptions {
   preset?: string;
   /** x264 CRF. @defaultValue 20 */
   crf?: number;
+  /**
+   * x264 threads (`-threads`); undefined leaves x264's own choice (1.5 a core). Kept
+   * for benchmarks: 1 saved ffmpeg ~3 ms of CPU a 4k frame under load, but its effect
+   * on a quiet machine's wall clock is not measured (README, Benchmarks).
+   */
+  x264Threads?: number;
   /** Music volume, 0 (none) to 100 (as the file). @defaultValue 100 */
   musicVolume?: number;
   /** Hitsound volume, 0 (none) to 100 (the map's own volumes). @defaultValue 100 */

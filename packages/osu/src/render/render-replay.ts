@@ -149,6 +149,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
       motionBlur: o.motionBlur,
       preset: o.preset ?? 'ultrafast',
       crf: o.crf ?? 20,
+      x264Threads: o.x264Threads,
       convert: o.convert,
       log,
     });
