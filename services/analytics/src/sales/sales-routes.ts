@@ -112,26 +112,25 @@ export function registerSalesRoutes(app: FastifyInstance, warehouse: Warehouse):
           if (ifNoneMatchHits(ifNoneMatch, etagOf(build, representation)))
             return reply.code(304).headers(validatorHeaders(build, representation)).send();
         }
-        // The whole answer, serialized, is what the cache keeps per URL and representation:
-        // a repeated read is a lookup and a send (the build's validators come with it).
+        // The whole answer is what the cache keeps per URL and representation: its bytes
+        // (UTF-8, so a hit writes them without encoding or measuring a string) and every
+        // header, the build's validators included, so a repeated read is a lookup and a send.
         const answer = await warehouse.remember(`${representation} ${request.url}`, async () => {
           const page = await readView(warehouse, name, request.query as ReadParams);
+          const build = { id: page.meta.build_id, builtAt: page.meta.data_as_of };
+          const csv = representation === 'csv';
           return {
-            build: { id: page.meta.build_id, builtAt: page.meta.data_as_of },
-            total: page.meta.total,
-            body:
-              representation === 'csv'
-                ? toCsv(Object.keys(spec.columns), page.data)
-                : JSON.stringify(page),
+            headers: {
+              ...validatorHeaders(build, representation),
+              'content-type': csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+              ...(csv ? { 'x-total-count': String(page.meta.total) } : {}),
+            },
+            body: Buffer.from(
+              csv ? toCsv(Object.keys(spec.columns), page.data) : JSON.stringify(page),
+            ),
           };
         });
-        reply.headers(validatorHeaders(answer.build, representation));
-        if (representation === 'csv')
-          return reply
-            .type('text/csv; charset=utf-8')
-            .header('x-total-count', String(answer.total))
-            .send(answer.body);
-        return reply.type('application/json; charset=utf-8').send(answer.body);
+        return reply.headers(answer.headers).send(answer.body);
       },
     );
   }

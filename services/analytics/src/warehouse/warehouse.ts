@@ -351,7 +351,8 @@ export function createWarehouse(options: WarehouseOptions): Warehouse {
       async remember(key, compute, keep) {
         const opened = await acquire();
         release(opened);
-        const full = JSON.stringify(['remember', opened.identity, key]);
+        // Query keys are JSON arrays, so this prefix cannot meet one.
+        const full = `remember ${opened.identity} ${key}`;
         const hit = cache.get(full);
         if (hit !== undefined) return hit as never;
         const value = await compute();
@@ -471,9 +472,10 @@ class ResultCache {
   }
 }
 
-/** `budget` less the characters in `value` (strings by length, other values as 8); stops below 0. */
+/** `budget` less the characters in `value` (strings by length, bytes by count, other values as 8); stops below 0. */
 function charsLeft(value: unknown, budget: number): number {
   if (typeof value === 'string') return budget - value.length;
+  if (ArrayBuffer.isView(value)) return budget - value.byteLength;
   if (!value || typeof value !== 'object') return budget - 8;
   for (const inner of Object.values(value)) {
     budget = charsLeft(inner, budget);
@@ -483,7 +485,8 @@ function charsLeft(value: unknown, budget: number): number {
 }
 
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+  // Bytes (a serialized answer) cannot be frozen: the callers that keep them never write them.
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value) && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
