@@ -9,9 +9,17 @@
  * completes and is served, and that no scratch copy is left behind. Every read is kept:
  * each must be a 200 naming a build that was whole at the time. It prints one table and
  * exits 1 on a violation. No engine of the machine is used (files in a temp folder).
+ *
+ * `power loss`: at the same seeded point the build is paused (SIGSTOP) and DATA_DIR
+ * copied (the disk as a writeback that stopped at that moment leaves it), the build runs
+ * on for 0.5–2 s (it may commit, checkpoint, rename), then the build and the service are
+ * killed and the service starts again on the copy: what was written after it is gone,
+ * fsynced or not (stricter than a real power loss, which keeps what was fsynced). The
+ * same checks follow, the restarted service must serve, and reads that found no service
+ * while it was down are counted apart, not as problems.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +46,11 @@ const { values: argv } = parseArgs({
     orders: { type: 'string', default: '2000' },
     /** One read every pace-ms. */
     'pace-ms': { type: 'string', default: '100' },
-    /** `kill` (SIGKILL of a build) and `disk-full` (its disk fills mid-build, with fiu-run). */
+    /**
+     * `kill` (SIGKILL of a build), `disk-full` (its disk fills mid-build, with fiu-run) and
+     * `power-loss` (build and service killed, the service restarted on a copy of DATA_DIR
+     * taken 0.5–2 s earlier).
+     */
     kinds: { type: 'string' },
   },
 });
@@ -48,14 +60,14 @@ const PACE_MS = Number(argv['pace-ms']);
 const SERVICE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(SERVICE_DIR, 'bin', 'analytics.mjs');
 const random = seededRandom(SEED);
-const KINDS = ['kill', 'disk-full'] as const;
+const KINDS = ['kill', 'disk-full', 'power-loss'] as const;
 type FaultKind = (typeof KINDS)[number];
 /** Without fiu-run the disk cannot be filled: the run says so and kills builds only. */
 const KIND_LIST: FaultKind[] = argv.kinds
   ? (argv.kinds.split(',') as FaultKind[])
   : fiuAvailable()
     ? [...KINDS]
-    : ['kill'];
+    : ['kill', 'power-loss'];
 for (const kind of KIND_LIST) if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind}`);
 const log = (line: string) =>
   console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -64,6 +76,7 @@ interface Read {
   status: number | 'none';
   buildId?: string;
   at: number;
+  endedAt: number;
 }
 
 /** A build process; `steps` counts the step lines it printed so far. */
@@ -127,6 +140,8 @@ async function main(): Promise<void> {
 
   let service: ChildProcess | undefined;
   const reads: Read[] = [];
+  /** While the service was down for a power loss: a read then finds no service. */
+  const outages: Array<{ from: number; to: number }> = [];
   /** Builds whole in the file at some point (a read naming another is a problem). */
   const whole = new Set<string>();
   const problems: string[] = [];
@@ -150,17 +165,19 @@ async function main(): Promise<void> {
     let current = await fileBuild();
     whole.add(current);
     const port = await freePort();
-    service = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: SERVICE_DIR,
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: 'ignore',
-    });
+    const startService = () =>
+      spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: SERVICE_DIR,
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+        },
+        stdio: 'ignore',
+      });
+    service = startService();
     const url = `http://127.0.0.1:${port}/api/v1/sales/kpis`;
     const read = async (): Promise<Read> => {
       const at = Date.now();
@@ -170,10 +187,11 @@ async function main(): Promise<void> {
         return {
           status: response.status,
           at,
+          endedAt: Date.now(),
           ...(body.meta?.build_id ? { buildId: body.meta.build_id } : {}),
         };
       } catch {
-        return { status: 'none', at };
+        return { status: 'none', at, endedAt: Date.now() };
       }
     };
     await until('the service answers the KPIs', 180_000, async () => (await read()).status === 200);
@@ -182,7 +200,6 @@ async function main(): Promise<void> {
       while (!stopReads) {
         const answer = await read();
         reads.push(answer);
-        if (answer.status !== 200) problems.push(`a read answered ${answer.status}`);
         await sleep(PACE_MS);
       }
     })();
@@ -202,11 +219,39 @@ async function main(): Promise<void> {
         build.exited.then(() => true),
       ]);
       if (!exited) await sleep(delay);
-      const killedAt = Date.now();
+      let killedAt = Date.now();
       let code: number | null;
       if (kind === 'kill') {
         build.child.kill('SIGKILL');
         code = await build.exited;
+      } else if (kind === 'power-loss') {
+        // Paused, the page cache holds every write made so far and no later one.
+        const disk = join(work, 'disk');
+        rmSync(disk, { recursive: true, force: true });
+        if (!exited) build.child.kill('SIGSTOP');
+        cpSync(dataDir, disk, { recursive: true });
+        if (!exited) build.child.kill('SIGCONT');
+        await Promise.race([sleep(500 + random() * 1500), build.exited]);
+        build.child.kill('SIGKILL');
+        code = await build.exited;
+        // Whole in the file until the power went (the service may have served it).
+        whole.add(await fileBuild().catch(() => current));
+        killedAt = Date.now();
+        const down = service!;
+        const gone = new Promise((resolve) => down.once('exit', resolve));
+        down.kill('SIGKILL');
+        await gone;
+        const outage = { from: killedAt, to: Number.POSITIVE_INFINITY };
+        outages.push(outage);
+        rmSync(dataDir, { recursive: true, force: true });
+        cpSync(disk, dataDir, { recursive: true });
+        service = startService();
+        await until('the service serves after the power loss', 180_000, () =>
+          reads.some((r) => r.at >= killedAt && r.status === 200),
+        ).catch(() => problems.push('the service did not serve after a power loss'));
+        outage.to = reads.find((r) => r.at >= killedAt && r.status === 200)?.at ?? Date.now();
+        // Lost with the power: the killed build's exit says nothing about the disk.
+        code = code === 0 ? -1 : code;
       } else {
         // The disk fills under the build: it must fail by itself (or finish first).
         if (!exited) setDiskFull(build.child.pid!, true);
@@ -258,11 +303,19 @@ async function main(): Promise<void> {
       const recoveryMs = firstNew ? firstNew.at - killedAt : Number.POSITIVE_INFINITY;
       faults.push({ kind, step, outcome, recoveryMs });
       log(
-        `fault ${i + 1}/${FAULTS}: ${kind === 'kill' ? 'build killed' : 'disk full'} at step ${step} (+${Math.round(delay)} ms): ${outcome}; next build served after ${recoveryMs} ms`,
+        `fault ${i + 1}/${FAULTS}: ${kind === 'kill' ? 'build killed' : kind === 'power-loss' ? 'power loss' : 'disk full'} at step ${step} (+${Math.round(delay)} ms): ${outcome}; next build served after ${recoveryMs} ms`,
       );
     }
     stopReads = true;
     await reading;
+    // Every read is a 200, but for a read that found the service down after a power loss.
+    let whileDown = 0;
+    for (const r of reads) {
+      if (r.status === 200) continue;
+      const down = outages.some((o) => r.endedAt >= o.from && r.at <= o.to);
+      if (down && r.status === 'none') whileDown += 1;
+      else problems.push(`a read answered ${r.status}`);
+    }
     // Checked at the end: a completed build is served before the harness reads its id.
     for (const r of reads)
       if (r.buildId && !whole.has(r.buildId))
@@ -285,7 +338,7 @@ async function main(): Promise<void> {
       console.log(`| ${fault} | ${count} |`);
     console.log(`\noutcomes: ${[...byOutcome].map(([o, c]) => `${o}: ${c}`).join(', ')}`);
     console.log(
-      `reads: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')}`,
+      `reads: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')} (no answer while the service was down after a power loss: ${whileDown})`,
     );
     console.log(`faults ${faults.length}; problems ${problems.length}`);
     console.log(

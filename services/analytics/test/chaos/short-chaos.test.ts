@@ -1,6 +1,8 @@
 /**
- * The short seeded analytics chaos run (issue 21): `chaos/chaos.ts` kills three builds or fills their disk (fiu-run)
- * with SIGKILL at seeded steps while the service answers reads. It fails when a read
+ * The short seeded analytics chaos run (issue 21): `chaos/chaos.ts` kills three builds
+ * with SIGKILL, fills their disk (fiu-run) or cuts the power (build and service killed,
+ * the service restarted on a copy of DATA_DIR taken before) at seeded steps while the
+ * service answers reads. It fails when a read
  * is not a 200 of a whole build, the DuckDB file does not open after a kill, the next
  * build fails or is not served, or a killed build's scratch copy is left behind. Files
  * in a temp folder only; every wait is bounded by the builds' own progress.
