@@ -253,14 +253,17 @@ async function main(): Promise<void> {
         // Lost with the power: the killed build's exit says nothing about the disk.
         code = code === 0 ? -1 : code;
       } else {
-        // The disk fills under the build: it must fail by itself (or finish first).
+        // The disk fills under the build: it must fail by itself (or finish first), naming
+        // the disk — DuckDB's "No space left on device", or Node's "ENOSPC: no space left
+        // on device, copyfile" when the copy step is hit (the CLI prints that one with its
+        // stack: not a PipelineError).
         if (!exited) setDiskFull(build.child.pid!, true);
         const hung = sleep(120_000).then(() => 'hung' as const);
         const ended = await Promise.race([build.exited, hung]);
         if (ended === 'hung') {
           problems.push(`a build under a full disk from step ${step} did not end`);
           build.child.kill('SIGKILL');
-        } else if (ended !== 0 && !/No space left on device/.test(build.output))
+        } else if (ended !== 0 && !/no space left on device/i.test(build.output))
           problems.push(
             `a build under a full disk failed without naming it: ${build.output.slice(-300)}`,
           );

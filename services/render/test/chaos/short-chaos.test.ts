@@ -9,9 +9,11 @@
  * renders left), so a loaded machine makes the run slower, not red.
  *
  * The second test runs the service on its embedded defaults (one process, PGlite and
- * files) under fiu-run: the disk full and failing, and a power loss (restarted from a
- * copy of DATA_DIR taken seconds before the kill). It also fails on a 202 answered while
- * the disk refused writes and on a 503 without `detail` or `Retry-After`.
+ * files): power losses (restarted from a copy of DATA_DIR taken seconds before the kill)
+ * and kill -9. The disk faults of that mode (fiu-run) stay in the long run: under fiu-run
+ * a fork by the service can get stuck before its exec (libfiu's lock, see the harness),
+ * which would make this test fail now and then for the tool's sake;
+ * `disk-full.test.ts` covers the full disk's answers.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -19,7 +21,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { fiuSkipReason, runChaosHarness, skipReason } from '@platform/testing';
+import { runChaosHarness, skipReason } from '@platform/testing';
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const PG_ROOT = '/usr/lib/postgresql';
@@ -60,14 +62,14 @@ test('render chaos: seeded faults lose no accepted job and render none twice', {
 );
 
 test(
-  'render chaos on the embedded defaults: a full or failing disk and a power loss lose no job answered before them',
-  { skip: fiuSkipReason() ?? skipReason('ffprobe on PATH (the videos are probed)', ffprobe) },
+  'render chaos on the embedded defaults: a power loss loses no job answered before it',
+  { skip: skipReason('ffprobe on PATH (the videos are probed)', ffprobe) },
   (t) =>
     shortRun(t.signal, [
       '--engines',
       'embedded',
       '--kinds',
-      'disk full,disk failing,power loss',
+      'power loss,kill -9 service',
       '--faults',
       '3',
     ]),
