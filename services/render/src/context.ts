@@ -18,6 +18,7 @@ import { createSkinCatalog, type SkinCatalog } from './skins/skin-catalog.js';
 import { createJobWatcher, type JobWatcher } from './events/job-watcher.js';
 import { createFinishedJobCache, type FinishedJobCache } from './jobs/finished-job-cache.js';
 import { createAdmissionLooks, type AdmissionLooks } from './admission/admission-looks.js';
+import { createAdmissions, type Admissions } from './admission/admissions.js';
 import { createJobReader, type JobReader } from './jobs/job-reader.js';
 import { createLiveJobCache, type LiveJobCache } from './jobs/live-job-cache.js';
 
@@ -49,6 +50,8 @@ export interface RenderContext {
   jobReads: JobReader;
   /** Admission's first looks, several to a statement. */
   admissionLooks: AdmissionLooks;
+  /** Admission's transactions, several to a statement. */
+  admissions: Admissions;
 }
 
 export type RenderContextParts = Pick<
@@ -77,6 +80,10 @@ export function createRenderContext(parts: RenderContextParts): RenderContext & 
     admissionLooks: createAdmissionLooks(parts.db, {
       queued: settings.maxQueued,
       rendering: settings.maxRendering,
+    }),
+    admissions: createAdmissions(parts.db, {
+      maxActive: settings.maxActivePerAddress,
+      dailyQuota: settings.dailyRenderQuota,
     }),
     limiters: createLimiters(parts.counters, settings),
     uploads: createUploadGate({

@@ -29,11 +29,11 @@ export async function submitFromRequest(
   }
   return admitRender(
     {
-      db: ctx.db,
       store: ctx.store,
       settings: ctx.settings,
       limiter: ctx.limiters.render,
       looks: ctx.admissionLooks,
+      admissions: ctx.admissions,
       logger: ctx.logger,
     },
     address,

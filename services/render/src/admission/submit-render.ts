@@ -3,7 +3,8 @@
  * limit (429), global queue depth and rendering capacity (503), the two-active-jobs rule
  * (429) and the daily quota (429), then the replay upload to `replays/` (500 on failure, before anything is
  * written) and, under the per-address advisory lock, the active-job count again with the
- * job row and its outbox event in one transaction (one statement: admitJob). The upload comes before the
+ * job row and its outbox event in one transaction (one statement, shared by the
+ * submissions of a turn: admissions.ts). The upload comes before the
  * transaction so no database session is held during it and no event can exist without
  * its replay; a refused or failed transaction deletes the uploaded replay.
  */
@@ -14,25 +15,26 @@ import {
   RETRY_AFTER_SECONDS,
   type Logger,
   type ObjectStore,
-  type SqlDatabase,
 } from '@platform/core';
 import type { RenderSettings } from '../config.js';
 import type { RateLimiter } from '@platform/core';
 import { checkRateLimit } from '../limits/rate-limits.js';
 import { renderErrors } from '../errors.js';
-import { admitJob, type AddressUsage } from '../jobs/job-store.js';
+import type { AddressUsage } from '../jobs/job-store.js';
 import type { AdmissionLooks } from './admission-looks.js';
+import type { Admissions } from './admissions.js';
 import { artifactKeys } from '../jobs/job-view.js';
 import { renderFingerprint } from '../reuse/fingerprint.js';
 import type { ValidatedRender } from './validate-render-form.js';
 
 export interface AdmissionDeps {
-  db: SqlDatabase;
   store: ObjectStore;
   settings: RenderSettings;
   limiter: RateLimiter;
   /** Admission's first look, shared by the submissions of a turn. */
   looks: AdmissionLooks;
+  /** Admission's transaction, shared by the submissions of a turn. */
+  admissions: Admissions;
   logger?: Logger;
 }
 
@@ -47,7 +49,7 @@ export async function admitRender(
   address: string,
   request: ValidatedRender,
 ): Promise<Admitted> {
-  const { db, store, settings } = deps;
+  const { store, settings } = deps;
   const headers = await checkRateLimit(deps.limiter, address);
 
   const { load, usage } = await deps.looks.look(address);
@@ -91,11 +93,9 @@ export async function admitRender(
     throw renderErrors.RENDER_STORAGE_FAILED({ cause: error });
   }
   try {
-    const admitted = await admitJob(
-      db,
-      advisoryLockKey(`render-address:${address}`),
-      { maxActive: settings.maxActivePerAddress, dailyQuota: settings.dailyRenderQuota },
-      {
+    const admitted = await deps.admissions.admit({
+      lockKey: advisoryLockKey(`render-address:${address}`),
+      job: {
         id: jobId,
         skin: request.skin,
         options: request.options,
@@ -104,7 +104,7 @@ export async function admitRender(
         replayInfo: request.replay,
         fingerprint: renderFingerprint(request.data, request.skin, request.options),
       },
-    );
+    });
     if (!admitted.inserted) throw refuse(admitted.usage) ?? new Error('admission refused');
   } catch (error) {
     await store.delete(replayKey).catch(() => undefined);

@@ -134,6 +134,49 @@ export async function admitJob(
   return { usage: toUsage(rows[0]), inserted: rows[0]?.inserted === true };
 }
 
+/** One submission of a batch: its address's lock key (advisoryLockKey) and its job. */
+export interface Admission {
+  lockKey: string;
+  job: NewJob;
+}
+
+/**
+ * admitJob for several submissions in one statement and one transaction (migration 010):
+ * every address's lock taken first in one order, then each submission counted and written
+ * as admitJob would, in the order given. Results in that order. A refusal writes nothing
+ * and undoes nothing; an error undoes the whole batch (the caller then admits each alone).
+ */
+export async function admitJobs(
+  db: SqlExecutor,
+  limits: AddressLimits,
+  admissions: Admission[],
+): Promise<Array<{ usage: AddressUsage; inserted: boolean }>> {
+  const jobs = admissions.map((admission) => admission.job);
+  const { rows } = await db.query<UsageRow & { n: number; inserted: boolean }>(
+    `SELECT n, active, last_day, resets_at, inserted FROM render_admit_jobs(
+       $1::bigint[], $2, $3, $4::uuid[], $5::text[], $6::jsonb[], $7::text[], $8::text[], $9::jsonb[],
+       $10::text[], $11::text[], $12)`,
+    [
+      admissions.map((admission) => admission.lockKey),
+      limits.maxActive,
+      limits.dailyQuota,
+      jobs.map((job) => job.id),
+      jobs.map((job) => job.skin),
+      jobs.map((job) => JSON.stringify(job.options)),
+      jobs.map((job) => job.clientIp),
+      jobs.map((job) => job.replayKey),
+      jobs.map((job) => JSON.stringify(job.replayInfo)),
+      jobs.map((job) => job.replayInfo.beatmapMd5),
+      jobs.map((job) => job.fingerprint),
+      OUTBOX_CHANNEL,
+    ],
+  );
+  const results = new Array<{ usage: AddressUsage; inserted: boolean }>(admissions.length);
+  for (const row of rows)
+    results[Number(row.n) - 1] = { usage: toUsage(row), inserted: row.inserted === true };
+  return results;
+}
+
 export async function insertOutboxEvent(tx: SqlExecutor, jobId: string): Promise<void> {
   await tx.query('INSERT INTO render_outbox (job_id) VALUES ($1)', [jobId]);
   await tx.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, jobId]);

@@ -2,12 +2,30 @@
 import { randomUUID } from 'node:crypto';
 import { advisoryLockKey, type SqlExecutor } from '@platform/core';
 import { DEFAULT_RENDER_OPTIONS } from '../../src/admission/validate-render-form.js';
-import { admitJob } from '../../src/jobs/job-store.js';
+import { admitJob, type ReplayInfo } from '../../src/jobs/job-store.js';
 import type { RenderTask, TaskQueue } from '../../src/queue/task-queue.js';
 import type { TestEngines } from './harness.js';
 
 // Seeded jobs are written the way admission writes them, with no per-address limit.
 const UNLIMITED = { maxActive: 2 ** 31 - 1, dailyQuota: 2 ** 31 - 1 };
+
+/** What a seeded job's replay header says. */
+export const seededReplayInfo = (playerName = 'p'): ReplayInfo => ({
+  playerName,
+  beatmapMd5: 'e55b0e62414075cfe484bc0c82ea983e',
+  mods: 'NM',
+  score: 1,
+  maxCombo: 1,
+  perfect: true,
+  n300: 1,
+  n100: 0,
+  n50: 0,
+  gekis: 0,
+  katus: 0,
+  misses: 0,
+  accuracy: 100,
+  playedAt: '',
+});
 
 export async function seedJobs(engines: TestEngines, n: number): Promise<string[]> {
   const ids = Array.from({ length: n }, () => randomUUID());
@@ -20,22 +38,7 @@ export async function seedJobs(engines: TestEngines, n: number): Promise<string[
         options: { ...DEFAULT_RENDER_OPTIONS },
         clientIp: '192.0.2.1',
         replayKey: `replays/${id}.osr`,
-        replayInfo: {
-          playerName: 'p',
-          beatmapMd5: 'e55b0e62414075cfe484bc0c82ea983e',
-          mods: 'NM',
-          score: 1,
-          maxCombo: 1,
-          perfect: true,
-          n300: 1,
-          n100: 0,
-          n50: 0,
-          gekis: 0,
-          katus: 0,
-          misses: 0,
-          accuracy: 100,
-          playedAt: '',
-        },
+        replayInfo: seededReplayInfo(),
         fingerprint: `seeded-${id}`,
       });
     }
