@@ -138,7 +138,7 @@ export async function registerMcpRoutes(
       const answer = await exchange.handle(request.headers, request.body, callerOf(request));
       reply.code(answer.status);
       if (answer.body === undefined) return reply.send();
-      return reply.type('application/json').send(answer.body);
+      return reply.type('application/json; charset=utf-8').send(answer.body);
     },
   );
   for (const method of ['GET', 'DELETE'] as const) {

@@ -45,14 +45,19 @@ const MAX_BATCH = 100;
 
 export interface ExchangeAnswer {
   status: 200 | 202 | 400 | 406;
-  /** The JSON-RPC answer, serialized; absent for 202. */
-  body?: string;
+  /** The JSON-RPC answer, serialized (a kept answer as bytes); absent for 202. */
+  body?: string | Buffer;
 }
 
 /** An answer as kept: the serialized JSON-RPC response after its id, and whether it may be kept. */
 export interface KeptAnswer {
-  /** `"result":…}` or `"error":…}`: the response's JSON after `{"jsonrpc":"2.0","id":ID,`. */
-  tail: string;
+  /**
+   * `"result":…}` or `"error":…}`: the response's JSON after `{"jsonrpc":"2.0","id":ID,`,
+   * as UTF-8 bytes: joined to the id's bytes, a kept answer is copied once outside the
+   * JavaScript heap, where a string joined and flattened per call was a new-space copy of
+   * the whole answer (scavenges).
+   */
+  tail: Buffer;
   /** A result that is not a tool error (only those are kept). */
   ok: boolean;
 }
@@ -111,9 +116,9 @@ function versionRefusal(
 }
 
 /** The JSON-RPC response of `message` after its id (see `KeptAnswer`). */
-function tailOf(message: JSONRPCMessage): string {
+function tailOf(message: JSONRPCMessage): Buffer {
   const { jsonrpc: _jsonrpc, id: _id, ...rest } = message as JSONRPCMessage & { id?: RequestId };
-  return JSON.stringify(rest).slice(1);
+  return Buffer.from(JSON.stringify(rest).slice(1));
 }
 
 /**
@@ -181,7 +186,10 @@ export async function createStatelessExchange<Caller>(
         });
         return {
           status: 200,
-          body: `{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},${kept.tail}`,
+          body: Buffer.concat([
+            Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(request.id)},`),
+            kept.tail,
+          ]),
         };
       }
       let messages: JSONRPCMessage[];
