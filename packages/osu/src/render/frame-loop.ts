@@ -8,6 +8,7 @@ import { availableParallelism } from 'node:os';
 import type { FfmpegEncoder } from './ffmpeg-encoder.js';
 import { createFrameCanvas, FrameDrawer, readFrame } from './frame-drawer.js';
 import type { PrepareArgs, PreparedRender } from './prepare-scene.js';
+import { FrameRelease } from './release-frames.js';
 import { StageProfile } from './stage-profile.js';
 import type { VideoSource } from './video-source.js';
 import { WorkerPool } from './worker-pool.js';
@@ -68,17 +69,28 @@ export async function drawFrames(a: FrameLoopArgs): Promise<void> {
   const ctx = createFrameCanvas(a.width, a.height);
   const drawer = new FrameDrawer(a.prepared.scene);
   const profile = new StageProfile();
-  for (let i = 0; i < a.frames; i++) {
-    check();
-    const vf = a.video && i >= a.videoFirstFrame ? await a.video.next() : undefined;
-    if (a.video) profile.lap('video decode');
-    drawer.draw(ctx, a.startTime + i * frameMs, vf);
-    profile.lap('draw');
-    const frame = readFrame(ctx);
-    profile.lap('readback');
-    await a.encoder.write(frame, profile);
-    a.progress(i + 1);
-    profile.lap('other');
+  const release = new FrameRelease();
+  release.open();
+  try {
+    for (let i = 0; i < a.frames; i++) {
+      check();
+      const vf = a.video && i >= a.videoFirstFrame ? await a.video.next() : undefined;
+      if (a.video) profile.lap('video decode');
+      drawer.draw(ctx, a.startTime + i * frameMs, vf);
+      profile.lap('draw');
+      let frame: Uint8Array | undefined = readFrame(ctx);
+      profile.lap('readback');
+      await a.encoder.write(frame, profile);
+      const bytes = frame.byteLength;
+      // dropped first, or the variable keeps it alive through the collection
+      frame = undefined;
+      release.released(bytes);
+      profile.lap('young GC');
+      a.progress(i + 1);
+      profile.lap('other');
+    }
+  } finally {
+    release.close();
   }
   a.log(profile.summary(a.frames));
 }
