@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TargetEvent } from '../../src/adapters/runtime/adapter-target.js';
-import { coveredByPosition, positionsAfter } from '../../src/adapters/runtime/applied-position.js';
+import { alreadyApplied, positionsAfter } from '../../src/adapters/runtime/applied-position.js';
 import { DeliveredStore } from '../../src/adapters/webhook/delivered-store.js';
 
 const slot = { consumerGroup: 'adapter.webhook', topic: 'interns.created', partition: 1 };
@@ -73,13 +73,19 @@ describe('webhook delivered store', () => {
     const ids = lines.flatMap((line) => (JSON.parse(line) as { d: unknown[] }).d);
     assert.ok(ids.length < 100, `file holds ${ids.length} recordIds`);
 
-    // A reopened store has the same position and still recognises the last batch when it
-    // comes again (its recordIds pruned or not): it is covered by the position.
+    // A reopened store has the same position and still recognises every batch when it
+    // comes again: the last by its kept recordIds, the first (pruned) because it sits
+    // below the offset from which ids are kept, where the position vouches.
     store = new DeliveredStore(folder, keep);
     const stored = await store.position('a-1', slot);
     assert.deepEqual(stored, { nextOffset: 200, lastRecordId: 'r199', lastPublishedAt: 1_199 });
-    assert.equal(coveredByPosition(batches.at(-1)!, stored).size, 10);
-    // A batch that does not hold the record applied last cannot be checked: not covered.
-    assert.equal(coveredByPosition(batches[0]!, stored).size, 0);
+    const view = await store.view('a-1');
+    const keptFrom = view.idsKeptFrom(slot);
+    assert.ok(keptFrom !== undefined && keptFrom <= 200 - keep, `ids kept from ${keptFrom}`);
+    for (const batch of batches)
+      assert.equal(alreadyApplied(batch, view.has, keptFrom).size, 10, 'a batch delivered again');
+    // Within the kept window the ids decide: a record never delivered there is new.
+    const fresh = { ...eventAt(198), envelope: { recordId: 'new-at-198' } } as TargetEvent;
+    assert.equal(alreadyApplied([fresh], view.has, keptFrom).size, 0);
   });
 });

@@ -20,7 +20,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
-  coveredByPosition,
+  alreadyApplied,
   type AppliedPosition,
   type PositionSlot,
   type RecordPosition,
@@ -36,7 +36,11 @@ import { parseCsv } from '@platform/core';
 export interface CsvCompaction {
   /** Entries the journal may hold beyond twice the live state (keys, tombstones, positions). @defaultValue 100000 */
   threshold: number;
-  /** recordIds of the most recent entries kept as seen. @defaultValue 10000 */
+  /**
+   * recordIds kept as seen: every one within this many offsets below its partition's
+   * position (a re-read there is decided by id), and of those without a position the
+   * last this many entries'. @defaultValue 10000
+   */
   keepRecent: number;
 }
 
@@ -106,6 +110,18 @@ export class CsvFile {
     return !this.journal.failed && !this.view.failed && this.state.has(recordId);
   }
 
+  /**
+   * Whether the event was applied (`alreadyApplied`: its record id is kept, or it sits
+   * below the offset from which ids are kept); false while a failure leaves the state to
+   * be checked again.
+   */
+  applied(recordId: string, position: RecordPosition | undefined): boolean {
+    if (this.journal.failed || this.view.failed) return false;
+    const keptFrom = position ? this.state.idsKeptFrom(position) : undefined;
+    const event = { envelope: { recordId }, position };
+    return alreadyApplied([event], (id) => this.state.has(id), keptFrom).size > 0;
+  }
+
   /** Create: appends a line unless the state judges it a duplicate or stale (`CsvRows.judgeCreate`). */
   async create(
     recordId: string,
@@ -137,9 +153,11 @@ export class CsvFile {
   }
 
   /**
-   * One partition's events in offset order, decided as one step: those the stored
-   * position covers (offsets in the target, `coveredByPosition`) are duplicates, the
-   * others are decided in order and share the journal's group commit. Either every event
+   * One partition's events in offset order, decided as one step: those already applied
+   * (their record id kept, or below the offset from which ids are kept: `alreadyApplied`;
+   * not merely below the stored position, which a broker that lost its tail can put past
+   * records never seen) are duplicates, the others are decided in order and share the
+   * journal's group commit. Either every event
    * is decided or, when settling an earlier failure throws first, none is: decided one by
    * one, a later event could be applied and its position stored past an earlier one that
    * was not, and the batch's redelivery then counted the earlier one as covered and
@@ -149,17 +167,16 @@ export class CsvFile {
   async writeBatch(events: readonly CsvEvent[]): Promise<ApplyOutcome[]> {
     const decisions = await this.decide(() => {
       const slot = events.find((event) => event.position)?.position;
-      const covered = slot
-        ? coveredByPosition(
-            events.map((event) => ({
-              envelope: { recordId: event.recordId },
-              position: event.position,
-            })),
-            this.position(slot),
-          )
-        : new Set<number>();
+      const applied = alreadyApplied(
+        events.map((event) => ({
+          envelope: { recordId: event.recordId },
+          position: event.position,
+        })),
+        (id) => this.state.has(id),
+        slot ? this.state.idsKeptFrom(slot) : undefined,
+      );
       return events.map((event, i): Decision =>
-        covered.has(i)
+        applied.has(i)
           ? { outcome: 'duplicate' }
           : event.create
             ? this.decideCreate(event)

@@ -26,12 +26,24 @@ export interface JournalEntry {
    * absent in journals written before it was kept).
    */
   o?: [string, string, number, number] | [string, string, number, number, number];
+  /**
+   * On a compacted journal's position entry: the offset of its slot from which the
+   * journal keeps every applied record id (`applied-position.ts`, `idsKeptFrom`).
+   */
+  f?: number;
 }
 
 export type ApplyOutcome = 'written' | 'duplicate' | 'stale';
 
 /** What to do with an event: nothing (a duplicate), record it as seen (stale), or apply it. */
 export type Verdict = 'duplicate' | 'stale' | 'apply';
+
+/** A record id seen: its journal entry's number and where it sat in the log (slot key '' and -1 when unknown). */
+interface Seen {
+  entry: number;
+  slot: string;
+  offset: number;
+}
 
 interface Row {
   recordId: string;
@@ -42,8 +54,8 @@ interface Row {
 }
 
 export class CsvRows {
-  /** recordIds seen, each with the number of its journal entry (compaction keeps the recent ones). */
-  private readonly seen = new Map<string, number>();
+  /** recordIds seen, each with its journal entry and offset (compaction keeps those near their slot's position). */
+  private readonly seen = new Map<string, Seen>();
   /** Journal entries applied or read back. */
   entries = 0;
   private readonly rows = new Map<string, Row>();
@@ -52,6 +64,8 @@ export class CsvRows {
   private readonly revisions = new Map<string, number>();
   /** Position per (consumer group, topic, partition): the entry journaled last for it. */
   private readonly positions = new Map<string, AppliedPosition>();
+  /** Per slot, the offset from which every applied record id is still in `seen` (none: all are). */
+  private readonly keptFrom = new Map<string, number>();
   /** Events applied so far; the file view catches up to it. */
   version = 0;
 
@@ -61,6 +75,11 @@ export class CsvRows {
 
   has(recordId: string): boolean {
     return this.seen.has(recordId);
+  }
+
+  /** The offset of the slot from which every applied record id is kept (`alreadyApplied`). */
+  idsKeptFrom(slot: PositionSlot): number | undefined {
+    return this.keptFrom.get(slotKey(slot));
   }
 
   hasRow(key: string): boolean {
@@ -105,14 +124,19 @@ export class CsvRows {
   /** Applies a journal entry (a new event, or one read back from the journal). */
   replay(entry: JournalEntry): void {
     this.entries += 1;
-    if (entry.r) this.seen.set(entry.r, this.entries);
+    const slot = entry.o
+      ? slotKey({ consumerGroup: entry.o[0], topic: entry.o[1], partition: entry.o[2] })
+      : '';
+    if (entry.r) this.seen.set(entry.r, { entry: this.entries, slot, offset: entry.o?.[3] ?? -1 });
     if (entry.o) {
-      const [consumerGroup, topic, partition, offset, publishedAt] = entry.o;
-      this.positions.set(slotKey({ consumerGroup, topic, partition }), {
+      const [, , , offset, publishedAt] = entry.o;
+      this.positions.set(slot, {
         nextOffset: offset + 1,
         lastRecordId: entry.r,
         ...(publishedAt === undefined ? {} : { lastPublishedAt: publishedAt }),
       });
+      if (entry.f !== undefined)
+        this.keptFrom.set(slot, Math.max(entry.f, this.keptFrom.get(slot) ?? 0));
     }
     if (entry.t === '' && entry.v === null) return;
     if (entry.n !== undefined)
@@ -137,6 +161,7 @@ export class CsvRows {
     this.tombstones.clear();
     this.revisions.clear();
     this.positions.clear();
+    this.keptFrom.clear();
     this.version = 0;
     this.entries = 0;
   }
@@ -148,25 +173,59 @@ export class CsvRows {
 
   /**
    * The journal compacted: per key its last state (tombstones first, then the rows in
-   * the file's order, so a rebuild from it writes the same file), per slot its position,
-   * and the recordIds of the last `keepRecent` entries (a record delivered again soon is
-   * still a duplicate). The in-memory dedup store is pruned to the same.
+   * the file's order, so a rebuild from it writes the same file), the record ids still
+   * kept, then per slot its position and the offset from which ids are kept. Kept: every
+   * id at an offset within `keep` below its slot's position (a re-read of that window,
+   * after a broker lost its tail, is decided by id: `applied-position.ts`), and of ids
+   * without a position those of the last `keep` entries. The in-memory dedup store is
+   * pruned to the same; below the window the position vouches.
    */
-  compact(keepRecent: number): JournalEntry[] {
+  compact(keep: number): JournalEntry[] {
     const revision = (key: string) => {
       const n = this.revisions.get(key);
       return n === undefined ? {} : { n };
+    };
+    const slots = new Map(
+      [...this.positions.keys()].map((key) => {
+        const [consumerGroup, topic, partition] = key.split('\u0000');
+        return [key, [consumerGroup!, topic!, Number(partition)] as const];
+      }),
+    );
+    for (const [key, position] of this.positions)
+      this.keptFrom.set(key, Math.max(position.nextOffset - keep, this.keptFrom.get(key) ?? 0));
+    /** Where the record sat, so the id stays kept (and pruned) by offset after a reopen. */
+    const placed = (recordId: string): Pick<JournalEntry, 'o'> => {
+      const seen = this.seen.get(recordId);
+      const slot = seen && slots.get(seen.slot);
+      return slot && seen.offset >= 0 ? { o: [...slot, seen.offset] } : {};
     };
     const out: JournalEntry[] = [];
     const kept = new Set<string>();
     for (const [key, at] of this.tombstones)
       out.push({ r: '', k: key, v: null, t: at, ...revision(key) });
     for (const [key, row] of this.rows) {
-      out.push({ r: row.recordId, k: key, v: row.values, t: row.at, ...revision(key) });
+      out.push({
+        r: row.recordId,
+        k: key,
+        v: row.values,
+        t: row.at,
+        ...revision(key),
+        ...placed(row.recordId),
+      });
       kept.add(row.recordId);
     }
-    for (const [slot, position] of this.positions) {
-      const [consumerGroup, topic, partition] = slot.split('\u0000');
+    for (const position of this.positions.values()) kept.add(position.lastRecordId);
+    const floor = this.entries - keep;
+    for (const [recordId, seen] of this.seen) {
+      if (kept.has(recordId)) continue;
+      const from = this.keptFrom.get(seen.slot);
+      const old = seen.offset >= 0 && from !== undefined ? seen.offset < from : seen.entry <= floor;
+      if (old) this.seen.delete(recordId);
+      else out.push({ r: recordId, k: '', v: null, t: '', ...placed(recordId) });
+    }
+    // Last: replaying the entries above moved the positions; these set them back.
+    for (const [key, position] of this.positions) {
+      const slot = slots.get(key)!;
       out.push({
         r: position.lastRecordId,
         k: '',
@@ -174,21 +233,10 @@ export class CsvRows {
         t: '',
         o:
           position.lastPublishedAt === undefined
-            ? [consumerGroup!, topic!, Number(partition), position.nextOffset - 1]
-            : [
-                consumerGroup!,
-                topic!,
-                Number(partition),
-                position.nextOffset - 1,
-                position.lastPublishedAt,
-              ],
+            ? [...slot, position.nextOffset - 1]
+            : [...slot, position.nextOffset - 1, position.lastPublishedAt],
+        f: this.keptFrom.get(key)!,
       });
-      kept.add(position.lastRecordId);
-    }
-    const floor = this.entries - keepRecent;
-    for (const [recordId, entry] of this.seen) {
-      if (entry <= floor && !kept.has(recordId)) this.seen.delete(recordId);
-      else if (!kept.has(recordId)) out.push({ r: recordId, k: '', v: null, t: '' });
     }
     return out;
   }

@@ -154,12 +154,12 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
       };
     },
     async isDuplicate(mapping, event) {
-      return mapping.file.has(event.envelope.recordId);
+      return mapping.file.applied(event.envelope.recordId, event.position);
     },
     transform,
     write: async (mapping, row, event) =>
       (await mapping.file.writeBatch([csvEvent(row, event)]))[0]!,
-    // Decided as one step in offset order (what the stored position covers is skipped);
+    // Decided as one step in offset order (what the target already applied is skipped);
     // their journal entries share one append and one fsync (the journal's group commit),
     // the creates one append to the file.
     writeBatch: (mapping, events) =>

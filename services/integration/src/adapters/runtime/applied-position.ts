@@ -2,22 +2,30 @@
  * Offsets in the target (issue 11 item 2): each target stores, with the data and in the
  * same transaction or journal write, the next offset per (consumer group, topic,
  * partition) and the record id applied just before it. On restart the consumer resumes
- * there (`ConsumerOptions.resumeAt`), and a redelivered batch below it is skipped, so
- * broker redelivery is harmless by construction. The record-id gates stay as the second
- * line (records published twice, at two offsets).
+ * there (`ConsumerOptions.resumeAt`), checked against the broker's record before it.
  *
- * A stored position is trusted only where it can be checked: a batch below it is
- * skipped when the batch holds, at `nextOffset - 1`, the record the target applied last.
- * A broker that lost records and gave their offsets to others (JetStream after a power
- * loss) then fails the check, and the batch goes through the record-id gate instead.
+ * What is a duplicate is decided by record id, not by the position (`alreadyApplied`):
+ * a record is a duplicate only when the target holds its id (relational audit, csv
+ * journal, webhook delivered ids). A position says where to resume, not what each offset
+ * below it holds once a broker lost its tail: after a JetStream power loss new records
+ * take the lost offsets, a consumer already past them reads on, and the next batch
+ * stores a position above them; a re-read then found the very publish the position ends
+ * with and skipped the new records as covered (chaos seed 22: fix 7 for relational, the
+ * same check in csv and webhook).
  *
- * The record is matched by its publish, not only its id (`publishedAt`, the broker's
- * timestamp): after such a loss the outbox publishes the lost records again after the
- * new ones, and one can land at exactly the offset it had, below which new records now
- * sit. Matched by id alone, that batch was covered and its new records skipped by every
- * target (found by the chaos run, seed 22: updates published right after a NATS power
- * loss never applied). A republished record has a later timestamp; a position stored
- * without one (before this check) is not trusted to skip anything.
+ * Targets whose id store is bounded (issue 11 item 7: csv and webhook drop ids far below
+ * their partition's position) say from which offset they keep every id they applied
+ * (`idsKeptFrom`); below it the position still vouches. That is sound as long as a
+ * broker never gives away offsets that far below what the group already read: a power
+ * loss loses the unsynced tail, so the window (10,000 offsets a partition by default)
+ * must exceed the records of one partition a broker can lose (README, "Offsets in the
+ * target").
+ *
+ * The resume is matched by the publish a position ends with, not only its id
+ * (`publishedAt`, the broker's timestamp): after such a loss the outbox publishes the
+ * lost records again after the new ones, and one can land at exactly the offset it had.
+ * A republished record has a later timestamp; a position stored without one (before
+ * this check) is not trusted to resume at.
  */
 import type { TargetEvent } from './adapter-target.js';
 
@@ -64,23 +72,23 @@ export const slotKey = (slot: PositionSlot) =>
   `${slot.consumerGroup}\u0000${slot.topic}\u0000${slot.partition}`;
 
 /**
- * Indexes of the events the stored position of their slot already covers (all events of
- * a batch share one slot: a batch is one partition). Empty unless the batch holds the
- * record the target applied last at the offset just below the stored position.
+ * Indexes of the events the target already applied: those whose record id it holds, and
+ * those below `idsKeptFrom`, the offset under which it no longer keeps every applied id
+ * (undefined: it keeps them all, or holds no position for the events' slot). All events
+ * of a batch share one slot (a batch is one partition).
  */
-export function coveredByPosition(
+export function alreadyApplied(
   events: readonly PositionedEvent[],
-  stored: AppliedPosition | undefined,
+  holds: (recordId: string) => boolean,
+  idsKeptFrom: number | undefined,
 ): Set<number> {
-  const covered = new Set<number>();
-  if (!stored) return covered;
-  const last = events.find((event) => event.position?.offset === stored.nextOffset - 1);
-  if (!last || !samePublish(stored, last.envelope.recordId, last.position?.publishedAt))
-    return covered;
+  const applied = new Set<number>();
   events.forEach((event, i) => {
-    if (event.position && event.position.offset < stored.nextOffset) covered.add(i);
+    const offset = event.position?.offset;
+    const belowKept = idsKeptFrom !== undefined && offset !== undefined && offset < idsKeptFrom;
+    if (belowKept || holds(event.envelope.recordId)) applied.add(i);
   });
-  return covered;
+  return applied;
 }
 
 /**

@@ -6,12 +6,15 @@
  *
  *   {"s":["<group>","<topic>",<partition>],"d":[["<recordId>",<offset>],…],"p":[["<group>","<topic>",<partition>,<next>,"<recordId>"]]}
  *
- * (A bare recordId line is a delivery recorded before positions existed.) The position is
- * the first gate; the recordIds are the second (a record published twice, at two
- * offsets). RecordIds are pruned by position: those more than `keepPerPartition` offsets
- * below their partition's position are dropped, in memory and, by rewriting the file
- * (temp file, rename), on disk — so neither grows with the records ever delivered. A
- * redelivered batch below the position is still skipped by the position itself.
+ * (A bare recordId line is a delivery recorded before positions existed; a rewritten
+ * file's lines also carry `"f":<offset>`, below.) The recordIds decide what is a
+ * duplicate (`applied-position.ts`, `alreadyApplied`), not the position: after a broker
+ * lost its tail a record never delivered can sit below it. They are pruned by position:
+ * those more than `keepPerPartition` offsets below their partition's position are
+ * dropped, in memory and, by rewriting the file (temp file, rename), on disk — so
+ * neither grows with the records ever delivered — and the partition's offset from which
+ * every delivered id is kept (`idsKeptFrom`) rises to match; below it the position
+ * vouches, so a batch re-read from far back is still not delivered again.
  *
  * The receiver also gets the recordId as `Idempotency-Key`, so a crash between its 2xx
  * and this record leaves it able to drop the repeat.
@@ -29,6 +32,8 @@ interface DeliveredEntry {
 interface AttachmentState {
   delivered: Map<string, DeliveredEntry>;
   positions: Map<string, { slot: PositionSlot; position: AppliedPosition }>;
+  /** Per slot, the offset from which every delivered recordId is kept (none: all are). */
+  keptFrom: Map<string, number>;
   /** Entries (recordIds and positions) in the file, and after its last rewrite: when to rewrite it. */
   written: number;
   keptAtRewrite: number;
@@ -48,6 +53,14 @@ interface Line {
   s?: SlotTuple;
   d?: Array<[string, number]>;
   p?: PositionTuple[];
+  /** Written by a rewrite: the slot's offset from which every delivered recordId is kept. */
+  f?: number;
+}
+
+/** What decides a duplicate for one attachment, read without waiting (`alreadyApplied`). */
+export interface DeliveredView {
+  has(recordId: string): boolean;
+  idsKeptFrom(slot: PositionSlot): number | undefined;
 }
 
 /** Offsets kept below each position by default (`WEBHOOK_DELIVERED_KEEP`). */
@@ -80,6 +93,7 @@ export class DeliveredStore {
         const state: AttachmentState = {
           delivered: new Map(),
           positions: new Map(),
+          keptFrom: new Map(),
           written: 0,
           keptAtRewrite: 0,
         };
@@ -110,6 +124,15 @@ export class DeliveredStore {
 
   async has(attachmentId: string, recordId: string): Promise<boolean> {
     return (await this.load(attachmentId)).delivered.has(recordId);
+  }
+
+  /** The attachment's delivered ids and kept-from offsets as they are now. */
+  async view(attachmentId: string): Promise<DeliveredView> {
+    const state = await this.load(attachmentId);
+    return {
+      has: (recordId) => state.delivered.has(recordId),
+      idsKeptFrom: (slot) => state.keptFrom.get(slotKey(slot)),
+    };
   }
 
   async position(attachmentId: string, slot: PositionSlot): Promise<AppliedPosition | undefined> {
@@ -161,13 +184,20 @@ export class DeliveredStore {
     }
   }
 
-  /** Drops recordIds more than `keepPerPartition` offsets below their slot's position. */
+  /**
+   * Drops recordIds more than `keepPerPartition` offsets below their slot's position, and
+   * raises the slot's kept-from offset to that bound (never lowers it: a re-read moves
+   * the position back, the ids dropped stay dropped).
+   */
   private prune(state: AttachmentState): void {
+    for (const [key, { position }] of state.positions) {
+      const from = Math.max(position.nextOffset - this.keepPerPartition, 0);
+      state.keptFrom.set(key, Math.max(from, state.keptFrom.get(key) ?? 0));
+    }
     for (const [recordId, entry] of state.delivered) {
       if (entry.offset === undefined) continue;
-      const held = state.positions.get(entry.slot)?.position.nextOffset;
-      if (held !== undefined && entry.offset < held - this.keepPerPartition)
-        state.delivered.delete(recordId);
+      const from = state.keptFrom.get(entry.slot);
+      if (from !== undefined && entry.offset < from) state.delivered.delete(recordId);
     }
   }
 
@@ -187,6 +217,7 @@ export class DeliveredStore {
         s: [slot.consumerGroup, slot.topic, slot.partition],
         d: bySlot.get(key) ?? [],
         p: [positionTuple(slot, position)],
+        ...(state.keptFrom.has(key) ? { f: state.keptFrom.get(key)! } : {}),
       };
       lines.push(JSON.stringify(entry));
     }
@@ -230,6 +261,8 @@ function applyLine(state: AttachmentState, line: Line): void {
   const slot = slotTuple ? slotKey(toSlot(slotTuple)) : '';
   for (const [recordId, offset] of line.d ?? [])
     state.delivered.set(recordId, { slot, offset: offset >= 0 && slot ? offset : undefined });
+  if (line.f !== undefined && slot)
+    state.keptFrom.set(slot, Math.max(line.f, state.keptFrom.get(slot) ?? 0));
   for (const tuple of line.p ?? []) {
     const slotOf = toSlot(tuple);
     state.positions.set(slotKey(slotOf), {

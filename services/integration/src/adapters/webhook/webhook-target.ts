@@ -12,7 +12,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createOutboundGuard, type OutboundGuardOptions } from '@platform/core';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
-import { coveredByPosition, positionsAfter } from '../runtime/applied-position.js';
+import { alreadyApplied, positionsAfter } from '../runtime/applied-position.js';
 import { PermanentDeliveryError, TransientDeliveryError } from '../runtime/failures.js';
 import { toEnvelopeJson } from '../runtime/local-envelope.js';
 import { DeliveredStore, type Delivery } from './delivered-store.js';
@@ -66,8 +66,12 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     readTimeoutMs: options.readTimeoutMs ?? 10_000,
   };
 
-  const isDuplicate = (mapping: Mapping, event: TargetEvent) =>
-    delivered.has(mapping.attachmentId, event.envelope.recordId);
+  /** Delivered already: its recordId is kept, or it sits below the offset from which ids are kept. */
+  const isDuplicate = async (mapping: Mapping, event: TargetEvent) => {
+    const view = await delivered.view(mapping.attachmentId);
+    const keptFrom = event.position ? view.idsKeptFrom(event.position) : undefined;
+    return alreadyApplied([event], view.has, keptFrom).size > 0;
+  };
   const envelopeJson = (event: TargetEvent) => JSON.stringify(toEnvelopeJson(event.envelope));
   // In batch mode every body is an array, a record retried alone too: the receiver reads one shape.
   const transform = (mapping: Mapping, event: TargetEvent) =>
@@ -112,11 +116,7 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     body: string,
     event: TargetEvent,
   ): Promise<WriteOutcome> => {
-    const { position } = event;
-    if (position) {
-      const stored = await delivered.position(mapping.attachmentId, position);
-      if (coveredByPosition([event], stored).size > 0) return 'duplicate';
-    }
+    if (await isDuplicate(mapping, event)) return 'duplicate';
     await post(mapping, body, [event]);
     await delivered.record(mapping.attachmentId, [deliveryOf(event)], positionsAfter([event]));
     return 'written';
@@ -180,12 +180,11 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
   const writeBatch = async (mapping: Mapping, events: TargetEvent[]): Promise<WriteOutcome[]> => {
     const outcomes: WriteOutcome[] = new Array(events.length);
     const slot = events.find((event) => event.position)?.position;
-    const covered = slot
-      ? coveredByPosition(events, await delivered.position(mapping.attachmentId, slot))
-      : new Set<number>();
+    const view = await delivered.view(mapping.attachmentId);
+    const applied = alreadyApplied(events, view.has, slot ? view.idsKeptFrom(slot) : undefined);
     const byKey = new Map<string, number[]>();
     events.forEach((event, i) => {
-      if (covered.has(i)) outcomes[i] = 'duplicate';
+      if (applied.has(i)) outcomes[i] = 'duplicate';
       else if (!mapping.config.batch)
         byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]);
     });
