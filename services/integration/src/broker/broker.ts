@@ -80,11 +80,22 @@ export interface ConsumerOptions {
   resumeAt?: ResumeAt;
 }
 
-/** Where the subscriber's own store says a partition resumes, and how to recognise the record before it. */
+/**
+ * Where the subscriber's own store says a partition resumes, how to recognise the record
+ * before it, and whether it applied every record of a list (those the broker holds
+ * between the group's committed offset and there).
+ */
 export type ResumeAt = (
   topic: string,
   partition: number,
-) => Promise<{ offset: number; holds(record: BrokerRecord): boolean } | undefined>;
+) => Promise<
+  | {
+      offset: number;
+      holds(record: BrokerRecord): boolean;
+      appliedAll?(records: BrokerRecord[]): Promise<boolean>;
+    }
+  | undefined
+>;
 
 export interface Assignment {
   topic: string;

@@ -165,6 +165,13 @@ export function createCsvTarget(options: CsvTargetOptions): AdapterTarget<Mappin
     writeBatch: (mapping, events) =>
       mapping.file.writeBatch(events.map((event) => csvEvent(transform(mapping, event), event))),
     appliedPosition: async (mapping, slot) => mapping.file.position(slot),
+    async appliedOf(mapping, events) {
+      const applied = new Set<number>();
+      events.forEach((event, i) => {
+        if (mapping.file.applied(event.envelope.recordId, event.position)) applied.add(i);
+      });
+      return applied;
+    },
     async listInterns() {
       const interns = [...files.values()].find((entry) => entry.contractId === 'interns');
       return interns ? (await interns.file).rowsAsObjects() : [];

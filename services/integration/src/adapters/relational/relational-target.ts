@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { SqlDatabase } from '@platform/core';
 import type { AdapterTarget, TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
+import { alreadyApplied } from '../runtime/applied-position.js';
 import { snakeCase, type AttachmentView } from '../runtime/attachment.js';
 import { UnmappableDataError } from '../runtime/failures.js';
 import { readRelationalPosition, writeRelationalBatch } from './batch-write.js';
@@ -157,6 +158,16 @@ export function createRelationalTarget(
       return writePass(mapping, events, rows);
     },
     appliedPosition: (mapping, slot) => readRelationalPosition(db, mapping.attachmentId, slot),
+    // The audit keeps every id it applied (append-only): the rule of `alreadyApplied`
+    // with no offset below which ids are dropped.
+    async appliedOf(mapping, events) {
+      const { rows } = await db.query<{ record_id: string }>(
+        'SELECT record_id::text AS record_id FROM audit_log WHERE attachment_id = $1 AND record_id = ANY($2::uuid[])',
+        [mapping.attachmentId, events.map((event) => event.envelope.recordId)],
+      );
+      const audited = new Set(rows.map((row) => row.record_id.toLowerCase()));
+      return alreadyApplied(events, (id) => audited.has(id.toLowerCase()), undefined);
+    },
     async listInterns() {
       const { rows } = await db.query(
         `SELECT record_id, intern_id, first_name, last_name, email, college, department, mentor,

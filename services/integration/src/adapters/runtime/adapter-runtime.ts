@@ -264,7 +264,8 @@ export class AdapterRuntime {
   /**
    * Offsets in the target: a partition resumes at the lowest position the targets of its
    * contract's enabled attachments stored (all of them must hold one), checked against
-   * the record before it.
+   * the record before it and by the records below it (every one the broker holds there
+   * must be applied: `resume-position.ts`).
    */
   private readonly resumeAt: ResumeAt = async (topic, partition) => {
     const contractId = contractOfTopic(topic);
@@ -281,6 +282,7 @@ export class AdapterRuntime {
     const stored = lowest!;
     return {
       offset: stored.nextOffset,
+      appliedAll: (records) => this.records.appliedAll(records),
       holds: (record) => {
         try {
           return samePublish(stored, deserialize(record).recordId, record.timestamp.getTime());

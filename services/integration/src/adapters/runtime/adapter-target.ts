@@ -50,6 +50,13 @@ export interface AdapterTarget<Mapping = unknown, Row = unknown> {
    * with the data, or undefined when none is stored. The consumer resumes there.
    */
   appliedPosition?(mapping: Mapping, slot: PositionSlot): Promise<AppliedPosition | undefined>;
+  /**
+   * Which of these events (one slot, offset order) the target applied already, by the
+   * rule of `alreadyApplied` (its record id held, or below the offset from which ids are
+   * kept). Asked before the consumer resumes at the stored position: only when every
+   * record the broker holds below it was applied. Without it, the position is not used.
+   */
+  appliedOf?(mapping: Mapping, events: TargetEvent[]): Promise<Set<number>>;
   /** Rows of the target for `GET /interns` (the adapter's own view). */
   listInterns?(): Promise<unknown[]>;
   /** Called when an attachment disappears or its mapping is replaced. */

@@ -60,6 +60,12 @@ export interface RecordProcessor {
     topic: string,
     partition: number,
   ): Promise<AppliedPosition | undefined>;
+  /**
+   * Whether every one of these records (one partition) is decided for each attachment
+   * that takes it: applied by its target (`AdapterTarget.appliedOf`), or not its to take
+   * (unreadable, or an attachment enabled after it). False when the target cannot tell.
+   */
+  appliedAll(records: BrokerRecord[]): Promise<boolean>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -348,6 +354,34 @@ export function createRecordProcessor(deps: RecordProcessorDeps): RecordProcesso
         return;
       }
       for (const attachment of attachments) await apply(record, envelope, attachment);
+    },
+    async appliedAll(records) {
+      const appliedOf = target.appliedOf?.bind(target);
+      if (!appliedOf) return false;
+      const byAttachment = new Map<string, { attachment: AttachmentView; events: TargetEvent[] }>();
+      for (const record of records) {
+        let envelope: LocalEnvelope;
+        try {
+          envelope = deserialize(record);
+        } catch {
+          continue; // dead-lettered when read, never a target's
+        }
+        for (const attachment of registry.enabledFor(
+          envelope.contractId,
+          record.timestamp.getTime(),
+        )) {
+          const lifecycle = attachment.contract.lifecycle[envelope.recordType];
+          if (!lifecycle) continue;
+          const group = byAttachment.get(attachment.attachmentId) ?? { attachment, events: [] };
+          group.events.push({ envelope, lifecycle, attachment, position: positionOf(record) });
+          byAttachment.set(attachment.attachmentId, group);
+        }
+      }
+      for (const { attachment, events } of byAttachment.values()) {
+        const applied = await appliedOf(await resolveMapping(attachment), events);
+        if (applied.size < events.length) return false;
+      }
+      return true;
     },
     async appliedPosition(attachment, topic, partition) {
       if (!target.appliedPosition) return undefined;

@@ -241,6 +241,11 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     write,
     writeBatch,
     appliedPosition: (mapping, slot) => delivered.position(mapping.attachmentId, slot),
+    async appliedOf(mapping, events) {
+      const view = await delivered.view(mapping.attachmentId);
+      const slot = events.find((event) => event.position)?.position;
+      return alreadyApplied(events, view.has, slot ? view.idsKeptFrom(slot) : undefined);
+    },
     async close() {
       httpAgent.destroy();
       httpsAgent.destroy();
