@@ -6,6 +6,7 @@
  */
 import {
   isDatabaseUnavailable,
+  isDiskFailure,
   RETRY_AFTER_SECONDS,
   type AppError,
   type SqlDatabase,
@@ -31,12 +32,22 @@ export function mayHaveCommitted(error: unknown): boolean {
 }
 
 export function classifyDependencyError(db: SqlDatabase) {
-  return (error: unknown): AppError | undefined =>
-    isDatabaseUnavailable(error)
-      ? integrationErrors.DATABASE_UNAVAILABLE({
-          detail: `database unavailable (${db.engine}); try again shortly`,
-          cause: error,
-          headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-        })
-      : undefined;
+  const options = (cause: unknown) => ({
+    cause,
+    headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  });
+  return (error: unknown): AppError | undefined => {
+    // Named as render names it: the client learns it was the disk, not the connection.
+    if (isDiskFailure(error))
+      return integrationErrors.DATABASE_UNAVAILABLE({
+        detail: `database unavailable (${db.engine}): the disk under it is full or failing; nothing was stored; try again shortly`,
+        ...options(error),
+      });
+    if (isDatabaseUnavailable(error))
+      return integrationErrors.DATABASE_UNAVAILABLE({
+        detail: `database unavailable (${db.engine}); try again shortly`,
+        ...options(error),
+      });
+    return undefined;
+  };
 }
