@@ -7,7 +7,7 @@
  * `DATA_DIR`, default `./data`). Returns the exit code: 0 ok, 1 failed, 2 bad usage.
  */
 import { parseArgs } from 'node:util';
-import { createObjectStore } from '@platform/core';
+import { createObjectStore, isDiskFailure } from '@platform/core';
 import { ExportTargetError, exportGold, type ExportTarget } from './export/export-gold.js';
 import { generateDataset } from './generate/generate-dataset.js';
 import { PipelineError } from './pipeline/pipeline-error.js';
@@ -49,6 +49,14 @@ export async function runCli(argv: string[], io: CliIo = defaultIo): Promise<num
     if (error instanceof PipelineError) {
       io.err(`analytics: build failed: ${error.message}`);
       if (error.report) io.err(JSON.stringify(error.report, null, 2));
+      return 1;
+    }
+    // A full or failing disk is the machine's state, not a bug: one line, no stack (the
+    // build's copy step fails with Node's ENOSPC before DuckDB writes anything).
+    if (isDiskFailure(error)) {
+      io.err(
+        `analytics: ${command} failed: the disk under DATA_DIR is full or failing (${(error as Error).message})`,
+      );
       return 1;
     }
     throw error;

@@ -4,12 +4,25 @@
  * first instruction, so its first build (DuckDB writing the warehouse) fails. Reads are
  * then 503 with a `detail` naming the disk and `Retry-After`, never a 500, and `/health`
  * says the warehouse is down and why. Once the disk is freed the build is retried by
- * itself and the reads are served.
+ * itself and the reads are served. The second test: the `analytics build` command on a
+ * full disk exits 1 with one line naming the disk (its copy step's ENOSPC came out as an
+ * uncaught error with its stack: the 200-fault chaos run of 27 Nov).
  */
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { fiuSkipReason, setDiskFull, startServiceUnderFiu, until } from '@platform/testing';
+import {
+  fiuSkipReason,
+  setDiskFull,
+  spawnUnderFiu,
+  startServiceUnderFiu,
+  until,
+} from '@platform/testing';
+import { runCli } from '../../src/cli.js';
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const skip = fiuSkipReason();
@@ -74,5 +87,41 @@ test(
       null,
       `the service is still running; stderr: ${service.stderr()}`,
     );
+  },
+);
+
+test(
+  '`analytics build` on a full disk exits 1 naming the disk, without a stack trace',
+  { skip, timeout: 120_000 },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'analytics-cli-disk-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const quiet = { out: () => undefined, err: () => undefined };
+    const source = join(dir, 'source');
+    const env = { DATA_DIR: join(dir, 'data') };
+    assert.equal(
+      await runCli(['generate', '--out', source, '--orders', '200'], { ...quiet, env }),
+      0,
+    );
+    assert.equal(await runCli(['build', '--source', source], { ...quiet, env }), 0);
+    // Full from its first instruction: the build's first write is the copy of the
+    // warehouse into its scratch folder (Node's copyFile, not DuckDB).
+    const build = spawnUnderFiu(
+      process.execPath,
+      [
+        fileURLToPath(new URL('../../bin/analytics.mjs', import.meta.url)),
+        'build',
+        '--source',
+        source,
+      ],
+      { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+      true,
+    );
+    let stderr = '';
+    build.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+    const [code] = (await once(build, 'exit')) as [number | null];
+    assert.equal(code, 1, stderr);
+    assert.match(stderr, /^analytics: build failed: the disk under DATA_DIR is full or failing/);
+    assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
   },
 );
