@@ -83,6 +83,8 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   BROKER_RETENTION_INTERVAL_MS: positiveIntVar(60_000),
   /** Journal entries a csv attachment may hold beyond twice its live state (keys, tombstones, positions) before the journal is compacted. @defaultValue 100000 */
   CSV_JOURNAL_COMPACT_ENTRIES: positiveIntVar(100_000),
+  /** Offsets below each partition's stored position within which a csv attachment keeps every applied recordId (more than the broker can lose of a partition). @defaultValue 10000 */
+  CSV_RECORD_IDS_KEEP: positiveIntVar(10_000),
   /** Delivered recordIds the webhook adapter keeps below each partition's stored position. @defaultValue 10000 */
   WEBHOOK_DELIVERED_KEEP: positiveIntVar(10_000),
   /** Attach the interns contract to the relational and csv adapters at first start. @defaultValue true */

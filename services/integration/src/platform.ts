@@ -185,6 +185,7 @@ export async function startPlatform({
             ...adapterDeps('CSV', port),
             baseDir: join(dataDir, 'csv'),
             compactEntries: env.CSV_JOURNAL_COMPACT_ENTRIES,
+            recordIdsKeep: env.CSV_RECORD_IDS_KEEP,
           }),
       ],
       [

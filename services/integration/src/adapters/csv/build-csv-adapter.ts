@@ -10,6 +10,8 @@ export interface CsvAdapterDeps extends AdapterDeps {
   durable?: boolean;
   /** Journal entries beyond twice the live state before a compaction (`CSV_JOURNAL_COMPACT_ENTRIES`). @defaultValue 100000 */
   compactEntries?: number;
+  /** Offsets below each partition's position within which every recordId is kept (`CSV_RECORD_IDS_KEEP`). @defaultValue 10000 */
+  recordIdsKeep?: number;
 }
 
 export async function buildCsvAdapter(deps: CsvAdapterDeps): Promise<Adapter> {
@@ -21,6 +23,7 @@ export async function buildCsvAdapter(deps: CsvAdapterDeps): Promise<Adapter> {
       compaction: {
         ...DEFAULT_COMPACTION,
         ...(deps.compactEntries === undefined ? {} : { threshold: deps.compactEntries }),
+        ...(deps.recordIdsKeep === undefined ? {} : { keepRecent: deps.recordIdsKeep }),
       },
     }),
   });
