@@ -47,6 +47,21 @@ export function workerCount(requested: number | undefined, hasVideo: boolean): n
   return requested ?? (cores < 4 ? 0 : Math.min(4, cores - 2));
 }
 
+/**
+ * x264's threads when the render does not say. With the frames drawn on this thread (no
+ * worker threads) the frame loop keeps one core busy, so x264 gets the others, at least
+ * one: its own choice (1.5 threads a core) fought the frame loop for the second core of a
+ * 2-core machine (quiet A/B of 27 Nov, 1080p: x1.62-1.73 real time with x264's choice,
+ * x2.01-2.10 with one thread; 4k unchanged; README, Benchmarks). With worker threads
+ * drawing, x264 keeps its own choice.
+ */
+export function x264ThreadsFor(
+  drawWorkers: number,
+  cores = availableParallelism(),
+): number | undefined {
+  return drawWorkers > 0 ? undefined : Math.max(1, cores - 1);
+}
+
 export async function drawFrames(a: FrameLoopArgs): Promise<void> {
   const count = workerCount(a.workers, a.video !== undefined);
   const frameMs = (1000 / a.fps) * a.prepared.speed;

@@ -60,9 +60,9 @@ export interface RenderOptions {
   /** x264 CRF. @defaultValue 20 */
   crf?: number;
   /**
-   * x264 threads (`-threads`); undefined leaves x264's own choice (1.5 a core). Kept
-   * for benchmarks: 1 saved ffmpeg ~3 ms of CPU a 4k frame under load, but its effect
-   * on a quiet machine's wall clock is not measured (README, Benchmarks).
+   * x264 threads (`-threads`). Undefined: every core but the frame loop's (at least one)
+   * when frames are drawn on the main thread, x264's own choice (1.5 a core) when worker
+   * threads draw (`x264ThreadsFor`, frame-loop.ts).
    */
   x264Threads?: number;
   /** Music volume, 0 (none) to 100 (as the file). @defaultValue 100 */

@@ -16,7 +16,7 @@ import { ReplayDecodeError } from '../replay/replay-decode-error.js';
 import type { Replay } from '../replay/types.js';
 import { FfmpegEncoder } from './ffmpeg-encoder.js';
 import { thumbnail } from './ffmpeg-tools.js';
-import { drawFrames, RenderAbortedError } from './frame-loop.js';
+import { drawFrames, RenderAbortedError, workerCount, x264ThreadsFor } from './frame-loop.js';
 import { openMediaInputs, type MediaInputs } from './media-inputs.js';
 import { prepareScene } from './prepare-scene.js';
 import { resolveOptions, type RenderOptions } from './render-options.js';
@@ -149,7 +149,8 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
       motionBlur: o.motionBlur,
       preset: o.preset ?? 'ultrafast',
       crf: o.crf ?? 20,
-      x264Threads: o.x264Threads,
+      x264Threads:
+        o.x264Threads ?? x264ThreadsFor(workerCount(o.workers, media.video !== undefined)),
       convert: o.convert,
       log,
     });
