@@ -68,8 +68,10 @@ export async function startJobProcessing(
   }
   if (!queue.durable) {
     const recovered = await redispatchAfterRestart(ctx.db);
-    if (recovered > 0)
+    if (recovered > 0) {
+      metrics?.reaped.inc({ action: 'redispatched_lost' }, recovered);
       ctx.logger.info({ recovered }, 'queued jobs from before the restart dispatched again');
+    }
   }
   if (env.RUN_DISPATCHER) {
     const dispatcher = createDispatcher(ctx.db, queue, ctx.logger);
@@ -83,6 +85,11 @@ export async function startJobProcessing(
       maxDispatches: env.MAX_DISPATCHES,
       // a short STUCK_JOB_SECONDS is looked at often enough to mean what it says
       intervalMs: Math.min(30_000, env.STUCK_JOB_SECONDS * 500),
+      onReaped: (result) => {
+        metrics?.reaped.inc({ action: 'requeued_stuck' }, result.requeuedStuck);
+        metrics?.reaped.inc({ action: 'failed_stuck' }, result.failedStuck);
+        metrics?.reaped.inc({ action: 'redispatched_lost' }, result.redispatchedLost);
+      },
     });
     stops.unshift(() => reaper.stop());
     const sweeper = startRetentionSweeper(ctx.db, ctx.store, ctx.logger, {

@@ -1,7 +1,7 @@
 /**
  * The render service's own Prometheus metrics, beside core's request histogram:
  * submissions by outcome, jobs by status (read from the database at scrape time),
- * renders by outcome with their duration, and dispatched outbox events.
+ * renders by outcome with their duration, pending outbox events, and what the reaper did.
  */
 import type { SqlDatabase } from '@platform/core';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -11,6 +11,8 @@ import { JOB_STATUSES } from './jobs/job-store.js';
 export interface RenderMetrics {
   submissions: Counter<'route' | 'status_code'>;
   renders: Histogram<'outcome'>;
+  /** The reaper's actions: `requeued_stuck`, `failed_stuck`, `redispatched_lost`. */
+  reaped: Counter<'action'>;
 }
 
 export function createRenderMetrics(registry: Registry, db: SqlDatabase): RenderMetrics {
@@ -47,6 +49,12 @@ export function createRenderMetrics(registry: Registry, db: SqlDatabase): Render
       help: 'Time from a worker taking a job to its end, by outcome.',
       labelNames: ['outcome'],
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800],
+      registers: [registry],
+    }),
+    reaped: new Counter({
+      name: 'render_reaper_actions_total',
+      help: 'Jobs the reaper acted on: requeued_stuck and failed_stuck (a worker lost mid-run, counted against MAX_DISPATCHES), redispatched_lost (a task the queue lost, not counted).',
+      labelNames: ['action'],
       registers: [registry],
     }),
   };

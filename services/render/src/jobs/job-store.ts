@@ -62,6 +62,11 @@ export interface JobRow {
   thumbnail_key: string | null;
   log_key: string | null;
   worker_id: string | null;
+  /**
+   * Runs granted: 1 at admission, one more each time a run a worker started is given back
+   * (worker lost, or shutting down); `MAX_DISPATCHES` bounds it. A task the queue lost is
+   * dispatched again without counting (the reaper).
+   */
   dispatch_count: number;
   created_at: Date;
   updated_at: Date;

@@ -2,13 +2,15 @@
  * Reaper: a job downloading or rendering without a heartbeat for `stuckSeconds` lost its
  * worker (killed, machine gone, hung): it goes back to the queue with a new outbox event,
  * as a worker shutting down gives its job back, so another worker renders it; a job that
- * already used `maxDispatches` dispatches (e.g. one that brings its workers down) fails
- * instead. A queued job whose last dispatch is older than
- * `redispatchAfterSeconds` is asked about in the task queue: while its task still waits
- * or runs there it is left alone however long the backlog is; only a job whose task is
- * gone (the in-process queue died with its process, a Redis key was lost, the task
- * failed before the job was claimed) gets a new outbox event, at most `maxDispatches`
- * dispatches in all, then fails.
+ * already used `maxDispatches` runs (e.g. one that brings its workers down) fails
+ * instead. A queued job whose last dispatch is older than `redispatchAfterSeconds` is
+ * asked about in the task queue: while its task still waits or runs there it is left
+ * alone however long the backlog is; a job whose task is gone (the in-process queue died
+ * with its process, Redis lost its keys, the task failed before a worker could claim the
+ * job) gets a new outbox event. No worker ever started that job, so the loss is the
+ * queue's, not the job's: it is not counted against `maxDispatches` (a job waiting
+ * through many Redis losses must not fail for them). What bounds it is time: one new
+ * event per job per `redispatchAfterSeconds`, however often the queue loses it.
  */
 import type { Logger, SqlDatabase } from '@platform/core';
 import { insertOutboxEvent } from '../jobs/job-store.js';
@@ -19,22 +21,30 @@ export interface ReaperOptions {
   stuckSeconds: number;
   /** @defaultValue 600 */
   redispatchAfterSeconds: number;
-  /** @defaultValue 3 */
+  /** Runs a worker may start (and lose) before the job fails. @defaultValue 3 */
   maxDispatches: number;
   /** @defaultValue 30000 */
   intervalMs?: number;
-  /** Jobs looked at per pass for lost dispatches. @defaultValue 500 */
+  /** Jobs looked at per pass for lost tasks. @defaultValue 500 */
   batchSize?: number;
   /** Clock in Unix milliseconds. @defaultValue `Date.now` */
   now?: () => number;
 }
 
 export interface ReapResult {
+  /** Running jobs whose worker was lost, back in the queue (a run counted). */
   requeuedStuck: number;
+  /** Running jobs whose worker was lost with no run left: failed. */
   failedStuck: number;
-  redispatched: number;
-  failedUndispatchable: number;
+  /** Queued jobs whose task the queue lost, dispatched again (not counted as a run). */
+  redispatchedLost: number;
 }
+
+export const NOTHING_REAPED: Readonly<ReapResult> = Object.freeze({
+  requeuedStuck: 0,
+  failedStuck: 0,
+  redispatchedLost: 0,
+});
 
 /** The part of the task queue the reaper asks. */
 export type QueueProbe = Pick<TaskQueue, 'inQueue'>;
@@ -42,7 +52,6 @@ export type QueueProbe = Pick<TaskQueue, 'inQueue'>;
 interface Candidate {
   id: string;
   event_id: string;
-  dispatch_count: number;
 }
 
 export async function reapOnce(
@@ -54,7 +63,7 @@ export async function reapOnce(
   const { requeuedStuck, failedStuck } = await reclaimStuck(db, now, options);
   // Queued, nothing pending in the outbox, last dispatch older than the window.
   const { rows: candidates } = await db.query<Candidate>(
-    `SELECT j.id::text AS id, j.dispatch_count, e.event_id::text AS event_id
+    `SELECT j.id::text AS id, e.event_id::text AS event_id
        FROM render_jobs j
        JOIN LATERAL (SELECT max(o.id) AS event_id, max(o.dispatched_at) AS dispatched_at,
                             bool_or(o.dispatched_at IS NULL) AS pending
@@ -65,21 +74,20 @@ export async function reapOnce(
       LIMIT $3`,
     [now, options.redispatchAfterSeconds, options.batchSize ?? 500],
   );
-  if (candidates.length === 0)
-    return { requeuedStuck, failedStuck, redispatched: 0, failedUndispatchable: 0 };
+  if (candidates.length === 0) return { requeuedStuck, failedStuck, redispatchedLost: 0 };
   const waiting = await queue.inQueue(candidates.map((c) => c.event_id));
-  let redispatched = 0;
-  let failedUndispatchable = 0;
+  let redispatchedLost = 0;
   for (const job of candidates) {
     if (waiting.has(job.event_id)) continue;
-    const outcome = await redispatchOrFail(db, job, options.maxDispatches);
-    if (outcome === 'redispatched') redispatched += 1;
-    else if (outcome === 'failed') failedUndispatchable += 1;
+    if (await redispatchLost(db, job)) redispatchedLost += 1;
   }
-  return { requeuedStuck, failedStuck, redispatched, failedUndispatchable };
+  return { requeuedStuck, failedStuck, redispatchedLost };
 }
 
-/** Stuck jobs back to the queue (new event, worker cleared) or, past the dispatch limit, failed. */
+/**
+ * Stuck jobs back to the queue (new event, worker cleared, one run counted) or, once
+ * `maxDispatches` runs were started, failed.
+ */
 async function reclaimStuck(
   db: SqlDatabase,
   now: string,
@@ -102,7 +110,8 @@ async function reclaimStuck(
   const failed = await db.query(
     `UPDATE render_jobs
         SET status = 'failed', finished_at = now(), updated_at = now(),
-            error = 'The render stopped responding (worker lost or timed out) and was abandoned.'
+            error = 'The render stopped responding (worker lost or timed out) and was abandoned after '
+                    || dispatch_count || ' attempts.'
       WHERE ${stuck}`,
     [now, options.stuckSeconds],
   );
@@ -110,34 +119,20 @@ async function reclaimStuck(
 }
 
 /**
- * One job whose task is gone: a new event, or failed at the limit. Nothing happens when
- * the job moved on meanwhile (claimed, cancelled, or given a newer event).
+ * A new event for one job whose task the queue lost; `dispatch_count` (runs) is left as it
+ * is. False when the job moved on meanwhile (claimed, cancelled, or given a newer event).
  */
-async function redispatchOrFail(
-  db: SqlDatabase,
-  job: Candidate,
-  maxDispatches: number,
-): Promise<'redispatched' | 'failed' | 'moved'> {
+async function redispatchLost(db: SqlDatabase, job: Candidate): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const still = `id = $1 AND status = 'queued'
-        AND (SELECT max(o.id) FROM render_outbox o WHERE o.job_id = render_jobs.id) = $2::bigint`;
-    if (job.dispatch_count >= maxDispatches) {
-      const { rowCount } = await tx.query(
-        `UPDATE render_jobs
-            SET status = 'failed', finished_at = now(), updated_at = now(),
-                error = 'The job could not be handed to a worker after ' || dispatch_count || ' attempts.'
-          WHERE ${still}`,
-        [job.id, job.event_id],
-      );
-      return rowCount > 0 ? 'failed' : 'moved';
-    }
     const { rowCount } = await tx.query(
-      `UPDATE render_jobs SET dispatch_count = dispatch_count + 1, updated_at = now() WHERE ${still}`,
+      `UPDATE render_jobs SET updated_at = now()
+        WHERE id = $1 AND status = 'queued'
+          AND (SELECT max(o.id) FROM render_outbox o WHERE o.job_id = render_jobs.id) = $2::bigint`,
       [job.id, job.event_id],
     );
-    if (rowCount === 0) return 'moved';
+    if (rowCount === 0) return false;
     await insertOutboxEvent(tx, job.id);
-    return 'redispatched';
+    return true;
   });
 }
 
@@ -145,19 +140,20 @@ export function startReaper(
   db: SqlDatabase,
   queue: QueueProbe,
   logger: Logger,
-  options: ReaperOptions,
+  options: ReaperOptions & {
+    /** Called after each pass that did something (metrics). */
+    onReaped?: (result: ReapResult) => void;
+  },
 ): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const timer = setInterval(() => {
     running = reapOnce(db, queue, options)
       .then((result) => {
-        if (
-          result.requeuedStuck ||
-          result.failedStuck ||
-          result.redispatched ||
-          result.failedUndispatchable
-        )
-          logger.warn(result, 'reaper acted');
+        if (!result.requeuedStuck && !result.failedStuck && !result.redispatchedLost) return;
+        options.onReaped?.(result);
+        // A lost task is the queue's doing (e.g. Redis restarted without persistence):
+        // worth a look when it keeps happening, not a job's failure.
+        logger.warn(result, 'reaper acted');
       })
       .catch((error) => logger.error({ err: error }, 'reaper pass failed'));
   }, options.intervalMs ?? 30_000);

@@ -8,7 +8,14 @@
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger, ObjectStore, SqlDatabase } from '@platform/core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  isDatabaseUnavailable,
+  isDiskFailure,
+  type Logger,
+  type ObjectStore,
+  type SqlDatabase,
+} from '@platform/core';
 import { parseBeatmap } from '@platform/osu';
 import { BeatmapNotFoundError, type BeatmapResolver } from '../beatmaps/beatmap-resolver.js';
 import { DEFAULT_SKIN } from '../skins/skin-name.js';
@@ -78,7 +85,7 @@ export type TaskOutcome = 'skipped' | 'completed' | 'reused' | 'failed' | 'reque
 
 export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<TaskOutcome> {
   const { db, store, settings } = deps;
-  const job = await claimJob(db, jobId, settings.workerId);
+  const job = await claimWhenReachable(deps, jobId);
   if (!job) return 'skipped';
   // Each claim is logged, so a job rendered by two workers at once can be found (chaos).
   deps.logger.info({ jobId, workerId: settings.workerId }, 'job claimed');
@@ -169,6 +176,36 @@ export async function runRenderJob(deps: WorkerDeps, jobId: string): Promise<Tas
     deps.logger.info({ jobId }, 'render stopped: the job was taken away (cancelled or reaped)');
   } else deps.logger.warn({ err: failure.error, jobId }, 'render failed');
   return 'failed';
+}
+
+/** The longest wait between two claims of a job while the database cannot be reached. */
+const CLAIM_RETRY_MAX_MS = 5000;
+
+/**
+ * Claims the job, waiting out a database that cannot be reached or written (retried with
+ * a growing delay) instead of failing the task: a failed task leaves its job to the
+ * reaper's `REDISPATCH_AFTER_SECONDS`, and a worker failing every task at once would
+ * empty the whole queue in a moment of outage. Gives up (throws) when the worker shuts
+ * down; any other error is thrown at once.
+ */
+async function claimWhenReachable(deps: WorkerDeps, jobId: string): Promise<JobRow | undefined> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await claimJob(deps.db, jobId, deps.settings.workerId);
+    } catch (error) {
+      if (!(isDatabaseUnavailable(error) || isDiskFailure(error)) || deps.shutdown?.aborted)
+        throw error;
+      if (attempt === 1)
+        deps.logger.warn(
+          { err: error, jobId },
+          'claim failed: the database is unavailable, retrying',
+        );
+      const delay = Math.min(CLAIM_RETRY_MAX_MS, 100 * 2 ** attempt);
+      await sleep(delay, undefined, deps.shutdown ? { signal: deps.shutdown } : {}).catch(
+        () => undefined,
+      );
+    }
+  }
 }
 
 /**

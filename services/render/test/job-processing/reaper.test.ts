@@ -1,6 +1,7 @@
 /**
- * Reaper: stuck jobs fail; queued jobs waiting in the task queue are never failed for
- * waiting; jobs whose task is gone are dispatched again, a bounded number of times.
+ * Reaper: stuck jobs go back to the queue, a bounded number of times; queued jobs waiting
+ * in the task queue are never failed for waiting; jobs whose task is gone are dispatched
+ * again, at most once per window, without being charged (test/job-processing/lost-tasks).
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
@@ -8,7 +9,7 @@ import { createDispatcher } from '../../src/dispatcher/dispatcher.js';
 import { claimJob, updateRunningJob } from '../../src/jobs/job-store.js';
 import { BullmqTaskQueue } from '../../src/queue/bullmq/bullmq-task-queue.js';
 import type { TaskQueue } from '../../src/queue/task-queue.js';
-import { reapOnce, redispatchAfterRestart } from '../../src/reaper/reaper.js';
+import { NOTHING_REAPED, reapOnce, redispatchAfterRestart } from '../../src/reaper/reaper.js';
 import { engineSets, openTestEngines, quietLogger, type TestEngines } from '../helpers/harness.js';
 import { seedJobs } from '../helpers/outbox.js';
 import { testQueue } from '../helpers/job-processing.js';
@@ -107,7 +108,10 @@ for (const { kind, skip } of await engineSets()) {
       assert.equal(rows[0]!.worker_id, null);
       assert.equal(Number(rows[0]!.progress), 0);
       assert.equal((await status(exhausted!)).status, 'failed');
-      assert.match((await status(exhausted!)).error ?? '', /stopped responding/);
+      assert.equal(
+        (await status(exhausted!)).error,
+        'The render stopped responding (worker lost or timed out) and was abandoned after 2 attempts.',
+      );
       assert.equal(await events(exhausted!), 1);
       assert.equal((await status(alive!)).status, 'rendering');
     });
@@ -122,12 +126,7 @@ for (const { kind, skip } of await engineSets()) {
       const reap = () => reapOnce(engines.ctx.db, queue, { ...options, now: () => clock });
       for (let hour = 1; hour <= 6; hour += 1) {
         clock += 3_600_000;
-        assert.deepEqual(await reap(), {
-          requeuedStuck: 0,
-          failedStuck: 0,
-          redispatched: 0,
-          failedUndispatchable: 0,
-        });
+        assert.deepEqual(await reap(), NOTHING_REAPED);
       }
       const { rows } = await engines.ctx.db.query<{ status: string; n: number }>(
         'SELECT status, count(*)::int AS n FROM render_jobs GROUP BY status',
@@ -144,39 +143,35 @@ for (const { kind, skip } of await engineSets()) {
         await updateRunningJob(engines.ctx.db, jobId, 'reaper-test', { status: 'completed' });
       });
       assert.equal(taken, backlog);
-      clock += 3_600_000;
-      assert.deepEqual(await reap(), {
-        requeuedStuck: 0,
-        failedStuck: 0,
-        redispatched: 3,
-        failedUndispatchable: 0,
-      });
-      for (const id of lost) assert.equal((await status(id)).dispatch_count, 2);
-      assert.deepEqual(await reap(), {
-        requeuedStuck: 0,
-        failedStuck: 0,
-        redispatched: 0,
-        failedUndispatchable: 0,
-      });
-      // Dispatched and lost again: the limit (2) is reached, the jobs fail.
-      assert.equal(await dispatcher.runOnce(), 3);
+      // Lost again and again, more often than the limit (2): no worker ever started them,
+      // so each time they are dispatched again, uncharged, once per window.
+      for (let loss = 1; loss <= 3; loss += 1) {
+        clock += 3_600_000;
+        assert.deepEqual(await reap(), { ...NOTHING_REAPED, redispatchedLost: 3 });
+        assert.deepEqual(await reap(), NOTHING_REAPED, 'the new event is pending: nothing more');
+        assert.equal(await dispatcher.runOnce(), 3);
+        if (loss < 3)
+          assert.equal(
+            await consumeAll(3, async () => {
+              throw new Error('lost again');
+            }),
+            3,
+          );
+      }
+      for (const id of lost) {
+        const job = await status(id);
+        assert.equal(job.status, 'queued');
+        assert.equal(job.dispatch_count, 1, 'lost tasks are not charged');
+        assert.equal(await events(id), 4);
+      }
       assert.equal(
-        await consumeAll(3, async () => {
-          throw new Error('lost again');
+        await consumeAll(3, async (jobId) => {
+          await claimJob(engines.ctx.db, jobId, 'reaper-test');
+          await updateRunningJob(engines.ctx.db, jobId, 'reaper-test', { status: 'completed' });
         }),
         3,
       );
-      clock += 3_600_000;
-      assert.deepEqual(await reap(), {
-        requeuedStuck: 0,
-        failedStuck: 0,
-        redispatched: 0,
-        failedUndispatchable: 3,
-      });
-      const job = await status(ids[0]!);
-      assert.equal(job.status, 'failed');
-      assert.equal(job.error, 'The job could not be handed to a worker after 2 attempts.');
-      assert.equal((await status(ids[3]!)).status, 'completed');
+      for (const id of ids) assert.equal((await status(id)).status, 'completed');
     });
 
     test('a job whose event is not dispatched yet, or was dispatched recently, is left alone', async () => {
@@ -186,12 +181,7 @@ for (const { kind, skip } of await engineSets()) {
         [fresh],
       );
       await engines.ctx.db.query(`UPDATE render_jobs SET created_at = now() - interval '1 hour'`);
-      assert.deepEqual(await reapOnce(engines.ctx.db, queue, options), {
-        requeuedStuck: 0,
-        failedStuck: 0,
-        redispatched: 0,
-        failedUndispatchable: 0,
-      });
+      assert.deepEqual(await reapOnce(engines.ctx.db, queue, options), NOTHING_REAPED);
       assert.equal(await events(pending!), 1);
       assert.equal(await events(fresh!), 1);
     });
@@ -207,6 +197,7 @@ for (const { kind, skip } of await engineSets()) {
       ]);
       assert.equal(await redispatchAfterRestart(engines.ctx.db), 1);
       assert.equal(await events(lost!), 2);
+      assert.equal((await status(lost!)).dispatch_count, 1, 'the queue lost it: not charged');
       assert.equal(await events(pending!), 1, 'its event is still pending: left alone');
       assert.equal(await events(running!), 1);
       assert.equal(await redispatchAfterRestart(engines.ctx.db), 0, 'nothing twice');
