@@ -10,7 +10,8 @@ import tseslint from 'typescript-eslint';
 const DRIVER_GROUPS = [
   {
     factory: 'packages/core/src/sql/create-sql-database.ts',
-    regex: '(^|/)(pglite|postgres)/',
+    // Not a scoped package's own path (`@electric-sql/pglite/nodefs`, which the PGlite driver uses).
+    regex: '^(?!@)(.*/)?(pglite|postgres)/',
   },
   {
     factory: 'packages/core/src/storage/create-object-store.ts',

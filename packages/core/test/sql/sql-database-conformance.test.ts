@@ -1,7 +1,7 @@
 // One suite, run against every SQL driver: PGlite (embedded) and PostgreSQL (this
 // machine's server, a fresh database per run). SQL_DRIVERS=pglite narrows it.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -33,6 +33,17 @@ const drivers: Array<{
       db: await createSqlDatabase({ dataDir: 'memory://' }),
       cleanup: async () => {},
     }),
+  },
+  {
+    // On a folder: every write then waits for the driver's WAL sync (issue 21).
+    name: 'pglite-folder',
+    open: async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'core-sql-pglite-'));
+      return {
+        db: await createSqlDatabase({ dataDir: dir }),
+        cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
   },
   {
     name: 'postgres',
