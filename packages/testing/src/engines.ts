@@ -58,3 +58,18 @@ export function skipReason(what: string, available: boolean): string | undefined
   process.stderr.write(`\nSKIP: ${reason} — these tests did NOT run.\n\n`);
   return reason;
 }
+
+/**
+ * This process's environment without the variables that point a service at a real engine
+ * (`DATABASE_URL`, `REDIS_URL`, `NATS_URL`, `BROKER_*`, `S3_*`): a service started with it
+ * runs on its embedded defaults (PGlite, files, in-process queue, the SQL log), whatever
+ * engines the machine running the tests has.
+ */
+export function embeddedDefaultsEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && !/^(DATABASE_URL|REDIS_URL|NATS_URL|BROKER_|S3_)/.test(entry[0]),
+    ),
+  );
+}

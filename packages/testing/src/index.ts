@@ -11,7 +11,7 @@ export {
 export { natsUrlForTests } from './nats.js';
 export { createTestDatabase, postgresUrlForTests, type TestDatabase } from './postgres.js';
 export { startS3Server } from './s3-server.js';
-export { redisUrlForTests, skipReason } from './engines.js';
+export { embeddedDefaultsEnv, redisUrlForTests, skipReason } from './engines.js';
 export { CHROMIUM_PATH, chromiumSkipReason, launchChromium } from './chromium.js';
 export { keepScreenshot } from './screenshots.js';
 export { freePort, freeStablePort } from './free-port.js';

@@ -10,19 +10,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { fiuSkipReason, setDiskFull, startServiceUnderFiu, until } from '@platform/testing';
+import {
+  embeddedDefaultsEnv,
+  fiuSkipReason,
+  setDiskFull,
+  startServiceUnderFiu,
+  until,
+} from '@platform/testing';
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const skip = fiuSkipReason();
-
-/** This process's environment without engine URLs: the service runs on its embedded defaults. */
-const engineFreeEnv = () =>
-  Object.fromEntries(
-    Object.entries(process.env).filter(
-      (entry): entry is [string, string] =>
-        entry[1] !== undefined && !/^(DATABASE_URL|NATS_URL|REDIS_URL|BROKER_|S3_)/.test(entry[0]),
-    ),
-  );
 
 interface Answer {
   status: number;
@@ -35,7 +32,7 @@ test(
   { skip, timeout: 180_000 },
   async (t) => {
     const service = await startServiceUnderFiu(t, SERVICE_DIR, {
-      ...engineFreeEnv(),
+      ...embeddedDefaultsEnv(),
       LOG_LEVEL: 'warn',
       INTEGRATION_ROLES: 'submission,control-plane',
     });

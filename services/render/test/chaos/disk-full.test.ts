@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
+  embeddedDefaultsEnv,
   fiuSkipReason,
   madeOsuFixture,
   madeOsuFixturesDir,
@@ -23,15 +24,6 @@ import {
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const skip = fiuSkipReason();
-
-/** This process's environment without engine URLs: the service runs on its embedded defaults. */
-const engineFreeEnv = () =>
-  Object.fromEntries(
-    Object.entries(process.env).filter(
-      (entry): entry is [string, string] =>
-        entry[1] !== undefined && !/^(DATABASE_URL|REDIS_URL|S3_)/.test(entry[0]),
-    ),
-  );
 
 interface Answer {
   status: number;
@@ -44,7 +36,7 @@ test(
   { skip, timeout: 120_000 },
   async (t) => {
     const service = await startServiceUnderFiu(t, SERVICE_DIR, {
-      ...engineFreeEnv(),
+      ...embeddedDefaultsEnv(),
       LOG_LEVEL: 'warn',
       SIGNING_SECRET: 'render-disk-full-secret',
       BEATMAPS_DIR: madeOsuFixturesDir(),
