@@ -95,3 +95,25 @@ export async function startServiceUnderFiu(
   });
   return { child, pid: child.pid!, base: `http://127.0.0.1:${port}`, stderr: () => stderr };
 }
+
+/** An answer as a fault test checks it: its status, `Retry-After` and JSON body. */
+export interface FaultAnswer<Body> {
+  status: number;
+  retryAfter: string | null;
+  body: Body;
+}
+
+export async function faultAnswer<Body>(response: Response): Promise<FaultAnswer<Body>> {
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as Body,
+  };
+}
+
+/** `GET /health` of a service: its status and what it says of each dependency. */
+export async function serviceHealth(
+  base: string,
+): Promise<FaultAnswer<{ dependencies?: Record<string, { status: string; error?: string }> }>> {
+  return faultAnswer(await fetch(`${base}/health`));
+}

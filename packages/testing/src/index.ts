@@ -35,8 +35,11 @@ export { guardEngines, type EngineGuard } from './engine-guard.js';
 export {
   EIO,
   ENOSPC,
+  faultAnswer,
+  type FaultAnswer,
   fiuAvailable,
   fiuSkipReason,
+  serviceHealth,
   setDiskFull,
   spawnUnderFiu,
   startServiceUnderFiu,

@@ -12,7 +12,10 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
   embeddedDefaultsEnv,
+  faultAnswer,
+  type FaultAnswer,
   fiuSkipReason,
+  serviceHealth,
   setDiskFull,
   startServiceUnderFiu,
   until,
@@ -21,11 +24,7 @@ import {
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const skip = fiuSkipReason();
 
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  body: { recordId?: string; detail?: string; code?: string };
-}
+type Answer = FaultAnswer<{ recordId?: string; detail?: string; code?: string }>;
 
 test(
   'a full disk: 503 naming the database with Retry-After, /health says the database is down, recovery by itself',
@@ -54,21 +53,9 @@ test(
           startDate: '2026-09-01',
         }),
       });
-      return {
-        status: response.status,
-        retryAfter: response.headers.get('retry-after'),
-        body: (await response.json()) as Answer['body'],
-      };
+      return faultAnswer(response);
     };
-    const health = async () => {
-      const response = await fetch(`${base}/health`);
-      return {
-        status: response.status,
-        body: (await response.json()) as {
-          dependencies?: Record<string, { status: string; error?: string }>;
-        },
-      };
-    };
+    const health = () => serviceHealth(base);
 
     await until(
       'the service answers /health',
