@@ -4,7 +4,8 @@
  * ending more than 3 ms before blocks clicks on later ones; an early click within 400 ms
  * is a miss), a frame's clicks before the expiry of heads it passes, slider head, ticks,
  * repeats and the legacy end (36 ms early) earned with the 2.4x follow radius by tracking
- * begun by their time, the slider judged at its end time, spinners, combo, score v1,
+ * begun by their time (a fresh press that does not hit the head from the next millisecond),
+ * the slider judged at its end time, spinners, combo, score v1,
  * 300/100/50/miss, hit errors and unstable rate.
  */
 import type { Beatmap } from '../beatmap/types.js';
@@ -227,6 +228,8 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     const left = (f.keys & 5) !== 0;
     const right = (f.keys & 10) !== 0;
     const down = left || right;
+    // a key pressed in this frame with none held before it
+    const freshPress = down && !prevLeft && !prevRight;
     // as the game orders a frame: its clicks first, then the heads whose window has passed
     if (left && !prevLeft) click(t, f.x, f.y);
     if (right && !prevRight) click(t, f.x, f.y);
@@ -246,7 +249,14 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
           const reach = st.tracking ? 2.4 * r : r;
           const was = st.tracking;
           st.tracking = down && Math.hypot(f.x - ball.x, f.y - ball.y) <= reach;
-          if (st.tracking && !was) st.trackingSince = t;
+          // Tracking begun by a fresh press that did not hit this slider's head counts only
+          // from the next millisecond: the game scores a point due in the press's millisecond
+          // before it sees the press (ascension.osr: an end at 108968 and a press at 108968,
+          // not earned). Begun by the head's hit, or by the cursor reaching the ball with a
+          // key held, it counts at once (realkaede.osr: a head hit in a repeat's millisecond
+          // earns it; 3yomi, tool4, etude: the cursor on the ball in an end's millisecond).
+          if (st.tracking && !was)
+            st.trackingSince = freshPress && !(headHit[i] && headJudgedAt[i] === t) ? t + 1 : t;
         } else st.tracking = false;
         while (st.nextEvent < o.events.length && o.events[st.nextEvent]!.time <= t) {
           const ev = o.events[st.nextEvent++]!;

@@ -126,6 +126,58 @@ describe('slider ticks: earned only by tracking that began by their time', () =>
   });
 });
 
+describe('a key press that does not hit the head: seen by the slider from the next millisecond', () => {
+  // 1000 ms slider from (100,200) to (300,200): tick at 1500, legacy end at 1964. Head hit
+  // with key 1 at 1000, tracked to 1900, both keys up at 1930; key 1 pressed again on the
+  // ball at `pressAt` (the ball is at x 100 + (t - 1000) / 5).
+  const map = beatmap(['100,200,1000,2,0,L|300:200,1,200']);
+  const ball = (t: number): number => 100 + (t - 1000) / 5;
+  const play = (pressAt: number) => {
+    const frames: [number, number, number, number][] = [[900, 100, 200, 0]];
+    for (let t = 1000; t <= 1900; t += 20) frames.push([t, ball(t), 200, K1]);
+    frames.push([1930, ball(1930), 200, 0], [pressAt, ball(pressAt), 200, K1]);
+    frames.push([1990, ball(1990), 200, K1], [2010, 300, 200, 0]);
+    return judgeReplay(replay(frames), map);
+  };
+
+  test('pressed in the millisecond of the slider end: the end is not earned', () => {
+    // the game scores the end before it sees the press (ascension.osr, its slider 479):
+    // head and tick earned, end missed: 2 of 3 parts is a 100, combo 2 (an engine that
+    // lets the press count at once counts a 300 and combo 3)
+    assert.deepEqual(counts(play(1964)), [0, 1, 0, 0, 2]);
+  });
+
+  test('pressed one millisecond before the end: the end is earned', () => {
+    assert.deepEqual(counts(play(1963)), [1, 0, 0, 0, 3]);
+  });
+
+  test('a key held and the cursor back on the ball in the millisecond of the end: earned', () => {
+    // 3yomi, tool4, etude: tracking that begins by the cursor reaching the ball counts at once
+    const frames: [number, number, number, number][] = [[900, 100, 200, 0]];
+    for (let t = 1000; t <= 1900; t += 20) frames.push([t, ball(t), 200, K1]);
+    frames.push([1930, ball(1930), 320, K1], [1964, ball(1964), 200, K1]);
+    frames.push([1990, ball(1990), 200, K1], [2010, 300, 200, 0]);
+    assert.deepEqual(counts(judgeReplay(replay(frames), map)), [1, 0, 0, 0, 3]);
+  });
+
+  test('a press that hits the head in the millisecond of a repeat earns the repeat', () => {
+    // realkaede.osr, its slider 337: a 20 px slider of 12 slides (100 px a 100 ms beat),
+    // repeats every 20 ms from 1020 to 1220, legacy end 1204; the head is hit 100 ms late
+    // (a 50 window at OD 5) in the millisecond of the repeat at 1100, the cursor on the head
+    const tiny = beatmap(['100,200,1000,2,0,L|120:200,12,20'], 100);
+    const frames: [number, number, number, number][] = [
+      [900, 100, 200, 0],
+      [1099, 100, 200, 0],
+    ];
+    for (let t = 1100; t <= 1250; t += 10) frames.push([t, t === 1100 ? 100 : 110, 200, K1]);
+    frames.push([1260, 110, 200, 0]);
+    const j = judgeReplay(replay(frames), tiny);
+    // head, the 7 repeats from 1100 and the end: 9 of 13 parts (a 100), combo 9 unbroken
+    // (without the head's press counting at once: a break at 1100 and combo 7)
+    assert.deepEqual(counts(j), [0, 1, 0, 0, 9]);
+  });
+});
+
 describe('slider ticks and repeats: judged at their whole millisecond', () => {
   test('a tick at 1500.5 ms is judged by the frame at 1500, not the next one', () => {
     // beats of 500.5 ms: the 1001 ms slider's tick (x 200) falls at 1500.5
