@@ -10,7 +10,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { natsUrlForTests, skipReason } from '@platform/testing';
-import { AckPolicy, connect, DeliverPolicy } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders } from 'nats';
+import { KEY_HEADER } from '../../src/broker/jetstream/jetstream-consumer.js';
 import { durableName, type StreamDescription } from '../../src/broker/jetstream/naming.js';
 import { BROKER_DRIVERS, uniqueName, waitFor, type OpenBroker } from '../helpers/broker-drivers.js';
 
@@ -167,6 +168,66 @@ describe(
         firsts,
         `per-key order held (seen: ${seen})`,
       );
+    });
+
+    it('reads a message its poll got while the event loop stalled past the poll, without re-reading the partition', async () => {
+      // Found by the integration bench at load 15-27 (27 Nov 2026): the client's pull
+      // helpers drop a request's inbox on their own timer, which runs before the socket
+      // is read when the process was stalled; the message the server had handed to the
+      // request was lost unread, and the worker re-created the durable to get it again
+      // (a re-read of the partition every few batches). The stall is made on purpose:
+      // when the worker's long poll reaches the server, a record is published and this
+      // process blocks for longer than the poll.
+      const topic = uniqueName('stall');
+      const groupId = uniqueName('g');
+      await open.broker.ensureTopic({ name: topic, partitions: 1 });
+      const seen: string[] = [];
+      const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
+        seen.push(r.value.toString());
+      });
+      await open.broker.publish(topic, 'k', 'first');
+      await waitFor('the first record committed', () =>
+        consumer.assignments().some((a) => a.committedOffset === 1),
+      );
+      const nc = await connect({ servers: (await natsUrlForTests())!, timeout: 2000 });
+      try {
+        const jsm = await nc.jetstreamManager();
+        const stream = await streamOf(jsm, topic);
+        const durable = durableName(groupId);
+        const before = (await jsm.consumers.info(stream, durable)).created;
+        const subject = (await jsm.streams.info(stream)).config.subjects[0]!;
+        const stalled = new Promise<void>((resolve) => {
+          const sub = nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`, {
+            callback: (_err, request) => {
+              if ((JSON.parse(request.string()) as { no_wait?: boolean }).no_wait) return;
+              sub.unsubscribe();
+              const headers = natsHeaders();
+              headers.set(KEY_HEADER, 'k');
+              nc.publish(subject, 'late', { headers });
+              // After the client's write (a microtask queued by the publish), before any
+              // answer can be read: the server hands the record to the poll meanwhile.
+              queueMicrotask(() => {
+                // Longer than the poll (1 s) and its client timer: nothing of this process runs.
+                Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2500);
+                resolve();
+              });
+            },
+          });
+        });
+        await stalled;
+        await waitFor('the late record committed', () =>
+          consumer.assignments().some((a) => a.committedOffset === 2),
+        );
+        await consumer.stop();
+        assert.deepEqual(seen, ['first', 'late']);
+        assert.equal(
+          (await jsm.consumers.info(stream, durable)).created,
+          before,
+          'the durable was not made again (no re-read of the partition)',
+        );
+      } finally {
+        await nc.close();
+      }
     });
 
     it('re-reads after a lost delivery from its own confirmed acks, not from an ack floor moved by others', async () => {

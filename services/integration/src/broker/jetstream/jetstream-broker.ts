@@ -63,6 +63,9 @@ const headerBytes = (headers: Record<string, string>) =>
     12,
   );
 
+/** The client's default API prefix: `jetstream()` and `jetstreamManager()` are made here without a domain. */
+const JS_API_PREFIX = '$JS.API';
+
 export async function createJetStreamBroker(options: JetStreamBrokerOptions): Promise<Broker> {
   const prefix = options.prefix ?? 'BRK';
   const publishTimeout = options.publishTimeoutMs ?? 5000;
@@ -164,8 +167,11 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
 
   const subscribe = async (consumerOptions: ConsumerOptions, handler: DeliveryHandler) => {
     const consumer = new JetStreamConsumer({
+      nc,
       js,
       jsm,
+      apiPrefix: JS_API_PREFIX,
+      ackTimeoutMs: publishTimeout,
       prefix,
       logger: options.logger,
       options: consumerOptions,

@@ -1,12 +1,13 @@
 /**
  * One consumer-group member on JetStream: per partition stream, a durable pull consumer
  * named after the group, ack-all (one ack per batch), at most `maxBatch` messages in flight. A worker
- * per partition waits for the first message with `next()` (a long poll, cheap when
- * idle), takes what else is already there with one no-wait fetch, hands the batch to the
- * delivery handler, and acks (the commit) what it reports handled. The rest is nak'd
- * without delay, in order, after the back-off was waited here: every message in flight
- * is in the batch, and the server redelivers nak'd messages before new ones, so a failed
- * record still comes back before anything later of its partition.
+ * per partition pulls into an inbox of its own (`pull-inbox.ts`): it waits for the first
+ * message with a long poll (cheap when idle), takes what else is already there with one
+ * no-wait pull, hands the batch to the delivery handler, and acks (the commit) what it
+ * reports handled. The rest is nak'd without delay, in order, after the back-off was
+ * waited here, and with it whatever a late poll brought meanwhile: the server redelivers
+ * nak'd messages before new ones, so a failed record still comes back before anything
+ * later of its partition.
  * Topics that do not exist yet are picked up by a periodic refresh.
  */
 import type { Logger } from '@platform/core';
@@ -18,12 +19,14 @@ import {
   type JetStreamClient,
   type JetStreamManager,
   type JsMsg,
+  type NatsConnection,
 } from 'nats';
 import { assignmentOf } from '../assignment-of.js';
 import { DEFAULT_MAX_BATCH, type DeliveryHandler } from '../batch-delivery.js';
 import type { Assignment, BrokerRecord, Consumer, ConsumerOptions } from '../broker.js';
 import { resumePosition } from '../resume-position.js';
 import { durableName, streamName } from './naming.js';
+import { PullInbox } from './pull-inbox.js';
 
 export const KEY_HEADER = 'Broker-Key';
 
@@ -31,6 +34,8 @@ interface PartitionState extends Assignment {
   stream: string;
   generation: number;
   handle: NatsConsumer | undefined;
+  /** What the worker pulls into for the durable it reads now (`pull-inbox.ts`). */
+  inbox?: PullInbox | undefined;
   worker: Promise<void> | undefined;
   /** True while the worker holds a batch (from its pull until acked or nak'd). */
   holding: boolean;
@@ -65,8 +70,13 @@ interface PartitionState extends Assignment {
 }
 
 export interface JetStreamConsumerDeps {
+  nc: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
+  /** The JetStream API's subject prefix (`$JS.API` unless a domain or prefix is set). */
+  apiPrefix: string;
+  /** How long an `ackAck` waits for the server's confirmation. */
+  ackTimeoutMs: number;
   prefix: string;
   logger: Logger;
   options: ConsumerOptions;
@@ -127,6 +137,8 @@ export function deliveryGap(
 }
 
 const FETCH_EXPIRES_MS = 1000;
+/** A long poll not seen to end this long after its expiry (a server that died with it) is sent again. */
+const POLL_GRACE_MS = 1000;
 const REFRESH_MS = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -166,6 +178,7 @@ export class JetStreamConsumer implements Consumer {
 
   pause(): void {
     this.isPaused = true;
+    for (const state of this.partitions.values()) state.inbox?.interrupt();
   }
 
   resume(): void {
@@ -217,6 +230,8 @@ export class JetStreamConsumer implements Consumer {
   private forget(state: PartitionState): void {
     state.generation += 1;
     state.handle = undefined;
+    state.inbox?.close();
+    state.inbox = undefined;
     state.lastDelivery = 0;
     state.nakedFrom = undefined;
     state.instance = '';
@@ -231,6 +246,7 @@ export class JetStreamConsumer implements Consumer {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.refreshTimer);
+    for (const state of this.partitions.values()) state.inbox?.interrupt();
     await this.refreshing;
     await Promise.all([...this.partitions.values()].map((state) => state.worker));
     this.deps.onStop(this);
@@ -304,7 +320,12 @@ export class JetStreamConsumer implements Consumer {
     },
   ): Promise<boolean> {
     const seen = { delivered: info.delivered.consumer_seq, ackFloor: info.ack_floor.stream_seq };
-    if (state.holding || info.num_ack_pending === 0 || this.isPaused) {
+    if (
+      state.holding ||
+      (state.inbox?.size ?? 0) > 0 ||
+      info.num_ack_pending === 0 ||
+      this.isPaused
+    ) {
       state.stalled = undefined;
       return false;
     }
@@ -428,79 +449,144 @@ export class JetStreamConsumer implements Consumer {
   }
 
   private async work(state: PartitionState): Promise<void> {
-    while (!this.stopped) {
-      if (this.isPaused) {
-        await sleep(100);
-        continue;
-      }
-      const generation = state.generation;
-      let batch: JsMsg[];
-      try {
-        state.handle ??= await this.deps.js.consumers.get(state.stream, this.durable);
-        const first = await state.handle.next({ expires: FETCH_EXPIRES_MS, bind: true });
-        if (!first) continue;
-        batch = [first];
-        if (this.maxBatch > 1) {
-          // The no-wait pull returns what is there now and ends (the consumer API has no no-wait fetch).
-          // `expires` adds the client's own timer: a pull that reached a server which then
-          // died (or a consumer deleted and re-created meanwhile) gets no answer, and
-          // without the timer this partition would wait for it forever (found by the
-          // chaos run's NATS power loss: a partition's worker stopped reading).
-          for await (const msg of this.deps.js.fetch(state.stream, this.durable, {
-            batch: this.maxBatch - 1,
-            no_wait: true,
-            expires: FETCH_EXPIRES_MS,
-          })) {
-            batch.push(msg);
+    let inbox: PullInbox | undefined;
+    /** When the last long poll was sent and not yet seen to end (a message or a status). */
+    let pollSentAt: number | undefined;
+    let pollEndings = 0;
+    try {
+      while (!this.stopped) {
+        if (this.isPaused) {
+          // What an earlier poll brought meanwhile goes back, in order (nothing is held while paused).
+          const held = inbox?.take() ?? [];
+          if (held.length > 0) {
+            state.nakedFrom = held[0]!.info.streamSequence;
+            for (const msg of held) msg.nak();
           }
+          await sleep(100);
+          continue;
         }
-      } catch (error) {
-        // What this pull received is dropped with it: the delivery gap check below makes
-        // the durable deliver it again before anything acks past it.
-        if (!this.stopped)
-          this.deps.logger.debug({ err: error, stream: state.stream }, 'fetch failed; retrying');
-        state.handle = undefined;
-        await sleep(250);
-        continue;
+        const generation = state.generation;
+        if (state.inbox !== inbox || !inbox) {
+          // A new durable (a seek, a re-read): what the old inbox held or may still get
+          // belongs to the durable that is gone.
+          inbox?.close();
+          inbox = undefined;
+          try {
+            state.handle ??= await this.deps.js.consumers.get(state.stream, this.durable);
+          } catch (error) {
+            if (!this.stopped)
+              this.deps.logger.debug({ err: error, stream: state.stream }, 'consumer not ready');
+            await sleep(250);
+            continue;
+          }
+          if (state.generation !== generation) continue;
+          inbox = this.openInbox(state);
+          pollSentAt = undefined;
+        }
+        const current = inbox;
+        const moved = () => this.stopped || this.isPaused || state.generation !== generation;
+        if (current.size === 0) {
+          // Wait for the first message with a long poll; a poll the worker stopped waiting
+          // for (a stalled server) still answers into the same inbox, so another is sent.
+          const now = Date.now();
+          if (pollSentAt === undefined || now - pollSentAt > FETCH_EXPIRES_MS + POLL_GRACE_MS) {
+            current.pull({ batch: 1, expiresMs: FETCH_EXPIRES_MS });
+            pollSentAt = now;
+            pollEndings = current.endings;
+          }
+          await current.wait(
+            FETCH_EXPIRES_MS + POLL_GRACE_MS,
+            () => current.size > 0 || current.endings > pollEndings || moved(),
+          );
+          if (current.size > 0 || current.endings > pollEndings) pollSentAt = undefined;
+          // Refused at once (the durable being made again, no responders): not a busy loop.
+          if (current.size === 0 && current.endings > pollEndings && Date.now() - now < 500)
+            await sleep(250);
+          if (current.size === 0 || moved()) continue;
+        }
+        if (this.maxBatch > 1 && current.size < this.maxBatch && current.last!.info.pending > 0) {
+          // Then what is there now, with one no-wait pull (it answers at once and ends).
+          const want = this.maxBatch - current.size;
+          const endings = current.endings;
+          current.pull({ batch: want, noWait: true });
+          await current.wait(
+            FETCH_EXPIRES_MS,
+            () =>
+              current.size >= this.maxBatch ||
+              current.endings > endings ||
+              current.last!.info.pending === 0 ||
+              moved(),
+          );
+        }
+        if (state.generation !== generation) continue;
+        const batch = current.take(this.maxBatch);
+        if (batch.length === 0) continue;
+        state.holding = true;
+        try {
+          await this.handleBatch(state, batch, generation);
+        } finally {
+          state.holding = false;
+        }
+        if (state.nakedFrom !== undefined && state.generation === generation) {
+          // The batch was handed back from a record on: what arrived after it goes back
+          // too, behind it, so nothing later of the partition overtakes the failed record.
+          for (const msg of current.take()) msg.nak();
+        }
       }
-      if (state.generation !== generation) continue;
-      const deliveries = batch.map((msg) => ({
-        delivery: msg.info.deliverySequence,
-        sequence: msg.info.streamSequence,
-      }));
-      const nakLost = state.nakedFrom !== undefined && deliveries[0]!.sequence !== state.nakedFrom;
-      state.nakedFrom = undefined;
-      if (nakLost || deliveryGap(deliveries, state.lastDelivery, state.ackedThrough)) {
-        await this.rereadAfterLostDelivery(state, batch).catch((err: unknown) =>
-          this.deps.logger.warn(
-            { err, stream: state.stream },
-            're-reading a partition after a lost delivery failed; retrying',
-          ),
-        );
-        continue;
-      }
-      state.lastDelivery = deliveries.at(-1)!.delivery;
-      this.deps.logger.debug(
-        {
-          groupId: this.deps.options.groupId,
-          stream: state.stream,
-          sequences: [deliveries[0]!.sequence, deliveries.at(-1)!.sequence],
-          deliveries: [deliveries[0]!.delivery, deliveries.at(-1)!.delivery],
-        },
-        'batch received',
-      );
-      if (this.isPaused || this.stopped) {
-        state.nakedFrom = batch[0]!.info.streamSequence;
-        for (const msg of batch) msg.nak();
-        continue;
-      }
-      state.holding = true;
-      try {
-        await this.process(state, batch, generation);
-      } finally {
-        state.holding = false;
-      }
+    } finally {
+      inbox?.close();
+      if (state.inbox === inbox) state.inbox = undefined;
     }
+  }
+
+  private openInbox(state: PartitionState): PullInbox {
+    state.inbox = new PullInbox(
+      this.deps.nc,
+      this.deps.apiPrefix,
+      state.stream,
+      this.durable,
+      this.deps.ackTimeoutMs,
+    );
+    return state.inbox;
+  }
+
+  /** One batch as the worker read it: checked for lost deliveries, then handled and acked. */
+  private async handleBatch(
+    state: PartitionState,
+    batch: JsMsg[],
+    generation: number,
+  ): Promise<void> {
+    const deliveries = batch.map((msg) => ({
+      delivery: msg.info.deliverySequence,
+      sequence: msg.info.streamSequence,
+    }));
+    const nakLost = state.nakedFrom !== undefined && deliveries[0]!.sequence !== state.nakedFrom;
+    state.nakedFrom = undefined;
+    if (nakLost || deliveryGap(deliveries, state.lastDelivery, state.ackedThrough)) {
+      await this.rereadAfterLostDelivery(state, batch).catch((err: unknown) =>
+        this.deps.logger.warn(
+          { err, stream: state.stream },
+          're-reading a partition after a lost delivery failed; retrying',
+        ),
+      );
+      return;
+    }
+    state.lastDelivery = deliveries.at(-1)!.delivery;
+    this.deps.logger.debug(
+      {
+        groupId: this.deps.options.groupId,
+        stream: state.stream,
+        sequences: [deliveries[0]!.sequence, deliveries.at(-1)!.sequence],
+        deliveries: [deliveries[0]!.delivery, deliveries.at(-1)!.delivery],
+      },
+      'batch received',
+    );
+    if (this.isPaused || this.stopped) {
+      state.nakedFrom = batch[0]!.info.streamSequence;
+      for (const msg of batch) msg.nak();
+      return;
+    }
+    await this.process(state, batch, generation);
   }
 
   private async readAt(

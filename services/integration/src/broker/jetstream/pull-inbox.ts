@@ -1,0 +1,132 @@
+/**
+ * The inbox a partition's worker pulls into: one subscription for as long as the worker
+ * reads the same durable, every pull request answered to it, every message kept in
+ * arrival (delivery) order until the worker takes it.
+ *
+ * The client's own pull helpers (`consumer.next()`, `js.fetch()`) subscribe an inbox per
+ * request and drop it on the client's timer. On a loaded machine that timer fires before
+ * the socket is read (timers run before I/O in a turn of the event loop), so a message
+ * the server handed to the request in time was dropped unread: a hole in the durable's
+ * deliveries, which the worker can only mend by re-creating the durable and reading the
+ * partition again (`deliveryGap`). At load 15 that was a re-read every few batches, each
+ * batch read and applied twice (27 Nov 2026). Here a request the worker stopped waiting
+ * for still answers into the same inbox, so a late message is simply the next one read.
+ * `next()` also sent a second request of its own when two idle heartbeats were missed
+ * (a stall of a second), whose message went to the inbox it dropped after the first.
+ */
+import { createInbox, type JsMsg, type Msg, type NatsConnection, type Subscription } from 'nats';
+// The nats package's own module (not exported at its top; its path has a jetstream/ folder,
+// which the driver-boundary rule reads as one of our drivers).
+// eslint-disable-next-line no-restricted-imports
+import { toJsMsg } from 'nats/lib/jetstream/jsmsg.js';
+
+export interface PullRequest {
+  batch: number;
+  /** The server ends the request after this long (a long poll); absent with `noWait`. */
+  expiresMs?: number;
+  /** The server answers with what it has now and ends the request. */
+  noWait?: boolean;
+}
+
+export class PullInbox {
+  private readonly inbox: string;
+  private readonly sub: Subscription;
+  private readonly subject: string;
+  private messages: JsMsg[] = [];
+  private waiter: (() => void) | undefined;
+  /** Statuses received (404 no messages, 408 expired, 409 ...): each ends a request. */
+  private ended = 0;
+  private closed = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    apiPrefix: string,
+    stream: string,
+    durable: string,
+    private readonly ackTimeoutMs: number,
+  ) {
+    this.subject = `${apiPrefix}.CONSUMER.MSG.NEXT.${stream}.${durable}`;
+    this.inbox = createInbox(); // the connection is made without an inbox prefix
+    this.sub = nc.subscribe(this.inbox, { callback: (err, msg) => this.receive(err, msg) });
+  }
+
+  /** Messages received and not yet taken. */
+  get size(): number {
+    return this.messages.length;
+  }
+
+  get last(): JsMsg | undefined {
+    return this.messages.at(-1);
+  }
+
+  /** How many requests have ended with a status so far (compare before and after a wait). */
+  get endings(): number {
+    return this.ended;
+  }
+
+  pull(request: PullRequest): void {
+    if (this.closed) return;
+    const body: Record<string, unknown> = { batch: request.batch };
+    if (request.noWait) body.no_wait = true;
+    // nanoseconds, as the server reads it
+    if (request.expiresMs !== undefined) body.expires = request.expiresMs * 1_000_000;
+    this.nc.publish(this.subject, JSON.stringify(body), { reply: this.inbox });
+  }
+
+  /** Takes up to `max` messages, the oldest first. */
+  take(max = Infinity): JsMsg[] {
+    return this.messages.splice(0, max);
+  }
+
+  /**
+   * Resolves when `done()` holds after something arrived, after `ms`, or on `interrupt()`.
+   * `done` is checked first, so a wait whose condition already holds does not wait.
+   */
+  async wait(ms: number, done: () => boolean): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!this.closed && !done()) {
+      const left = deadline - Date.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.waiter = undefined;
+          resolve();
+        }, left);
+        this.waiter = () => {
+          clearTimeout(timer);
+          this.waiter = undefined;
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Ends a `wait` now (the consumer stops, pauses or moves). */
+  interrupt(): void {
+    this.waiter?.();
+  }
+
+  /** Unsubscribes; what it held is dropped unacknowledged (the durable delivers it again). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.messages = [];
+    this.sub.unsubscribe();
+    this.interrupt();
+  }
+
+  private receive(err: Error | null, msg: Msg): void {
+    if (err) {
+      // The subscription itself failed (permissions): nothing more comes to it.
+      this.ended += 1;
+    } else if (msg.subject === this.inbox) {
+      // A status, not a message: 100 is an idle heartbeat (never asked for), anything
+      // else ends a request (404 nothing there, 408 expired, 409 consumer deleted, ...).
+      if (msg.headers?.code === 100) return;
+      this.ended += 1;
+    } else {
+      this.messages.push(toJsMsg(msg, this.ackTimeoutMs));
+    }
+    this.waiter?.();
+  }
+}
