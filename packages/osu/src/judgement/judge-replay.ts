@@ -5,8 +5,8 @@
  * is a miss), a frame's clicks before the expiry of heads it passes, slider head, ticks,
  * repeats and the legacy end (36 ms early) earned with the 2.4x follow radius by tracking
  * begun by their time (a fresh press that does not hit the head from the next millisecond),
- * the slider judged at its end time, spinners, combo, score v1,
- * 300/100/50/miss, hit errors and unstable rate.
+ * the slider judged at its end time, spinners, Relax's clicks made as the game makes them,
+ * combo, score v1, 300/100/50/miss, hit errors and unstable rate.
  */
 import type { Beatmap } from '../beatmap/types.js';
 import {
@@ -20,6 +20,12 @@ import type { Replay } from '../replay/types.js';
 import type { HitResult, JudgementEvent, JudgementResult, SpinTrack } from './types.js';
 
 const HITTABLE_RANGE = 400;
+/**
+ * Relax: how early before an object's time the game clicks it, and how long it keeps a key
+ * down once nothing needs it (lazer's OsuModRelax.RELAX_LENIENCY and AutoGenerator.KEY_UP_DELAY).
+ */
+const RELAX_LENIENCY = 12;
+const RELAX_KEY_UP_DELAY = 50;
 /** An earlier unjudged object locks a later one only if it ends more than this before (ms). */
 const NOTELOCK_LENIENCY = 3;
 
@@ -222,11 +228,55 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     } else partMiss(o, t, o.x, o.y, true);
   };
 
+  // Relax: a stable replay holds no key presses (lazer: "legacy replays do not contain
+  // key-presses with Relax mod, so they need to be triggered by themselves"); the keys are
+  // made as osu.Game.Rulesets.Osu/Mods/OsuModRelax.cs makes them, each frame: a click
+  // (release, then the other key) when the cursor is on a circle or unjudged slider head
+  // from 12 ms before its time to the end of its 50 window, a held key while the cursor is
+  // in a slider's follow area or a spinner needs spinning, a release 50 ms after the last
+  // change once nothing needs a key.
+  const relax = (play.mods & Mods.Relax) !== 0;
+  let relaxDown = false;
+  let relaxWasLeft = false;
+  let relaxKey = 0; // the key held: each press takes the other one
+  let relaxChangedAt = -Infinity;
+  const relaxKeys = (t: number, x: number, y: number): number => {
+    let requiresHit = false;
+    let requiresHold = false;
+    for (let k = activeFrom; k < n; k++) {
+      const o = objs[k]!;
+      if (t < o.time - RELAX_LENIENCY) break;
+      if (finished[k] || (o.kind !== 'circle' && t > o.endTime)) continue;
+      if (o.kind !== 'spinner' && !headDone[k])
+        requiresHit ||= Math.hypot(x - o.x, y - o.y) <= r && t - o.time <= play.hit50;
+      if (o.kind === 'slider') {
+        const ball = sliderPositionAt(o, t);
+        const reach = sliders.get(k)!.tracking ? 2.4 * r : r;
+        requiresHold ||= Math.hypot(x - ball.x, y - ball.y) <= reach;
+      } else if (o.kind === 'spinner') requiresHold ||= rotationsNeeded(o) > 0;
+    }
+    const press = (): void => {
+      relaxDown = true;
+      relaxChangedAt = t;
+      relaxKey = relaxWasLeft ? 5 : 10;
+      relaxWasLeft = !relaxWasLeft;
+    };
+    if (requiresHit)
+      press(); // released and pressed again in the same update: a fresh click
+    else if (requiresHold && !relaxDown) press();
+    else if (!requiresHold && relaxDown && t - relaxChangedAt > RELAX_KEY_UP_DELAY) {
+      relaxDown = false;
+      relaxChangedAt = t;
+    }
+    return relaxDown ? relaxKey : 0;
+  };
+
   for (let fi = 0; fi < frames.length; fi++) {
     const f = frames[fi]!;
     const t = f.time;
-    const left = (f.keys & 5) !== 0;
-    const right = (f.keys & 10) !== 0;
+    const keys = relax ? relaxKeys(t, f.x, f.y) : f.keys;
+    const left = (keys & 5) !== 0;
+    const right = (keys & 10) !== 0;
     const down = left || right;
     // a key pressed in this frame with none held before it
     const freshPress = down && !prevLeft && !prevRight;

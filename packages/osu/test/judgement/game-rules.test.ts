@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseBeatmap } from '../../src/beatmap/parse-beatmap.js';
 import { judgeReplay } from '../../src/judgement/judge-replay.js';
+import { Mods } from '../../src/replay/mods.js';
 import type { Replay, ReplayFrame } from '../../src/replay/types.js';
 
 const K1 = 5; // key 1 (with mouse 1)
@@ -39,8 +40,8 @@ function beatmap(hitObjects: string[], beatLength = 500): ReturnType<typeof pars
   );
 }
 
-/** A replay of the frames [time, x, y, keys] with no mods. */
-function replay(frames: [number, number, number, number][]): Replay {
+/** A replay of the frames [time, x, y, keys] with `mods` (none by default). */
+function replay(frames: [number, number, number, number][], mods = 0): Replay {
   const fs: ReplayFrame[] = frames.map(([time, x, y, keys], i) => ({
     time,
     delta: time - (frames[i - 1]?.[0] ?? 0),
@@ -63,7 +64,7 @@ function replay(frames: [number, number, number, number][]): Replay {
     score: 0,
     maxCombo: 0,
     perfect: false,
-    mods: 0,
+    mods,
     lifeBar: '',
     lifeBarPoints: [],
     timestamp: new Date(0),
@@ -233,5 +234,45 @@ describe("a frame's order: its clicks before the heads whose window it passes", 
     // expiring first would have let the click through as a 300 (9 ms early)
     assert.deepEqual(j.objectResults, [0, 0]);
     assert.deepEqual(counts(j), [0, 0, 0, 2, 0]);
+  });
+});
+
+describe('Relax: the game makes the clicks (osu.Game.Rulesets.Osu/Mods/OsuModRelax.cs)', () => {
+  // every frame here holds no key, as a stable Relax replay: without the made clicks all is missed
+  test('a circle is clicked 12 ms before its time when the cursor is on it, a late one when reached', () => {
+    const map = beatmap(['100,100,1000,1,0,0:0:0:0:', '300,100,1500,1,0,0:0:0:0:']);
+    const frames: [number, number, number, number][] = [
+      [900, 100, 100, 0],
+      [987, 100, 100, 0], // 13 ms early: not yet
+      [988, 100, 100, 0], // RELAX_LENIENCY: clicked, 12 ms early (a 300)
+      [1200, 200, 100, 0],
+      [1560, 300, 100, 0], // reached 60 ms late: clicked at once (a 100 at OD 5)
+      [1700, 300, 100, 0],
+    ];
+    const j = judgeReplay(replay(frames, Mods.Relax), map);
+    assert.deepEqual(counts(j), [1, 1, 0, 0, 2]);
+    assert.deepEqual(j.hitErrors, [-12, 60]);
+    assert.deepEqual(counts(judgeReplay(replay(frames), map)), [0, 0, 0, 2, 0]);
+  });
+
+  test('a slider is held while the cursor follows the ball', () => {
+    // 1000 ms slider from (100,200) to (300,200): head, tick at 1500 and end all earned
+    const map = beatmap(['100,200,1000,2,0,L|300:200,1,200']);
+    const frames: [number, number, number, number][] = [[900, 100, 200, 0]];
+    for (let t = 990; t <= 2000; t += 10) frames.push([t, 100 + Math.max(0, t - 1000) / 5, 200, 0]);
+    frames.push([2100, 300, 200, 0]);
+    assert.deepEqual(counts(judgeReplay(replay(frames, Mods.Relax), map)), [1, 0, 0, 0, 3]);
+  });
+
+  test('a spinner is held down, so turning the cursor spins it', () => {
+    // 2 s spinner at OD 5: 6 turns needed; the cursor turns 4 times a second around the centre
+    const map = beatmap(['256,192,1000,8,0,3000']);
+    const frames: [number, number, number, number][] = [[900, 306, 192, 0]];
+    for (let t = 1000; t <= 3010; t += 10) {
+      const a = ((t - 1000) / 1000) * 4 * 2 * Math.PI;
+      frames.push([t, 256 + 50 * Math.cos(a), 192 + 50 * Math.sin(a), 0]);
+    }
+    assert.deepEqual(counts(judgeReplay(replay(frames, Mods.Relax), map)), [1, 0, 0, 0, 1]);
+    assert.deepEqual(counts(judgeReplay(replay(frames), map)), [0, 0, 0, 1, 0]);
   });
 });
