@@ -9,7 +9,10 @@ import { createLogger, createSqlDatabase, type Logger, type SqlDatabase } from '
 import { createTestDatabase, natsUrlForTests, postgresUrlForTests } from '@platform/testing';
 import { connect } from 'nats';
 import type { Broker } from '../../src/broker/broker.js';
-import { createJetStreamBroker } from '../../src/broker/jetstream/jetstream-broker.js';
+import {
+  createJetStreamBroker,
+  type JetStreamBrokerOptions,
+} from '../../src/broker/jetstream/jetstream-broker.js';
 import { createSqlLogBroker } from '../../src/broker/sql-log/sql-log-broker.js';
 
 export interface OpenBroker {
@@ -23,7 +26,8 @@ export interface BrokerDriverCase {
   name: string;
   /** Undefined when runnable, else the engine that is missing. */
   missing(): Promise<string | undefined>;
-  open(logger?: Logger): Promise<OpenBroker>;
+  /** `jetstream`: options of the JetStream driver (the SQL-log drivers take none). */
+  open(logger?: Logger, jetstream?: Partial<JetStreamBrokerOptions>): Promise<OpenBroker>;
 }
 
 export const silentLogger = (): Logger =>
@@ -72,10 +76,16 @@ export const BROKER_DRIVERS: BrokerDriverCase[] = [
     name: 'jetstream',
     missing: async () =>
       (await natsUrlForTests()) ? undefined : 'NATS JetStream on 127.0.0.1:4222',
-    async open(logger = silentLogger()) {
+    async open(logger = silentLogger(), jetstream = {}) {
       const url = (await natsUrlForTests())!;
       const prefix = `T${randomBytes(5).toString('hex').toUpperCase()}`;
-      const broker = await createJetStreamBroker({ url, logger, prefix, redeliveryDelayMs: 50 });
+      const broker = await createJetStreamBroker({
+        url,
+        logger,
+        prefix,
+        redeliveryDelayMs: 50,
+        ...jetstream,
+      });
       const db = await createSqlDatabase({ dataDir: 'memory://' });
       return {
         broker,

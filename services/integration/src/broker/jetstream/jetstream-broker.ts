@@ -45,6 +45,12 @@ export interface JetStreamBrokerOptions {
   publishTimeoutMs?: number;
   /** Wait before a record whose handler threw is delivered again. @defaultValue 250 */
   redeliveryDelayMs?: number;
+  /**
+   * The longest wait for the no-wait pull that takes the rest of a batch after its first
+   * record (a server that died mid-pull never answers). Tests set it long to show that
+   * no batch waits for it. @defaultValue 1000
+   */
+  batchFetchExpiresMs?: number;
   /** nats-server's monitoring URL (`http://host:8222`): where its sync setting is read. */
   monitorUrl?: string | undefined;
   /** Retention per topic (`BROKER_RETENTION`, see `retention.ts`): each partition stream's max_age and max_bytes. @defaultValue none */
@@ -177,6 +183,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       options: consumerOptions,
       handler,
       redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
+      ...(options.batchFetchExpiresMs === undefined
+        ? {}
+        : { batchFetchExpiresMs: options.batchFetchExpiresMs }),
       partitionsOf: async (topic) => {
         try {
           return await partitionsOf(topic);

@@ -82,6 +82,8 @@ export interface JetStreamConsumerDeps {
   options: ConsumerOptions;
   handler: DeliveryHandler;
   redeliveryDelayMs: number;
+  /** See `JetStreamBrokerOptions.batchFetchExpiresMs`. @defaultValue 1000 */
+  batchFetchExpiresMs?: number;
   /** Partition count of a topic, or undefined while it does not exist. */
   partitionsOf: (topic: string) => Promise<number | undefined>;
   onStop: (consumer: JetStreamConsumer) => void;
@@ -510,7 +512,7 @@ export class JetStreamConsumer implements Consumer {
           const endings = current.endings;
           current.pull({ batch: want, noWait: true });
           await current.wait(
-            FETCH_EXPIRES_MS,
+            this.deps.batchFetchExpiresMs ?? FETCH_EXPIRES_MS,
             () =>
               current.size >= this.maxBatch ||
               current.endings > endings ||
