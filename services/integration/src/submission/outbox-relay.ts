@@ -26,7 +26,11 @@ import {
 import { publishEnvelope } from './publish-envelope.js';
 
 export interface OutboxSettings {
-  /** Pause between relay passes (a stranded event wakes it at once). @defaultValue 1000 */
+  /**
+   * Pause between relay passes, which look for other processes' events past their lease;
+   * an event of this process handed over by `strand` wakes it at once, also one handed
+   * over while a pass runs. @defaultValue 1000
+   */
   relayIntervalMs: number;
   /** Another process's unsent event is taken over when older than this. @defaultValue 15000 */
   leaseMs: number;
@@ -68,6 +72,8 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
+  /** Set by `strand`: the loop runs another pass before it sleeps. */
+  private woken = false;
   private lastReconcile = 0;
 
   constructor(private readonly deps: OutboxRelayDeps) {
@@ -81,6 +87,7 @@ export class OutboxRelay {
   /** Hands an event to the relay (its request could not finish it). */
   strand(recordIds: string[]): void {
     for (const id of recordIds) this.stranded.add(id);
+    this.woken = true;
     this.wake?.();
   }
 
@@ -99,6 +106,7 @@ export class OutboxRelay {
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      this.woken = false;
       try {
         const due = Date.now() - this.lastReconcile >= this.settings.reconcileIntervalMs;
         const { published, republished } = await this.runOnce(due);
@@ -112,6 +120,8 @@ export class OutboxRelay {
         this.deps.logger.warn({ err: error }, 'outbox relay pass failed; retrying');
       }
       if (this.stopped) break;
+      // Handed an event while this pass ran (after it read what to publish): no sleep.
+      if (this.woken) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.settings.relayIntervalMs);
         this.wake = () => (clearTimeout(timer), resolve());

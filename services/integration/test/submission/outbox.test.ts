@@ -9,13 +9,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { skipReason } from '@platform/testing';
-import type { BrokerRecord } from '../../src/broker/broker.js';
+import type { Broker, BrokerRecord } from '../../src/broker/broker.js';
 import type { Envelope } from '../../src/contracts/envelope.js';
 import { buildEnvelope } from '../../src/contracts/envelope.js';
 import type { Payload } from '../../src/contracts/payload.js';
-import type { OutboxRelay } from '../../src/submission/outbox-relay.js';
+import { ContractCache } from '../../src/submission/contract-cache.js';
+import { OutboxRelay } from '../../src/submission/outbox-relay.js';
 import { reserveCreates } from '../../src/submission/read-model.js';
-import { selectedDrivers, waitFor } from '../helpers/broker-drivers.js';
+import { selectedDrivers, silentLogger, waitFor } from '../helpers/broker-drivers.js';
 import { loseRecords } from '../helpers/lose-records.js';
 import { internPayload, internsLike } from '../support/contracts.js';
 import { json, openHarness, type Harness } from '../support/harness.js';
@@ -176,6 +177,53 @@ for (const driver of selectedDrivers()) {
         assert.equal((await read()).statusCode, 200);
         const all = envelopes(await readAll(1, envelope.recordId));
         assert.equal(all.filter((e) => e.recordId === envelope.recordId).length, 1);
+      });
+
+      it('an event handed to the relay during its pass is published by another pass at once', async () => {
+        // The relay's pause is an hour: only wake-ups publish here. Both events are handed
+        // over while a pass is under way (the first as the loop starts its first pass, the
+        // second from inside the publish of the first), after that pass read what to
+        // publish: the old loop armed its wake-up only once asleep, so they waited the
+        // whole interval.
+        const queue = async () => {
+          const envelope = buildEnvelope(contract, 'intern.created', internPayload() as Payload, {
+            recordId: randomUUID(),
+            traceId: randomUUID(),
+            occurredAt: new Date(),
+          });
+          await reserveCreates(h.db, [{ envelope, topic: `${id}.created` }], 'wake-test');
+          return envelope.recordId;
+        };
+        const first = await queue();
+        const second = await queue();
+        const published: string[] = [];
+        const broker: Broker = Object.create(h.broker) as Broker;
+        broker.publish = async (...args) => {
+          const recordId = (JSON.parse(String(args[2])) as Envelope).recordId;
+          if (recordId === first) own.strand([second]);
+          const result = await h.broker.publish(...args);
+          published.push(recordId);
+          return result;
+        };
+        const contracts = new ContractCache(h.db, silentLogger());
+        const own = new OutboxRelay({
+          db: h.db,
+          broker,
+          logger: silentLogger(),
+          contracts,
+          owner: 'wake-test-relay',
+          settings: { relayIntervalMs: 3_600_000, reconcileIntervalMs: 3_600_000 },
+        });
+        own.start();
+        try {
+          own.strand([first]);
+          await waitFor('both events published', () => published.includes(second));
+        } finally {
+          await own.close();
+          await contracts.close();
+        }
+        assert.deepEqual(published, [first, second]);
+        for (const recordId of [first, second]) await positionOf(recordId);
       });
     },
   );
