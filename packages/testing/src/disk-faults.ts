@@ -1,16 +1,24 @@
 /**
  * A full or failing disk under a real process (issue 21), with libfiu's `fiu-run -x`
  * (Debian's fiu-utils): the process runs with libfiu's POSIX wrappers preloaded and its
- * fault points are switched at run time with `fiu-ctrl`. Only positioned writes
- * (pwrite, pwritev), fsync, fdatasync and ftruncate fail: plain write() and writev() are
- * also what a socket or stdout uses, and failing them would cut the HTTP answers the
- * test wants to read. PGlite (Emscripten's NODEFS writes at an offset) and DuckDB write
- * their files through the failing calls.
+ * fault points are switched at run time with `fiu-ctrl`. Positioned writes (pwrite,
+ * pwritev), fsync, fdatasync and ftruncate fail. PGlite (Emscripten's NODEFS writes at an
+ * offset) and DuckDB write their files through them.
+ *
+ * Plain write() and writev() are also what a socket or stdout uses: fiu's own point for
+ * them would cut the HTTP answers the test reads and the service's engine connections.
+ * Node appends to a file with plain write(), though (`appendFile`, `writeFile`), so with
+ * `fileWrites` the process also preloads `native/fiu-file-writes.c` (built here with `cc`
+ * on first use), which fails them on regular files only, through the fault point
+ * `platform/file/write`: with ENOSPC the first such write is short (half of it reaches the
+ * file, as when the last blocks run out mid-write) and every later one fails.
  */
 import { execFileSync, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { skipReason } from './engines.js';
 import { freePort } from './free-port.js';
 
@@ -20,7 +28,44 @@ const DISK_FAULT_POINTS = [
   'posix/io/sync/fsync',
   'posix/io/sync/fdatasync',
   'posix/io/rw/ftruncate',
+  // Only where fileWritesLibrary() is preloaded; an unknown point is harmless elsewhere.
+  'platform/file/write',
 ];
+const SYNC_FAULT_POINTS = ['posix/io/sync/fsync', 'posix/io/sync/fdatasync'];
+const FILE_WRITES_SOURCE = fileURLToPath(new URL('../native/fiu-file-writes.c', import.meta.url));
+const LIBFIU = '/usr/lib/libfiu.so.1.1';
+let fileWrites: string | null | undefined;
+
+/**
+ * The preload library that fails plain writes to files (see above), built with `cc`
+ * against libfiu into the temp folder once per source version; undefined (and a line on
+ * stderr) when it cannot be built here.
+ */
+export function fileWritesLibrary(): string | undefined {
+  if (fileWrites !== undefined) return fileWrites ?? undefined;
+  const source = readFileSync(FILE_WRITES_SOURCE);
+  const hash = createHash('sha256').update(source).digest('hex').slice(0, 12);
+  const library = join(tmpdir(), `platform-fiu-file-writes-${hash}.so`);
+  try {
+    if (!existsSync(library)) {
+      // Built beside it and renamed: runs building at once never load half a file.
+      const partial = `${library}.${process.pid}`;
+      execFileSync(
+        'cc',
+        ['-shared', '-fPIC', '-O2', '-o', partial, FILE_WRITES_SOURCE, LIBFIU, '-ldl'],
+        { stdio: 'pipe' },
+      );
+      renameSync(partial, library);
+    }
+    fileWrites = library;
+  } catch (error) {
+    process.stderr.write(
+      `disk faults: plain writes to files will not fail (cannot build ${FILE_WRITES_SOURCE}: ${(error as Error).message.split('\n')[0]})\n`,
+    );
+    fileWrites = null;
+  }
+  return fileWrites ?? undefined;
+}
 export const ENOSPC = 28;
 export const EIO = 5;
 
@@ -36,27 +81,46 @@ export function fiuAvailable(): boolean {
 
 /**
  * Starts `command` under `fiu-run -x` (which execs it: the child's pid is the program's);
- * with `startFull` the disk is full from its first instruction.
+ * with `startFull` the disk is full from its first instruction; with `fileWrites` plain
+ * writes to files fail too (the library above, preloaded first through `sh -c … exec`,
+ * which keeps the pid; left out, and said so, where it cannot be built).
  */
 export function spawnUnderFiu(
   command: string,
   args: string[],
   options: SpawnOptions,
   startFull = false,
+  { fileWrites = false }: { fileWrites?: boolean } = {},
 ): ChildProcess {
-  const enable = startFull ? faultCommands(true, ENOSPC) : [];
-  return spawn('fiu-run', ['-x', ...enable, command, ...args], options);
+  const enable = startFull ? faultCommands(DISK_FAULT_POINTS, true, ENOSPC) : [];
+  const library = fileWrites ? fileWritesLibrary() : undefined;
+  const program = library
+    ? ['sh', '-c', `LD_PRELOAD="${library} $LD_PRELOAD" exec "$0" "$@"`, command, ...args]
+    : [command, ...args];
+  return spawn('fiu-run', ['-x', ...enable, ...program], options);
 }
 
-const faultCommands = (full: boolean, errno: number) =>
-  DISK_FAULT_POINTS.flatMap((name) => [
+const faultCommands = (points: readonly string[], on: boolean, errno: number) =>
+  points.flatMap((name) => [
     '-c',
-    full ? `enable name=${name},failinfo=${errno}` : `disable name=${name}`,
+    on ? `enable name=${name},failinfo=${errno}` : `disable name=${name}`,
   ]);
 
 /** Makes the disk of process `pid` full (errno 28, or EIO with `errno`) or frees it. */
 export function setDiskFull(pid: number, full: boolean, errno = ENOSPC): void {
-  execFileSync('fiu-ctrl', [...faultCommands(full, errno), String(pid)], { stdio: 'ignore' });
+  execFileSync('fiu-ctrl', [...faultCommands(DISK_FAULT_POINTS, full, errno), String(pid)], {
+    stdio: 'ignore',
+  });
+}
+
+/**
+ * Makes only fsync and fdatasync of process `pid` fail (EIO by default), or stops it: the
+ * writes reach the page cache but cannot be made durable (the fsyncgate case).
+ */
+export function setSyncFailing(pid: number, failing: boolean, errno = EIO): void {
+  execFileSync('fiu-ctrl', [...faultCommands(SYNC_FAULT_POINTS, failing, errno), String(pid)], {
+    stdio: 'ignore',
+  });
 }
 
 /** The skip reason of a test that needs fiu-run (printed loudly), or undefined. */

@@ -38,9 +38,11 @@ export {
   faultAnswer,
   type FaultAnswer,
   fiuAvailable,
+  fileWritesLibrary,
   fiuSkipReason,
   serviceHealth,
   setDiskFull,
+  setSyncFailing,
   spawnUnderFiu,
   startServiceUnderFiu,
 } from './disk-faults.js';

@@ -10,8 +10,13 @@
  * - a power loss of nats-server: it restarts from a copy of its store taken seconds
  *   earlier (what JetStream's lazy fsync loses);
  * - the connection to PostgreSQL or NATS cut (refused) or stalled for two seconds;
- * - fsync and fdatasync failing with EIO in the service for two seconds (`fiu-run`/
- *   `fiu-ctrl` from Debian's fiu-utils; left out, and said so, when they are missing).
+ * - the disk full or failing under the service for 2–4 s, and its fsync alone failing for
+ *   2 s (`fiu-run`/`fiu-ctrl` from Debian's fiu-utils, through packages/testing's disk
+ *   faults, as render's harness does: writes to files (plain and positioned), fsync,
+ *   fdatasync and ftruncate fail with ENOSPC, the first write short, or EIO; sockets and
+ *   pipes go on). On this configuration the intake is on PostgreSQL and the csv target is
+ *   what writes to the disk: its recovery is the first record accepted after the disk's
+ *   return that reaches the csv file. Left out, and said so, without fiu-utils.
  *
  * Every answer is kept. At the end it waits for the targets and checks: every record
  * answered 202 is in the relational audit and in the CSV file exactly once, each key's
@@ -21,7 +26,7 @@
  * holds the correctness checks but not the recovery time (a figure for quiet benchmark
  * runs, `--recovery-bound-ms 0` there).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,10 +35,16 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createSqlDatabase } from '@platform/core';
 import {
+  EIO,
+  ENOSPC,
+  fiuAvailable,
   freeStablePort,
   guardEngines,
   seededRandom,
+  setDiskFull,
+  setSyncFailing,
   sleep,
+  spawnUnderFiu,
   startOwnNats,
   startOwnPostgres,
   startTcpProxy,
@@ -105,8 +116,11 @@ const KINDS = [
   'stall postgres',
   'stall nats',
   'fsync fails',
+  'disk full',
+  'disk failing',
 ] as const;
 type FaultKind = (typeof KINDS)[number];
+const DISK_KINDS = new Set<FaultKind>(['fsync fails', 'disk full', 'disk failing']);
 
 // Stopped from outside (the test's timeout, Ctrl-C), even while the engines start, or
 // failing before its checks: no engine of ours is left running.
@@ -114,12 +128,14 @@ const guard = guardEngines();
 
 async function main(): Promise<void> {
   // Disk faults need Debian's fiu-utils: the service runs under `fiu-run -x` and
-  // `fiu-ctrl` makes its fsync/fdatasync fail with EIO for a while.
-  const fiu = spawnSync('sh', ['-c', 'command -v fiu-run && command -v fiu-ctrl']).status === 0;
+  // `fiu-ctrl` makes its file writes and syncs fail for a while.
+  const fiu = fiuAvailable();
   if (!fiu) log('fiu-run/fiu-ctrl not installed (apt-get install fiu-utils): no disk faults');
   const kinds = ((argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS]).filter(
-    (kind) => fiu || kind !== 'fsync fails',
+    (kind) => fiu || !DISK_KINDS.has(kind),
   );
+  for (const kind of kinds)
+    if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind} (${KINDS.join(', ')})`);
   const runStartedAt = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'chaos-integration-'));
   log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
@@ -165,13 +181,11 @@ async function main(): Promise<void> {
   /** Exits nobody asked for (a crash is a failure of the run; the service is started again). */
   let crashes = 0;
   const startService = () => {
-    const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
-    const [command, ...args] = fiu ? ['fiu-run', '-x', ...node] : node;
-    const child = spawn(command!, args, {
-      cwd: SERVICE_DIR,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const options: SpawnOptions = { cwd: SERVICE_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] };
+    const node = ['--import', 'tsx', 'src/main.ts'];
+    const child = fiu
+      ? spawnUnderFiu(process.execPath, node, options, false, { fileWrites: true })
+      : spawn(process.execPath, node, options);
     service = child;
     child.stdout!.pipe(serviceLog, { end: false });
     child.stderr!.pipe(serviceLog, { end: false });
@@ -292,6 +306,32 @@ async function main(): Promise<void> {
       return Number.POSITIVE_INFINITY;
     };
 
+    const csvRows = async () => {
+      const text = await readFile(
+        join(work, 'data', 'integration', 'csv', 'interns.csv'),
+        'utf8',
+      ).catch(() => '');
+      const [header, ...rows] = parseCsv(text);
+      const col = (name: string) => header?.indexOf(name) ?? -1;
+      return rows.map((row) => ({ key: row[col('intern_id')]!, mentor: row[col('mentor')]! }));
+    };
+
+    /** From `since` to the first create accepted after it being in the csv file. */
+    const csvAppliesAfter = async (since: number): Promise<number> => {
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline) {
+        const keys = new Set(
+          answers
+            .filter((a) => a.status === 202 && a.kind === 'create' && a.startedAt >= since)
+            .map((a) => a.key),
+        );
+        if (keys.size > 0 && (await csvRows().catch(() => [])).some((row) => keys.has(row.key)))
+          return Date.now() - since;
+        await sleep(250);
+      }
+      return Number.POSITIVE_INFINITY;
+    };
+
     for (let i = 0; i < FAULTS; i += 1) {
       await sleep(GAP_MS + faultRandom() * 2 * GAP_MS);
       const kind = pick(kinds, faultRandom);
@@ -322,16 +362,23 @@ async function main(): Promise<void> {
           returnedAt = Date.now();
           break;
         case 'fsync fails': {
-          // EIO from fsync and fdatasync (the csv journal's durability point) for 2 s; the
-          // rest of the process's I/O goes on (a failing `write` would fail its sockets and
-          // stdout too, which is a dead process, covered by kill -9).
-          const fiuCtrl = (command: string) =>
-            spawnSync('fiu-ctrl', ['-c', command, String(service!.pid)]);
-          for (const name of ['posix/io/sync/fsync', 'posix/io/sync/fdatasync'])
-            fiuCtrl(`enable name=${name},failinfo=5`);
+          // EIO from fsync and fdatasync (the csv journal's durability point) for 2 s while
+          // its writes reach the page cache.
+          const pid = service!.pid!;
+          setSyncFailing(pid, true);
           await sleep(2000);
-          for (const name of ['posix/io/sync/fsync', 'posix/io/sync/fdatasync'])
-            fiuCtrl(`disable name=${name}`);
+          setSyncFailing(pid, false);
+          returnedAt = Date.now();
+          break;
+        }
+        case 'disk full':
+        case 'disk failing': {
+          // Every write to a file and every sync fails (ENOSPC, the first write short; or
+          // EIO) for 2–4 s; sockets and pipes go on.
+          const pid = service!.pid!;
+          setDiskFull(pid, true, kind === 'disk full' ? ENOSPC : EIO);
+          await sleep(2000 + faultRandom() * 2000);
+          setDiskFull(pid, false);
           returnedAt = Date.now();
           break;
         }
@@ -344,7 +391,10 @@ async function main(): Promise<void> {
           returnedAt = Date.now();
         }
       }
-      const recoveryMs = await firstSuccessAfter(returnedAt);
+      // The disk is the csv target's: it has recovered once it applies again.
+      const recoveryMs = DISK_KINDS.has(kind)
+        ? await csvAppliesAfter(returnedAt)
+        : await firstSuccessAfter(returnedAt);
       faults.push({ kind, recoveryMs });
       log(`fault ${i + 1}/${FAULTS}: ${kind}; serving again after ${recoveryMs} ms`);
     }
@@ -366,15 +416,6 @@ async function main(): Promise<void> {
          WHERE contract_id = 'interns' GROUP BY record_id`,
       );
       return new Map(rows.map((r) => [r.record_id, r.n]));
-    };
-    const csvRows = async () => {
-      const text = await readFile(
-        join(work, 'data', 'integration', 'csv', 'interns.csv'),
-        'utf8',
-      ).catch(() => '');
-      const [header, ...rows] = parseCsv(text);
-      const col = (name: string) => header?.indexOf(name) ?? -1;
-      return rows.map((row) => ({ key: row[col('intern_id')]!, mentor: row[col('mentor')]! }));
     };
     const wanted = new Set(ok.map((a) => a.recordId!));
     // What each key may end as: its last accepted event, or a later one whose answer

@@ -6,10 +6,12 @@
  *
  * After a failed write the journal refuses every append until it is opened again: the
  * caller's in-memory state may then hold entries the disk does not, and reopening hands
- * back what the disk does hold.
+ * back what the disk does hold, cut back to its last whole line (a short write on a full
+ * disk leaves part of one, which the next append would otherwise be glued onto).
  */
 import { open, readFile, rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { cutTornTail } from '../runtime/torn-tail.js';
 
 interface PendingEntry {
   line: string;
@@ -33,6 +35,7 @@ export class Journal<Entry> {
   /** Opens the journal for appending and returns the entries on disk. */
   async open(): Promise<Entry[]> {
     await this.close();
+    await cutTornTail(this.path);
     const text = await readFile(this.path, 'utf8').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return '';
       throw error;

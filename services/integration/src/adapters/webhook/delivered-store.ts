@@ -22,6 +22,7 @@
 import { appendFile, mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { slotKey, type AppliedPosition, type PositionSlot } from '../runtime/applied-position.js';
+import { cutTornTail } from '../runtime/torn-tail.js';
 
 /** A delivery as recorded: its offset in its slot (undefined for lines of earlier releases). */
 interface DeliveredEntry {
@@ -71,6 +72,8 @@ export class DeliveredStore {
   private readonly states = new Map<string, Promise<AttachmentState>>();
   /** Appends and rewrites of one attachment, one at a time. */
   private readonly writes = new Map<string, Promise<unknown>>();
+  /** Files whose tail is a whole line: checked before this process's first append and after a failed one. */
+  private readonly wholeTails = new Set<string>();
 
   constructor(
     private readonly dir: string,
@@ -175,12 +178,19 @@ export class DeliveredStore {
    * append was a system call per batch for nothing (the folder is there after the first).
    */
   private async append(path: string, text: string): Promise<void> {
+    if (!this.wholeTails.has(path)) {
+      // A short write on a full disk (or a power loss) may have left part of a line.
+      await cutTornTail(path);
+      this.wholeTails.add(path);
+    }
     try {
       await appendFile(path, text);
     } catch (error) {
+      this.wholeTails.delete(path);
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       await mkdir(this.dir, { recursive: true });
       await appendFile(path, text);
+      this.wholeTails.add(path);
     }
   }
 
