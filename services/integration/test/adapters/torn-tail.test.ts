@@ -3,13 +3,16 @@
  * (issue 21, the chaos run's disk-full fault: the csv journal lost acknowledged updates,
  * seed 5, 27 Nov). The csv journal and the webhook's delivered file cut such a tail
  * before they append again, so the next entry is a line of its own and survives the next
- * load. Here the tail is what a short write leaves (half of an entry, no newline).
+ * load. Here the tail is what a short write leaves (half of an entry, no newline). The
+ * csv file's lock torn the same way (its owner's line half written) is stale, not an
+ * error that keeps the csv target closed for good.
  */
 import assert from 'node:assert/strict';
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { acquireFileLock } from '../../src/adapters/csv/file-lock.js';
 import { Journal } from '../../src/adapters/csv/journal.js';
 import { cutTornTail } from '../../src/adapters/runtime/torn-tail.js';
 import { DeliveredStore } from '../../src/adapters/webhook/delivered-store.js';
@@ -83,5 +86,25 @@ describe('torn tail of an append-only file', () => {
     await cutTornTail(empty);
     assert.equal(await readFile(empty, 'utf8'), '');
     await cutTornTail(join(folder, 'absent'));
+  });
+});
+
+describe('csv file lock torn by a short write', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'torn-lock-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is stale: the next writer takes it over instead of failing to read it for ever', async () => {
+    const target = join(dir, 'interns.csv');
+    // What the chaos run's disk-full fault left (seed 22, 27 Nov): half of the owner's line.
+    await appendFile(`${target}.lock`, `{"pid":${process.pid},"token":"5f3ca03c`);
+    const lock = await acquireFileLock(target);
+    assert.match(await readFile(`${target}.lock`, 'utf8'), /^\{"pid":\d+,"token":"[^"]+"\}$/);
+    await lock.release();
+    await assert.rejects(readFile(`${target}.lock`, 'utf8'), { code: 'ENOENT' });
   });
 });

@@ -1,6 +1,7 @@
 /**
  * One writer per CSV file (spec 8.3): a `<file>.lock` created exclusively, holding the
- * owner's pid and a token. A lock whose pid is no longer alive is stale and taken over;
+ * owner's pid and a token. A lock whose pid is no longer alive, or that holds no whole
+ * line (its writer crashed or met a full disk before writing it), is stale and taken over;
  * a live one (another process, or another attachment in this process) refuses with
  * `TargetLockedError`.
  */
@@ -22,13 +23,34 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * The lock's owner; none when it is empty or torn (a writer that crashed, or met a full
+ * disk, between creating it and writing its line): such a lock is stale, as one whose
+ * pid is gone.
+ */
+function ownerOf(text: string): { pid?: number } {
+  try {
+    return (JSON.parse(text || '{}') as { pid?: number } | null) ?? {};
+  } catch {
+    return {};
+  }
+}
+
 export async function acquireFileLock(target: string): Promise<FileLock> {
   const path = `${target}.lock`;
   const token = randomUUID();
   for (let attempt = 0; attempt < 2; attempt += 1) {
     try {
       const handle = await open(path, 'wx');
-      await handle.writeFile(JSON.stringify({ pid: process.pid, token }));
+      try {
+        await handle.writeFile(JSON.stringify({ pid: process.pid, token }));
+      } catch (error) {
+        // A full disk: the lock holds part of its line at most, and no owner. Gone, or
+        // no later attempt (this process's or another's) could take it.
+        await handle.close().catch(() => undefined);
+        await unlink(path).catch(() => undefined);
+        throw error;
+      }
       await handle.close();
       return {
         path,
@@ -39,9 +61,7 @@ export async function acquireFileLock(target: string): Promise<FileLock> {
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = JSON.parse((await readFile(path, 'utf8').catch(() => '')) || '{}') as {
-        pid?: number;
-      };
+      const holder = ownerOf(await readFile(path, 'utf8').catch(() => ''));
       if (typeof holder.pid === 'number' && alive(holder.pid)) {
         throw new TargetLockedError(
           `${target} is being written by another writer (pid ${holder.pid})`,
