@@ -35,8 +35,11 @@ import {
   postgresUrlForTests,
   type TestDatabase,
 } from '@platform/testing';
+import { createJetStreamBroker } from '../src/broker/jetstream/jetstream-broker.js';
+import type { Broker } from '../src/broker/broker.js';
 import { integrationEnvSchema } from '../src/config.js';
 import { startPlatform, type RunningPlatform } from '../src/platform.js';
+import { deleteStreams } from '../test/helpers/broker-drivers.js';
 import { runSoak, type SoakResult } from './soak-core.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1000);
@@ -149,8 +152,17 @@ async function runDriver(driver: string): Promise<Result | undefined> {
   };
   const hook = await webhookServer(hooks, noteLanding);
   let platform: RunningPlatform | undefined;
+  // JetStream: streams of this run's own, as the tests have. With the default prefix every
+  // bench on the same nats-server (other worktrees, a profile run beside an A/B run) shared
+  // the streams and each adapter group's durable, and each process's workers saw the
+  // other's deliveries as lost ones: a re-read of the partition every batch or two (10,686
+  // re-read warnings in one run at load 33 on 27 Nov 2026, which never finished).
+  const brokerPrefix = natsUrl ? `BENCH${randomBytes(4).toString('hex').toUpperCase()}` : '';
+  let broker: Broker | undefined;
   try {
-    platform = await startPlatform({ env, logger, db });
+    if (natsUrl)
+      broker = await createJetStreamBroker({ url: natsUrl, logger, prefix: brokerPrefix });
+    platform = await startPlatform({ env, logger, db, ...(broker ? { broker } : {}) });
     const cp = platform.urls['control-plane']!;
     const attach = await fetch(`${cp}/contracts/interns/adapters`, {
       method: 'POST',
@@ -392,6 +404,8 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     };
   } finally {
     await platform?.close();
+    await broker?.close().catch(() => undefined);
+    if (natsUrl) await deleteStreams(natsUrl, brokerPrefix).catch(() => undefined);
     await db.close().catch(() => undefined);
     await testDb?.drop();
     hook.server.close();

@@ -100,7 +100,8 @@ export const BROKER_DRIVERS: BrokerDriverCase[] = [
   },
 ];
 
-async function deleteStreams(url: string, prefix: string): Promise<void> {
+/** Deletes every stream of a broker prefix (a test's or a bench run's own). */
+export async function deleteStreams(url: string, prefix: string): Promise<void> {
   const nc = await connect({ servers: url, timeout: 2000 });
   try {
     const jsm = await nc.jetstreamManager();
