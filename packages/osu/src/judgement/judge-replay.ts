@@ -71,19 +71,22 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
   let n100 = 0;
   let n50 = 0;
   let misses = 0;
+  // score v1 as the game computes it (lazer's OsuLegacyScoreSimulator.cs and
+  // LegacyRulesetExtensions.CalculateDifficultyPeppyStars): the difficulty multiplier from
+  // the map's own HP, OD and CS and its objects per second of drain time (whole seconds
+  // between the first and last object's start, less breaks; 16 when that is 0)
+  const base = play.beatmap;
+  const breakLength = base.events.breaks.reduce(
+    (sum, b) => sum + Math.round(b.end) - Math.round(b.start),
+    0,
+  );
+  const drainSeconds = n
+    ? Math.trunc((Math.round(objs.at(-1)!.time) - Math.round(objs[0]!.time) - breakLength) / 1000)
+    : 0;
+  const objectsPerDrain =
+    drainSeconds !== 0 ? Math.min(Math.max((n / drainSeconds) * 8, 0), 16) : 16;
   const diffPoints = Math.round(
-    ((play.beatmap.difficulty.hp +
-      play.beatmap.difficulty.od +
-      play.beatmap.difficulty.cs +
-      Math.min(
-        Math.max(
-          (n / Math.max(1, ((objs.at(-1)?.endTime ?? 0) - (objs[0]?.time ?? 0)) / 1000)) * 8,
-          0,
-        ),
-        16,
-      )) /
-      38) *
-      5,
+    ((base.difficulty.hp + base.difficulty.od + base.difficulty.cs + objectsPerDrain) / 38) * 5,
   );
   const modMult = modMultiplier(play.mods);
   const acc = (): number => {
@@ -114,7 +117,12 @@ export function judgePlayable(replay: Replay, play: PlayableBeatmap): JudgementR
     if (result === 0) combo = 0;
     else {
       if (o.kind !== 'slider') addCombo();
-      score += result + Math.floor((result * Math.max(combo - 1, 0) * diffPoints * modMult) / 25);
+      // the combo before this hit less one (a slider's parts have already counted), times
+      // the hit value / 25 in integer maths
+      const before = o.kind === 'slider' ? combo : combo - 1;
+      score +=
+        result +
+        Math.trunc(Math.max(0, before - 1) * Math.trunc(result / 25) * diffPoints * modMult);
     }
     push({ time, objectIndex: o.index, kind: 'hit', result, x, y });
   };
