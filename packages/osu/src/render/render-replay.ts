@@ -15,7 +15,6 @@ import { modsToString } from '../replay/mods.js';
 import { ReplayDecodeError } from '../replay/replay-decode-error.js';
 import type { Replay } from '../replay/types.js';
 import { FfmpegEncoder } from './ffmpeg-encoder.js';
-import { thumbnail } from './ffmpeg-tools.js';
 import { drawFrames, RenderAbortedError, workerCount, x264ThreadsFor } from './frame-loop.js';
 import { openMediaInputs, type MediaInputs } from './media-inputs.js';
 import { prepareScene } from './prepare-scene.js';
@@ -107,6 +106,9 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
 
   const { ffmpeg, ffprobe } = resolveFfmpeg(input.ffmpeg);
   await mkdir(dirname(input.outputVideoPath), { recursive: true });
+  await mkdir(dirname(input.outputThumbnailPath), { recursive: true });
+  // the thumbnail is the frame 40% into the video, taken by the encoder as it passes
+  const thumbFrame = Math.min(frames - 1, Math.round(frames * 0.4));
   let media: MediaInputs | undefined;
   let encoder: FfmpegEncoder | undefined;
   let pool: WorkerPool | undefined;
@@ -152,6 +154,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
       x264Threads:
         o.x264Threads ?? x264ThreadsFor(workerCount(o.workers, media.video !== undefined)),
       convert: o.convert,
+      thumbnail: { path: input.outputThumbnailPath, frame: thumbFrame },
       log,
     });
     await drawFrames({
@@ -180,8 +183,7 @@ export async function renderReplay(input: RenderInput): Promise<RenderResult> {
     input.signal?.removeEventListener('abort', onAbort);
     await media?.close();
   }
-  await thumbnail(ffmpeg, input.outputVideoPath, input.outputThumbnailPath, (frames / fps) * 0.4);
-  log(`thumbnail at ${((frames / fps) * 0.4).toFixed(2)} s`);
+  log(`thumbnail: frame ${thumbFrame} (${(thumbFrame / fps).toFixed(2)} s)`);
   const secs = (performance.now() - t0) / 1000;
   log(
     `done: ${frames} frames in ${secs.toFixed(1)} s (${(frames / secs).toFixed(1)} fps, x${(durationSeconds / secs).toFixed(2)} real time)`,
