@@ -12,6 +12,10 @@
  * (e.g. `RENDER_PORT`) overrides it for that service alone; a plain `PORT` applies to
  * every service started, so use it with one service.
  *
+ * A service that needs flags of node itself (V8's heap sizing, say) lists them:
+ *   "nodeOptions": ["--min-semi-space-size=16"]
+ * passed to its process before anything else (flags NODE_OPTIONS refuses included).
+ *
  * A service lists the pages a person opens in a browser, printed after "ready":
  *   "pages": [{ "title": "console", "path": "/console", "port": "CONTROL_PLANE_PORT" }]
  * `port` names one of `ports` (default: the first); a `{placeholder}` in `path` is printed
@@ -33,6 +37,8 @@ interface PageManifest {
 interface ServiceManifest {
   service: string;
   entry: string;
+  /** Flags of node for the service's process, e.g. `--min-semi-space-size=16`. */
+  nodeOptions?: string[];
   ports: Record<string, number>;
   pages?: PageManifest[];
 }
@@ -77,6 +83,9 @@ function discoverServices(): Service[] {
       const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).platform as
         ServiceManifest | undefined;
       if (!manifest) return [];
+      const { nodeOptions = [] } = manifest;
+      if (!Array.isArray(nodeOptions) || !nodeOptions.every((o) => /^--[a-z]/.test(String(o))))
+        throw new Error(`${manifest.service}: nodeOptions must be a list of node flags (--…)`);
       const env: Record<string, string> = {};
       const urls: string[] = [];
       for (const [variable, defaultPort] of Object.entries(manifest.ports)) {
@@ -163,7 +172,13 @@ async function main(): Promise<void> {
 
   for (const service of services) {
     const label = `[${service.service.padEnd(width)}]`;
-    const child = spawn(process.execPath, ['--import', TSX, join(service.dir, service.entry)], {
+    const args = [
+      ...(service.nodeOptions ?? []),
+      '--import',
+      TSX,
+      join(service.dir, service.entry),
+    ];
+    const child = spawn(process.execPath, args, {
       cwd: root,
       env: { ...process.env, ...service.env, DATA_DIR: process.env.DATA_DIR ?? join(root, 'data') },
       stdio: ['ignore', 'pipe', 'pipe'],

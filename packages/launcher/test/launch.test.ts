@@ -18,12 +18,16 @@ function writeService(
   ports: Record<string, number>,
   body: string,
   pages?: Array<{ title: string; path: string; port?: string }>,
+  nodeOptions?: string[],
 ): void {
   const dir = join(root, 'services', name);
   mkdirSync(join(dir, 'src'), { recursive: true });
   writeFileSync(
     join(dir, 'package.json'),
-    JSON.stringify({ name, platform: { service: name, entry: 'src/main.mjs', ports, pages } }),
+    JSON.stringify({
+      name,
+      platform: { service: name, entry: 'src/main.mjs', nodeOptions, ports, pages },
+    }),
   );
   writeFileSync(join(dir, 'src', 'main.mjs'), body);
 }
@@ -31,7 +35,7 @@ function writeService(
 const httpService = (variables: string[]) => `
 import { createServer } from 'node:http';
 const servers = ${JSON.stringify(variables)}.map((v) => createServer((req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ port: v, dataDir: process.env.DATA_DIR }));
+  res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ port: v, dataDir: process.env.DATA_DIR, execArgv: process.execArgv }));
 }).listen(Number(process.env[v]), '127.0.0.1'));
 process.on('SIGTERM', () => { console.log('graceful stop'); servers.forEach((s) => s.close()); process.exit(0); });
 `;
@@ -87,6 +91,22 @@ test('starts every declared service, prints each URL, and stops them on SIGINT',
   assert.match(run.output(), /\[alpha\] graceful stop/);
   assert.match(run.output(), /all services stopped/);
   await assert.rejects(fetch(`http://127.0.0.1:${a}/health`));
+});
+
+test("passes a service's nodeOptions to its node process", async () => {
+  const root = mkdtempSync(join(tmpdir(), 'launch-'));
+  const port = await freePort();
+  writeService(root, 'alpha', { ALPHA_PORT: port }, httpService(['ALPHA_PORT']), undefined, [
+    '--min-semi-space-size=16',
+  ]);
+  const run = launch(root);
+  await run.waitFor(/Ctrl-C stops everything/);
+  const answer = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as {
+    execArgv: string[];
+  };
+  assert.equal(answer.execArgv[0], '--min-semi-space-size=16');
+  run.child.kill('SIGTERM');
+  assert.equal(await run.exited, 0);
 });
 
 test('prints the pages each service declares, on the port each page names', async () => {

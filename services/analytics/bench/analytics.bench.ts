@@ -3,30 +3,29 @@
  * 1,000,000 orders), generates the data, builds the warehouse in a child process (time
  * per step, peak RSS), rebuilds it (the MERGE path), then measures latency percentiles
  * of each REST read and of each MCP view tool (Streamable HTTP), without and with the
- * result cache, plus run_sql and the offline chat, against the real server. REST and
- * MCP load comes from a client in its own process; each of those lines also gives the
- * server's CPU time per request.
+ * result cache, plus run_sql and the offline chat, against the real server. The server
+ * runs in its own process (`bench-server.ts`, started with the node flags the launcher
+ * gives the service) and REST and MCP load comes from a client in another; each of those
+ * lines also gives the server's CPU time per request.
  *
  * Concurrency: BENCH_CONCURRENCY, default 4 — the goals (p99 ≤ 20 ms uncached, ≤ 5 ms
  * cached) are judged at that default: about what one dashboard load sends at once (its
  * five reads), on 2 cores shared with the client.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { FastifyInstance } from 'fastify';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createLogger, listen } from '@platform/core';
-import { buildAnalyticsApp } from '../src/app.js';
 import { generateDataset } from '../src/generate/generate-dataset.js';
 import { READ_NAMES, READS, type ReadName, type ReadSpec } from '../src/sales/catalog.js';
 import { warehouseDir, warehousePath } from '../src/warehouse/paths.js';
-import { createWarehouse } from '../src/warehouse/warehouse.js';
 
 const SIZES = (process.env.BENCH_ORDERS ?? '100000,1000000').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -37,6 +36,11 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const run = promisify(execFile);
 const worker = fileURLToPath(new URL('./pipeline-worker.ts', import.meta.url));
 const loadClient = fileURLToPath(new URL('./load-client.ts', import.meta.url));
+const benchServer = fileURLToPath(new URL('./bench-server.ts', import.meta.url));
+/** The node flags the launcher starts the service with (package.json `platform.nodeOptions`). */
+const NODE_OPTIONS: string[] =
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).platform
+    .nodeOptions ?? [];
 
 function percentiles(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
@@ -88,11 +92,12 @@ interface Target {
  * Load sent by a client in its own process (bench/load-client.ts), as a real client would:
  * GETs of a path, or MCP `tools/call` POSTs to `/mcp`.
  */
-async function measureLoad(base: string, target: Target, requests: number): Promise<void> {
-  // The server runs in this process and nothing else does meanwhile: this process's CPU
-  // time (DuckDB's threads included) per request is the server's cost, a figure that
-  // other work on the machine disturbs far less than latency.
-  const cpuBefore = process.cpuUsage();
+async function measureLoad(server: BenchServer, target: Target, requests: number): Promise<void> {
+  // The server's process does nothing else meanwhile: its CPU time (DuckDB's threads
+  // included) per request is the server's cost, a figure that other work on the machine
+  // disturbs far less than latency.
+  const { base } = server;
+  const cpuBefore = await server.cpuMs();
   const tool = target.tool ? [target.tool.name, JSON.stringify(target.tool.arguments)] : [];
   const { stdout } = await run(
     process.execPath,
@@ -107,10 +112,10 @@ async function measureLoad(base: string, target: Target, requests: number): Prom
     ],
     { maxBuffer: 16 << 20 },
   );
-  const cpu = process.cpuUsage(cpuBefore);
+  const cpu = (await server.cpuMs()) - cpuBefore;
   const { samples, seconds } = JSON.parse(stdout.trim()) as { samples: number[]; seconds: number };
   // The client's 5 warm-up requests are served too.
-  report(target.label, samples, seconds, (cpu.user + cpu.system) / 1000 / (samples.length + 5));
+  report(target.label, samples, seconds, cpu / (samples.length + 5));
 }
 
 /** Each REST read and the MCP view tool with the same arguments (from the query string). */
@@ -148,8 +153,39 @@ async function buildOnce(source: string, file: string, label: string) {
   );
 }
 
-async function serve(app: FastifyInstance): Promise<string> {
-  return listen(app, { port: 0, host: '127.0.0.1' });
+interface BenchServer {
+  base: string;
+  /** The server process's CPU time so far, ms. */
+  cpuMs(): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** `bench-server.ts` over `file` in its own process, as the launcher starts the service. */
+async function startServer(file: string, mode: 'cold' | 'cached'): Promise<BenchServer> {
+  const child = spawn(
+    process.execPath,
+    [...NODE_OPTIONS, '--import', 'tsx', benchServer, file, mode],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const nextLine = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`bench server (${mode}) exited: ${child.exitCode}`);
+    return value as string;
+  };
+  const exited = new Promise((done) => child.once('exit', done));
+  const base = await nextLine();
+  return {
+    base,
+    async cpuMs() {
+      child.stdin.write('cpu\n');
+      return Number(await nextLine());
+    },
+    async close() {
+      child.stdin.end('close\n');
+      await exited;
+    },
+  };
 }
 
 async function benchSize(dir: string, orders: number): Promise<void> {
@@ -165,12 +201,9 @@ async function benchSize(dir: string, orders: number): Promise<void> {
   await buildOnce(source, file, 'pipeline, first build');
   await buildOnce(source, file, 'pipeline, re-run on the same files (MERGE)');
 
-  const logger = createLogger({ service: 'analytics-bench', level: 'silent' });
-
   // Every request computes the view in DuckDB.
-  const coldWarehouse = createWarehouse({ file, cacheEntries: 0 });
-  const coldApp = await buildAnalyticsApp({ warehouse: coldWarehouse, logger });
-  const coldBase = await serve(coldApp);
+  const cold = await startServer(file, 'cold');
+  const coldBase = cold.base;
   // Pages deep in the ranking: the last full page, and the last of the lowest decile.
   const totalOf = async (query: string) => {
     const response = await fetch(`${coldBase}/api/v1/analytics/customer-ltv?limit=1${query}`);
@@ -190,23 +223,15 @@ async function benchSize(dir: string, orders: number): Promise<void> {
   console.log(
     `\nwithout the result cache (every request runs the view), ${COLD_REQUESTS} requests per line at concurrency ${CONCURRENCY}:`,
   );
-  for (const target of targets) await measureLoad(coldBase, target, COLD_REQUESTS);
-  await coldApp.close();
-  await coldWarehouse.close();
+  for (const target of targets) await measureLoad(cold, target, COLD_REQUESTS);
+  await cold.close();
 
-  const warehouse = createWarehouse({ file });
-  // One MCP client measures run_sql at CONCURRENCY: its per-client bound is the process's.
-  const app = await buildAnalyticsApp({
-    warehouse,
-    logger,
-    sqlMaxConcurrent: 2,
-    sqlMaxConcurrentPerClient: 2,
-  });
-  const base = await serve(app);
+  const server = await startServer(file, 'cached');
+  const { base } = server;
   console.log(
     `\nwith the default result cache, ${REQUESTS} requests per line at concurrency ${CONCURRENCY}, after 5 warm-up requests:`,
   );
-  for (const target of targets) await measureLoad(base, target, REQUESTS);
+  for (const target of targets) await measureLoad(server, target, REQUESTS);
 
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
@@ -227,14 +252,13 @@ async function benchSize(dir: string, orders: number): Promise<void> {
     });
     await response.arrayBuffer();
   });
-  await app.close();
-  await warehouse.close();
+  await server.close();
 }
 
 console.log(
   `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${loadavg()
     .map((n) => n.toFixed(1))
-    .join(' ')}`,
+    .join(' ')}; server: node ${NODE_OPTIONS.join(' ')}`,
 );
 for (const orders of SIZES) {
   const dir = await mkdtemp(join(tmpdir(), 'analytics-bench-'));
