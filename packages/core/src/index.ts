@@ -25,6 +25,13 @@ export {
   isRedisUnavailable,
   RETRY_AFTER_SECONDS,
 } from './errors/dependency-unavailable.js';
+export {
+  askAfterLostAnswer,
+  IN_DOUBT_WAIT_MS,
+  isUnsyncedCommit,
+  mayHaveCommitted,
+  type InDoubtAnswer,
+} from './errors/in-doubt-write.js';
 export { createHttpApp, type HttpAppOptions, type OpenApiInfo } from './http/create-http-app.js';
 export { localServer } from './http/openapi/servers.js';
 export {

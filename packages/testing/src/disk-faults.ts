@@ -123,6 +123,25 @@ export function setSyncFailing(pid: number, failing: boolean, errno = EIO): void
   });
 }
 
+/**
+ * Makes one sync call of process `pid` fail (EIO by default), every write still
+ * succeeding, or work again: what was written reaches the page cache and cannot be made
+ * durable. `fdatasync` is what core's PGlite driver syncs the WAL with (a failed WAL
+ * sync: the commit in doubt); `fsync` what the file store syncs an object and its folder with.
+ */
+export function setSyncCallFailing(
+  pid: number,
+  call: 'fsync' | 'fdatasync',
+  failing: boolean,
+  errno = EIO,
+): void {
+  execFileSync(
+    'fiu-ctrl',
+    [...faultCommands([`posix/io/sync/${call}`], failing, errno), String(pid)],
+    { stdio: 'ignore' },
+  );
+}
+
 /** The skip reason of a test that needs fiu-run (printed loudly), or undefined. */
 export function fiuSkipReason(): string | undefined {
   return skipReason('fiu-run and fiu-ctrl (Debian fiu-utils)', fiuAvailable());
@@ -160,10 +179,11 @@ export async function startServiceUnderFiu(
   return { child, pid: child.pid!, base: `http://127.0.0.1:${port}`, stderr: () => stderr };
 }
 
-/** An answer as a fault test checks it: its status, `Retry-After` and JSON body. */
+/** An answer as a fault test checks it: its status, `Retry-After`, `Location` and JSON body. */
 export interface FaultAnswer<Body> {
   status: number;
   retryAfter: string | null;
+  location: string | null;
   body: Body;
 }
 
@@ -171,6 +191,7 @@ export async function faultAnswer<Body>(response: Response): Promise<FaultAnswer
   return {
     status: response.status,
     retryAfter: response.headers.get('retry-after'),
+    location: response.headers.get('location'),
     body: (await response.json()) as Body,
   };
 }

@@ -42,6 +42,7 @@ export {
   fiuSkipReason,
   serviceHealth,
   setDiskFull,
+  setSyncCallFailing,
   setSyncFailing,
   spawnUnderFiu,
   startServiceUnderFiu,

@@ -15,21 +15,8 @@ import { integrationErrors } from './errors.js';
 
 // Moved to core (render classifies the same errors); kept here for integration's imports.
 export { isDatabaseUnavailable, RETRY_AFTER_SECONDS };
-
-/**
- * A lost connection whose statement may have reached the database and committed (the
- * answer was lost, not the request): refused or timed-out connects, and the server
- * refusing new connections, never sent anything, so they are not in doubt.
- */
-const NEVER_SENT =
-  /ECONNREFUSED|Connection refused|timeout exceeded when trying to connect|^57P03$|^53300$/i;
-
-export function mayHaveCommitted(error: unknown): boolean {
-  if (!isDatabaseUnavailable(error)) return false;
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && NEVER_SENT.test(code)) return false;
-  return !(error instanceof Error && NEVER_SENT.test(error.message));
-}
+// In core too (render's admission asks after a lost answer as the intake does).
+export { mayHaveCommitted } from '@platform/core';
 
 export function classifyDependencyError(db: SqlDatabase) {
   const options = (cause: unknown) => ({

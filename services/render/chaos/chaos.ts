@@ -382,7 +382,9 @@ async function main(): Promise<void> {
           detail?: string;
         };
         if (body.detail) answer.detail = body.detail;
-        if (response.status === 202) answer.jobId = body.job_id!;
+        // A 503 with a job id: its commit was in doubt and it may be stored (then it must finish).
+        if (response.status === 202 || (response.status === 503 && body.job_id))
+          answer.jobId = body.job_id!;
         else if (response.status >= 500 && response.status !== 503)
           log(`unexpected ${response.status}: ${JSON.stringify(body)}`);
       } catch {
@@ -488,6 +490,9 @@ async function main(): Promise<void> {
     // The end state: every accepted job finished. The bound is progress, not time: the
     // reaper's windows plus a few renders on a loaded machine.
     const accepted = answers.filter((a) => a.status === 202).map((a) => a.jobId!);
+    const inDoubt = answers.filter((a) => a.status === 503 && a.jobId).map((a) => a.jobId!);
+    /** Every job that must finish if stored: the accepted, and the in-doubt ones found stored. */
+    const watched = [...accepted, ...inDoubt];
     log(
       `load done: ${answers.length} submissions, ${accepted.length} accepted; waiting for the jobs`,
     );
@@ -496,7 +501,7 @@ async function main(): Promise<void> {
         // PGlite is the service's own: asked over HTTP while it runs. A job it does not
         // know will never finish (the checks below say whether that is allowed).
         const left: string[] = [];
-        for (const id of accepted) {
+        for (const id of watched) {
           const response = await fetch(`${base}/v1/jobs/${id}`);
           const job = (await response.json()) as { status?: string };
           if (response.status !== 404 && job.status !== 'completed' && job.status !== 'failed')
@@ -504,13 +509,13 @@ async function main(): Promise<void> {
         }
         return left;
       }
+      // A job not stored never finishes: a 202's is counted as lost below.
       const { rows } = await direct.query<{ id: string }>(
         `SELECT id::text AS id FROM render_jobs
-         WHERE id = ANY($1::uuid[]) AND status IN ('completed', 'failed')`,
-        [accepted],
+         WHERE id = ANY($1::uuid[]) AND status NOT IN ('completed', 'failed')`,
+        [watched],
       );
-      const done = new Set(rows.map((r) => r.id));
-      return accepted.filter((id) => !done.has(id));
+      return rows.map((r) => r.id);
     };
     await untilSettled(
       (STUCK_JOB_SECONDS + REDISPATCH_AFTER_SECONDS) * 1000 + 90_000,
@@ -533,7 +538,7 @@ async function main(): Promise<void> {
     }>(
       `SELECT id::text AS id, status, error, video_key, thumbnail_key FROM render_jobs
        WHERE id = ANY($1::uuid[])`,
-      [accepted],
+      [watched],
     );
     const byId = new Map(jobs.map((j) => [j.id, j]));
     // Answered after a power loss's copy and before its kill: the contract lets it go
@@ -604,7 +609,7 @@ async function main(): Promise<void> {
     // A power loss undoes what its process logged after the copy: such a claim or
     // completion never happened as far as the disk knows.
     const undone = (e: JobEvent) => powerLosses.some((p) => e.pid === p.pid && e.time > p.copiedAt);
-    for (const id of accepted) {
+    for (const id of watched) {
       const mine = events
         .filter((e) => e.jobId === id && !undone(e))
         .sort((a, b) => a.time - b.time);
@@ -667,6 +672,9 @@ async function main(): Promise<void> {
     );
     console.log(
       `accepted ${accepted.length} (completed ${jobs.length - failed.length}, failed with a reason ${failed.length}); lost ${lost.length}; gone with a power loss's window ${lostToPowerLoss.length}; duplicated ${duplicated}; rendered again after a fault ${rerendered} (overlapping a live earlier claim that then stopped: ${overlapsStopped}); videos probed ${videosProbed}; problems ${problems.length}; service crashes ${crashes}`,
+    );
+    console.log(
+      `503 with a job id (commit in doubt): ${inDoubt.length}, of them stored ${inDoubt.filter((id) => byId.has(id)).length} (each must finish as an accepted job)`,
     );
     console.log(
       `after an engine's (or the disk's) return, first 202: p50 ${quantile(engineRecoveries, 0.5)} ms, p99 ${quantile(engineRecoveries, 0.99)} ms`,

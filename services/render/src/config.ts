@@ -46,6 +46,8 @@ export const renderEnvSchema = coreEnvSchema.extend({
   REQUEST_TIMEOUT_SECONDS: positiveIntVar(120),
   /** An upload that sends nothing for this long is cut off. @defaultValue 15 */
   BODY_IDLE_TIMEOUT_SECONDS: positiveIntVar(15),
+  /** How long a submission whose commit is in doubt (its answer lost) asks whether its job is stored before answering 503 with the job's id. @defaultValue 10 */
+  IN_DOUBT_WAIT_SECONDS: positiveIntVar(10),
   /** Threads decoding large replays off the event loop. @defaultValue 1 */
   DECODE_THREADS: positiveIntVar(1),
   /** Days a finished job's video, thumbnail, log and replay are kept; then the job answers 410. @defaultValue 30 */
@@ -120,6 +122,8 @@ export interface RenderSettings {
   requestTimeoutMs: number;
   /** Silence allowed while an upload body is read. @defaultValue 15000 */
   bodyIdleTimeoutMs: number;
+  /** How long a submission whose commit is in doubt asks whether its job is stored. @defaultValue 10000 */
+  inDoubtWaitMs: number;
   /** @defaultValue 1 */
   decodeThreads: number;
   /** Replays up to this size are decoded in place, larger ones on a decode thread. @defaultValue 32768 */
@@ -155,6 +159,7 @@ export const DEFAULT_SETTINGS: Readonly<RenderSettings> = Object.freeze({
   maxUploadsPerAddress: 2,
   requestTimeoutMs: 120_000,
   bodyIdleTimeoutMs: 15_000,
+  inDoubtWaitMs: 10_000,
   decodeThreads: 1,
   inlineDecodeMaxBytes: 32 * 1024,
   maxActivePerAddress: 2,
@@ -180,6 +185,7 @@ export function settingsFromEnv(env: RenderEnv): RenderSettings {
     maxUploadsPerAddress: env.MAX_UPLOADS_PER_ADDRESS,
     requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
     bodyIdleTimeoutMs: env.BODY_IDLE_TIMEOUT_SECONDS * 1000,
+    inDoubtWaitMs: env.IN_DOUBT_WAIT_SECONDS * 1000,
     decodeThreads: env.DECODE_THREADS,
     artifactRetentionDays: env.ARTIFACT_RETENTION_DAYS,
     dailyRenderQuota: env.DAILY_RENDER_QUOTA,

@@ -12,6 +12,13 @@ export type ObjectBody = Buffer | Uint8Array | string | Readable;
 export interface PutOptions {
   /** MIME type stored with the object and served with it. @defaultValue `application/octet-stream` */
   contentType?: string;
+  /**
+   * The object survives a power loss once `put` resolves (issue 21: a 202 that rests on
+   * it). Files: the bytes are fsynced before the rename into place, then the folder
+   * holding the new name (and any folder made for it). S3: already so — an object is
+   * stored once its PUT is answered. @defaultValue false
+   */
+  durable?: boolean;
 }
 
 export interface SignedUrlOptions {

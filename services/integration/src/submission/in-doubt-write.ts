@@ -6,14 +6,18 @@
  * holds: those it holds are accepted and go on as if the statement had answered; if it
  * holds none the 503 stands. A database still unreachable is asked again until
  * `IN_DOUBT_WAIT_MS` (by then the client's own timeout has usually ended the request,
- * which says "unknown" honestly); past it the 503 stands (README, "Chaos").
+ * which says "unknown" honestly); past it the 503 stands (README, "Chaos"). The asking
+ * is core's (`askAfterLostAnswer`, shared with render's admission).
  */
-import type { SqlDatabase } from '@platform/core';
-import { isDatabaseUnavailable, mayHaveCommitted } from '../dependency-errors.js';
+import {
+  askAfterLostAnswer,
+  IN_DOUBT_WAIT_MS,
+  mayHaveCommitted,
+  type SqlDatabase,
+} from '@platform/core';
 import { queuedRevisions } from './outbox.js';
 
-export const IN_DOUBT_WAIT_MS = 30_000;
-const ASK_AGAIN_MS = 250;
+export { IN_DOUBT_WAIT_MS };
 
 /**
  * Rethrows `error` unless it left the write in doubt; then the revisions the outbox holds
@@ -27,16 +31,10 @@ export async function revisionsAfterLostAnswer(
   waitMs = IN_DOUBT_WAIT_MS,
 ): Promise<Map<string, number>> {
   if (!mayHaveCommitted(error) || recordIds.length === 0) throw error;
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    try {
-      const held = await queuedRevisions(db, recordIds);
-      if (held.size === 0) throw error;
-      return held;
-    } catch (askError) {
-      if (askError === error || !isDatabaseUnavailable(askError) || Date.now() >= deadline)
-        throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
-  }
+  const answer = await askAfterLostAnswer(async () => {
+    const held = await queuedRevisions(db, recordIds);
+    return held.size === 0 ? undefined : held;
+  }, waitMs);
+  if (answer.stored === true) return answer.value;
+  throw error;
 }

@@ -5,12 +5,17 @@
  * still resolves only once that statement has committed, so its 202 is never sent for a
  * job not yet durable. A refusal in a batch undoes nothing; a batch that fails (an error,
  * not a refusal) is rolled back whole and each of its submissions admitted alone, so one
- * failing submission fails only itself.
+ * failing submission fails only itself — unless the batch may have committed (its answer
+ * was lost, or PGlite's WAL sync failed: `mayHaveCommitted`). Then each of its
+ * submissions fails with that error, and admission asks whether its job is stored
+ * (`stored`); admitted alone, a job the batch did write would be refused for its id, or
+ * written a second time.
  */
-import { MicroBatcher, type SqlExecutor } from '@platform/core';
+import { mayHaveCommitted, MicroBatcher, type SqlExecutor } from '@platform/core';
 import {
   admitJob,
   admitJobs,
+  getJob,
   type AddressLimits,
   type AddressUsage,
   type Admission,
@@ -19,6 +24,8 @@ import {
 export interface Admissions {
   /** Under the address's lock: the usage counted there, and whether the job was written. */
   admit(admission: Admission): Promise<{ usage: AddressUsage; inserted: boolean }>;
+  /** Whether job `id` is stored: asked after an admission whose commit is in doubt. */
+  stored(id: string): Promise<boolean>;
 }
 
 /**
@@ -36,7 +43,8 @@ export function createAdmissions(db: SqlExecutor, limits: AddressLimits): Admiss
     if (admissions.length === 1) return [await alone(admissions[0]!)];
     try {
       return await admitJobs(db, limits, admissions);
-    } catch {
+    } catch (error) {
+      if (mayHaveCommitted(error)) return admissions.map(() => ({ error }));
       return Promise.all(admissions.map(alone));
     }
   }, MAX_BATCH);
@@ -46,5 +54,6 @@ export function createAdmissions(db: SqlExecutor, limits: AddressLimits): Admiss
       if ('error' in outcome!) throw outcome.error;
       return outcome!;
     },
+    stored: async (id) => (await getJob(db, id)) !== undefined,
   };
 }

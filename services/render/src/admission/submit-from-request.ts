@@ -35,6 +35,7 @@ export async function submitFromRequest(
       looks: ctx.admissionLooks,
       admissions: ctx.admissions,
       logger: ctx.logger,
+      inDoubtWaitMs: ctx.settings.inDoubtWaitMs,
     },
     address,
     valid,

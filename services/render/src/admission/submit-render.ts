@@ -7,11 +7,23 @@
  * submissions of a turn: admissions.ts). The upload comes before the
  * transaction so no database session is held during it and no event can exist without
  * its replay; a refused or failed transaction deletes the uploaded replay.
+ *
+ * A transaction whose answer was lost may have committed (issue 21: a connection broken
+ * after the statement was sent, or PGlite's WAL sync failing after the commit). Then
+ * admission asks whether the job is stored, for up to `inDoubtWaitMs` while the database
+ * cannot answer (core's `askAfterLostAnswer`, as integration's intake does): stored, it
+ * is accepted (202: the reopened PGlite synced its folder, PostgreSQL committed it);
+ * absent, the 503 "Nothing was stored" is true and the replay is deleted; not asked in
+ * time, the answer is 503 `DATABASE_UNAVAILABLE` saying the job may have been stored,
+ * with its `job_id` and `Location` to poll (`GET /v1/jobs/{id}`: 200 once the database
+ * answers if it was, 404 if not), and the replay is kept (the job may run).
  */
 import { randomUUID } from 'node:crypto';
 import {
   advisoryLockKey,
+  askAfterLostAnswer,
   isDiskFailure,
+  mayHaveCommitted,
   RETRY_AFTER_SECONDS,
   type Logger,
   type ObjectStore,
@@ -36,6 +48,8 @@ export interface AdmissionDeps {
   /** Admission's transaction, shared by the submissions of a turn. */
   admissions: Admissions;
   logger?: Logger;
+  /** How long a submission whose commit is in doubt asks whether its job is stored. */
+  inDoubtWaitMs?: number;
 }
 
 export interface Admitted {
@@ -81,7 +95,11 @@ export async function admitRender(
   const early = refuse(usage);
   if (early) throw early;
   try {
-    await store.put(replayKey, request.data, { contentType: 'application/octet-stream' });
+    // Durable before the job row commits: a 202 survives a power loss with its replay.
+    await store.put(replayKey, request.data, {
+      contentType: 'application/octet-stream',
+      durable: true,
+    });
   } catch (error) {
     deps.logger?.error({ err: error, jobId }, 'replay upload failed; no job written');
     // A full disk is the machine's state, not a bug: 503 with a time to come back.
@@ -107,8 +125,33 @@ export async function admitRender(
     });
     if (!admitted.inserted) throw refuse(admitted.usage) ?? new Error('admission refused');
   } catch (error) {
+    if (mayHaveCommitted(error)) {
+      const answer = await askAfterLostAnswer(
+        async () => ((await deps.admissions.stored(jobId)) ? true : undefined),
+        deps.inDoubtWaitMs,
+      );
+      if (answer.stored === true) {
+        deps.logger?.warn({ err: error, jobId }, 'admission answer lost; the job is stored');
+        return { jobId, headers };
+      }
+      if (answer.stored === 'unknown') {
+        deps.logger?.error({ err: error, jobId }, 'admission in doubt; the job may be stored');
+        throw inDoubt(jobId, headers, error);
+      }
+    }
     await store.delete(replayKey).catch(() => undefined);
     throw error;
   }
   return { jobId, headers };
+}
+
+/** The 503 of a submission whose job may have been stored: its id, to poll. */
+function inDoubt(jobId: string, headers: Record<string, string>, cause: unknown) {
+  const status = `/v1/jobs/${jobId}`;
+  return renderErrors.DATABASE_UNAVAILABLE({
+    detail: `The database failed while storing this job, and it cannot yet tell whether it was stored. Job ${jobId} may have been stored: check ${status} (404 means it was not) before submitting again.`,
+    cause,
+    headers: { ...headers, 'Retry-After': String(RETRY_AFTER_SECONDS), Location: status },
+    body: { job_id: jobId, links: { status } },
+  });
 }

@@ -36,6 +36,8 @@ export interface NodeFsInternals {
 /** A commit whose WAL could not be made durable: SQLSTATE 53100 / 58030, as a disk error. */
 export class WalSyncFailed extends Error {
   readonly code: string;
+  /** What `isUnsyncedCommit` (errors/in-doubt-write.ts) knows it by. */
+  override readonly name = 'WalSyncFailed';
   constructor(
     file: string,
     override readonly cause: unknown,

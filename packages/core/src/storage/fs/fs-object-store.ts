@@ -7,6 +7,12 @@
  *   key can never collide with another key's sidecar;
  * - `tmp/`: uploads in progress, renamed into place when complete (atomic put).
  *
+ * A put is atomic (whole or absent after a crash) but not durable unless asked
+ * (`durable: true`): then the file is fsynced before its rename and the folder holding
+ * its new name after it (every folder made for it too, and once per store the root's
+ * own entries), so it survives a power loss once `put` resolves. A failed sync fails the
+ * put (EIO / ENOSPC: a disk failure) and the object is removed again.
+ *
  * A key and a key below it (`a` and `a/b`) cannot both exist, as on any filesystem.
  * Signed URLs are `${publicBaseUrl}${routePrefix}/${encodedKey}?expires=<unix s>&signature=<hex>`,
  * the signature being HMAC-SHA256 of `key + "\n" + expires`; `registerSignedObjectRoute`
@@ -83,6 +89,7 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
   readonly #secret: Buffer;
   readonly #publicBaseUrl: string;
   #ready: Promise<void> | undefined;
+  #rootSynced: Promise<void> | undefined;
 
   constructor(options: FsStoreOptions = {}) {
     const root = resolve(options.root ?? './data/objects');
@@ -101,22 +108,28 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
     assertValidObjectKey(key);
     await this.#ensureDirs();
     const contentType = options.contentType ?? DEFAULT_CONTENT_TYPE;
+    const durable = options.durable === true;
+    if (durable) await this.#syncRoot();
     const metaPath = join(this.#metaDir, key);
-    const objectTemp = await this.#writeTemp(body);
+    const objectTemp = await this.#writeTemp(body, durable);
     // The default type has no sidecar (a missing one reads as the default): a put of it
     // writes one file, not two — the files are most of a small put's cost (replays).
     const sidecar = contentType !== DEFAULT_CONTENT_TYPE;
     try {
       // Sidecar first: once the new bytes are visible under the key, their type is too.
       if (sidecar)
-        await this.#commit(await this.#writeTemp(JSON.stringify({ contentType })), metaPath);
+        await this.#commit(
+          await this.#writeTemp(JSON.stringify({ contentType }), durable),
+          metaPath,
+          durable,
+        );
       else await this.#removeSidecar(metaPath);
     } catch (error) {
       await rm(objectTemp, { force: true });
       throw error;
     }
     try {
-      await this.#commit(objectTemp, join(this.#objectsDir, key));
+      await this.#commit(objectTemp, join(this.#objectsDir, key), durable);
     } catch (error) {
       // No sidecar is left without its object: one would block a later put of a key
       // above it (a folder where that key's sidecar must go).
@@ -212,9 +225,21 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
     };
   }
 
+  /**
+   * Readable and writable, and a write can be made durable: a probe file in `tmp/` is
+   * written and fsynced (a full or failing disk fails it: `/health` says storage is down,
+   * as the durable puts it answers for would fail).
+   */
   async ping(): Promise<void> {
     await this.#ensureDirs();
     await access(this.#objectsDir, constants.R_OK | constants.W_OK);
+    const probe = join(this.#tmpDir, `ping-${randomUUID()}`);
+    try {
+      await writeFile(probe, 'ping', { flag: 'wx' });
+      await syncPath(probe);
+    } finally {
+      await rm(probe, { force: true });
+    }
   }
 
   async close(): Promise<void> {}
@@ -236,8 +261,21 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
     return this.#ready;
   }
 
-  /** Writes the body to a new file under `tmp/` and returns its path. */
-  async #writeTemp(body: ObjectBody): Promise<string> {
+  /** The root's own entries (objects/, meta/, tmp/, and the root in its parent), once per store. */
+  #syncRoot(): Promise<void> {
+    this.#rootSynced ??= (async () => {
+      const root = dirname(this.#objectsDir);
+      await syncPath(root);
+      await syncPath(dirname(root));
+    })().catch((error: unknown) => {
+      this.#rootSynced = undefined;
+      throw error;
+    });
+    return this.#rootSynced;
+  }
+
+  /** Writes the body to a new file under `tmp/` (fsynced when durable) and returns its path. */
+  async #writeTemp(body: ObjectBody, durable = false): Promise<string> {
     const temp = join(this.#tmpDir, randomUUID());
     try {
       if (body instanceof Readable) {
@@ -245,6 +283,7 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
       } else {
         await writeFile(temp, body, { flag: 'wx' });
       }
+      if (durable) await syncPath(temp);
       return temp;
     } catch (error) {
       await rm(temp, { force: true });
@@ -258,11 +297,13 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
    * so it is made (mkdir) only when the rename says it is missing — also when a concurrent
    * delete pruned it in between.
    */
-  async #commit(temp: string, target: string): Promise<void> {
+  async #commit(temp: string, target: string, durable = false): Promise<void> {
+    /** The highest folder a mkdir here made: its entry and those below it are new too. */
+    let made: string | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
         await rename(temp, target);
-        return;
+        break;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 2) {
           await rm(temp, { force: true });
@@ -270,11 +311,24 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
         }
       }
       try {
-        await mkdir(dirname(target), { recursive: true });
+        made = (await mkdir(dirname(target), { recursive: true })) ?? made;
       } catch (error) {
         await rm(temp, { force: true });
         throw error;
       }
+    }
+    if (!durable) return;
+    // The new name, then the new folders' names, each in the folder holding it.
+    const folders = [dirname(target)];
+    if (made)
+      while (folders.at(-1) !== dirname(made) && folders.at(-1) !== dirname(folders.at(-1)!))
+        folders.push(dirname(folders.at(-1)!));
+    try {
+      for (const folder of folders) await syncPath(folder);
+    } catch (error) {
+      // Visible but not durable: removed, so the failed put leaves nothing behind.
+      await rm(target, { force: true }).catch(() => undefined);
+      throw error;
     }
   }
 
@@ -323,5 +377,15 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
       if (entry.isDirectory()) await this.#walk(join(dir, entry.name), `${key}/`, into);
       else if (entry.isFile()) into.push(key);
     }
+  }
+}
+
+/** fsync of a file or folder by its path (on Linux any fd of a file syncs it). */
+async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
