@@ -18,7 +18,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 20);
 const out = mkdtempSync(join(tmpdir(), 'osu-bench-'));
 const replay = readFileSync(join(dir, 'realmagnolia.osr'));
 console.log(
-  `machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}`,
+  `machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? '?'}), node ${process.version} ${process.execArgv.filter((a) => a.startsWith('--') && !a.startsWith('--import')).join(' ')}`,
 );
 console.log(
   `clip: realmagnolia.osr (DT HD), ${seconds} s of video from 30 s in, ${process.env.BENCH_FPS ?? 60} fps, motion blur on, bg dim 0.8\n`,
