@@ -247,11 +247,18 @@ describe(
         consumer.assignments().some((a) => a.committedOffset === 1),
       );
       consumer.pause();
-      await open.broker.publish(topic, 'k', 'a');
-      await open.broker.publish(topic, 'k', 'b');
       const nc = await connect({ servers: (await natsUrlForTests())!, timeout: 2000 });
       try {
-        const stream = await streamOf(await nc.jetstreamManager(), topic);
+        const jsm = await nc.jetstreamManager();
+        const stream = await streamOf(jsm, topic);
+        // The paused worker's last long poll stays at the server until it expires (~1 s):
+        // a record published before then goes to that poll, not to the other client below.
+        await waitFor(
+          "the paused worker's poll expired",
+          async () => (await jsm.consumers.info(stream, durableName(groupId))).num_waiting === 0,
+        );
+        await open.broker.publish(topic, 'k', 'a');
+        await open.broker.publish(topic, 'k', 'b');
         // Another client takes both and acks the second: the floor moves past records
         // this group's worker never applied.
         const taken = [];
