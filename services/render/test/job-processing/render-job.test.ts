@@ -149,7 +149,7 @@ for (const { kind, skip } of await engineSets()) {
       const log = await app.inject(job.links.log!);
       assert.match(log.body, /completed/);
       // The thumbnail is taken inside the video's length.
-      const thumbAt = Number(/thumbnail at ([\d.]+) s/.exec(log.body)?.[1]);
+      const thumbAt = Number(/thumbnail: frame \d+ \(([\d.]+) s\)/.exec(log.body)?.[1]);
       const duration = Number(/rendered \d+ frames, ([\d.]+) s/.exec(log.body)?.[1]);
       assert.ok(thumbAt >= 0 && thumbAt < duration, `thumbnail at ${thumbAt} s of ${duration} s`);
       assert.equal((await app.inject(job.links.video!)).statusCode, 302);
