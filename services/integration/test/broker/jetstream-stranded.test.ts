@@ -79,17 +79,7 @@ describe(
     });
 
     it('delivers a record taken by an abandoned pull again well before ack_wait', async () => {
-      const topic = uniqueName('stranded');
-      const groupId = uniqueName('g');
-      await open.broker.ensureTopic({ name: topic, partitions: 1 });
-      const seen: string[] = [];
-      const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
-        seen.push(r.value.toString());
-      });
-      await open.broker.publish(topic, 'k', 'first');
-      await waitFor('the first record committed', () =>
-        consumer.assignments().some((a) => a.committedOffset === 1),
-      );
+      const { topic, groupId, seen, consumer } = await firstRecordApplied(open, 'stranded');
       assert.deepEqual(seen, ['first']);
       consumer.pause();
       await open.broker.publish(topic, 'k', 'stranded');
@@ -126,17 +116,7 @@ describe(
       // Found by the chaos run (seed 23, a stalled NATS link): a pull the client had given
       // up on took a record; the worker's next pull got the records after it and acked
       // them, and with ack-all that acked the stranded record too: never applied.
-      const topic = uniqueName('overtaken');
-      const groupId = uniqueName('g');
-      await open.broker.ensureTopic({ name: topic, partitions: 1 });
-      const seen: string[] = [];
-      const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
-        seen.push(r.value.toString());
-      });
-      await open.broker.publish(topic, 'k', 'first');
-      await waitFor('the first record committed', () =>
-        consumer.assignments().some((a) => a.committedOffset === 1),
-      );
+      const { topic, groupId, seen, consumer } = await firstRecordApplied(open, 'overtaken');
       consumer.pause();
       await open.broker.publish(topic, 'k', 'stranded');
       const nc = await connect({ servers: (await natsUrlForTests())!, timeout: 2000 });
@@ -178,17 +158,7 @@ describe(
       // (a re-read of the partition every few batches). The stall is made on purpose:
       // when the worker's long poll reaches the server, a record is published and this
       // process blocks for longer than the poll.
-      const topic = uniqueName('stall');
-      const groupId = uniqueName('g');
-      await open.broker.ensureTopic({ name: topic, partitions: 1 });
-      const seen: string[] = [];
-      const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
-        seen.push(r.value.toString());
-      });
-      await open.broker.publish(topic, 'k', 'first');
-      await waitFor('the first record committed', () =>
-        consumer.assignments().some((a) => a.committedOffset === 1),
-      );
+      const { topic, groupId, seen, consumer } = await firstRecordApplied(open, 'stall');
       const nc = await connect({ servers: (await natsUrlForTests())!, timeout: 2000 });
       try {
         const jsm = await nc.jetstreamManager();
@@ -235,17 +205,7 @@ describe(
       // durable that was then made again lands on the new one and moves its floor past
       // records it never delivered (a restored store can hold such a floor too); a re-read
       // from that floor skipped them.
-      const topic = uniqueName('floor');
-      const groupId = uniqueName('g');
-      await open.broker.ensureTopic({ name: topic, partitions: 1 });
-      const seen: string[] = [];
-      const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
-        seen.push(r.value.toString());
-      });
-      await open.broker.publish(topic, 'k', 'first');
-      await waitFor('the first record committed', () =>
-        consumer.assignments().some((a) => a.committedOffset === 1),
-      );
+      const { topic, groupId, seen, consumer } = await firstRecordApplied(open, 'floor');
       consumer.pause();
       const nc = await connect({ servers: (await natsUrlForTests())!, timeout: 2000 });
       try {
@@ -292,3 +252,19 @@ describe(
     });
   },
 );
+
+/** A one-partition topic and a group that recorded its first record: where each case starts. */
+async function firstRecordApplied(open: OpenBroker, base: string) {
+  const topic = uniqueName(base);
+  const groupId = uniqueName('g');
+  await open.broker.ensureTopic({ name: topic, partitions: 1 });
+  const seen: string[] = [];
+  const consumer = await open.broker.subscribe({ groupId, topics: [topic] }, async (r) => {
+    seen.push(r.value.toString());
+  });
+  await open.broker.publish(topic, 'k', 'first');
+  await waitFor('the first record committed', () =>
+    consumer.assignments().some((a) => a.committedOffset === 1),
+  );
+  return { topic, groupId, seen, consumer };
+}
