@@ -10,8 +10,13 @@
 //                                                   (scripts/test-failures-reporter.mjs)
 //   TEST_TIMINGS_FILE=t.txt ...                     also writes each file's time to t.txt,
 //                                                   slowest first (scripts/test-timings-reporter.mjs)
+//   TEST_LIST_ONLY=1 ...                            prints the files in start order, runs none
+//
+// Files start in the order of scripts/slow-tests.txt first (the slowest files), then the
+// rest by path: node --test starts files in the order given, so a slow file started last
+// would run alone at the end while the other slots stand idle.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -34,11 +39,26 @@ function findTests(dir) {
   });
 }
 
+/** Paths (from the root) of the known-slow files, in the order they should start. */
+function slowFirst() {
+  const list = join(root, 'scripts', 'slow-tests.txt');
+  if (!existsSync(list)) return [];
+  const paths = readFileSync(list, 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter(Boolean);
+  for (const path of paths)
+    if (!existsSync(join(root, path)))
+      console.error(`run-tests: scripts/slow-tests.txt names ${path}, which does not exist`);
+  return paths;
+}
+
 const filter = process.env.TEST_FILTER;
+const rank = new Map(slowFirst().map((path, index) => [resolve(root, path), index]));
 const files = workspaces
   .flatMap((ws) => findTests(join(ws, 'test')))
   .filter((file) => !filter || file.includes(filter))
-  .sort();
+  .sort((a, b) => (rank.get(a) ?? rank.size) - (rank.get(b) ?? rank.size) || (a < b ? -1 : 1));
 
 if (files.length === 0) {
   console.error('run-tests: no test files found');
@@ -62,6 +82,8 @@ const reporters = [
     `--test-reporter-destination=${resolve(destination)}`,
   ]),
 ];
+// TEST_LIST_ONLY=1: print the files in the order they would start, run nothing.
+if (process.env.TEST_LIST_ONLY) process.exit(0);
 const child = spawn(
   process.execPath,
   [

@@ -2,6 +2,7 @@
 // only when every test that was meant to run did run and pass.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,16 +23,22 @@ async function run(name: string, source: string): Promise<{ code: number | null;
     join(workspace, 'test', `${name}.test.ts`),
     `import { test } from 'node:test';\n${source}\n`,
   );
+  return runRunner([workspace], { TEST_FILTER: `/${name}.test.ts`, TEST_CONCURRENCY: '1' });
+}
+
+/** The runner as a child with `env` added; its exit code and output (stdout and stderr). */
+async function runRunner(
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
   // Without NODE_TEST_CONTEXT the inner run reports as a top-level run, not as this file.
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    TEST_FILTER: `/${name}.test.ts`,
-    TEST_CONCURRENCY: '1',
-  };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
   delete env.NODE_TEST_CONTEXT;
-  // The inner run's failures are this test's subject, not failures of the outer run.
+  // The inner run's failures are this test's subject, not failures of the outer run, and
+  // its timings would overwrite the outer run's.
   delete env.TEST_FAILURES_FILE;
-  const child = spawn(process.execPath, [runner, workspace], {
+  delete env.TEST_TIMINGS_FILE;
+  const child = spawn(process.execPath, [runner, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,5 +74,34 @@ describe('run-tests', () => {
     );
     assert.equal(code, 1, output);
     assert.match(output, /did NOT run/);
+  });
+});
+
+describe('run-tests start order', () => {
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const listed = readFileSync(join(root, 'scripts', 'slow-tests.txt'), 'utf8')
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter(Boolean);
+
+  test('every file named in scripts/slow-tests.txt exists (a renamed file would lose its place)', () => {
+    assert.ok(listed.length > 0);
+    for (const path of listed) assert.ok(existsSync(join(root, path)), `${path} does not exist`);
+  });
+
+  test('starts the listed files first, in the list order, then the others by path', async () => {
+    // Three chaos files: two listed (render's before integration's), one not.
+    const { code, output } = await runRunner([], {
+      TEST_FILTER: '/chaos/disk-full',
+      TEST_LIST_ONLY: '1',
+    });
+    assert.equal(code, 0, output);
+    const order = output
+      .split('\n')
+      .filter((line) => line.startsWith('  '))
+      .map((line) => line.trim());
+    const first = listed.filter((path) => path.includes('/chaos/disk-full'));
+    assert.equal(first.length, 2, 'the test expects two listed disk-full files');
+    assert.deepEqual(order, [...first, 'services/analytics/test/chaos/disk-full.test.ts']);
   });
 });
