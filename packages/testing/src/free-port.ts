@@ -16,6 +16,11 @@ const bindable = (port: number) =>
     });
   });
 
+/** Whether `port` on 127.0.0.1 can be listened on now. */
+export async function portFree(port: number): Promise<boolean> {
+  return (await bindable(port)) === port;
+}
+
 export async function freePort(): Promise<number> {
   const port = await bindable(0);
   if (port === undefined) throw new Error('no free port on 127.0.0.1');

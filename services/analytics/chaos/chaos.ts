@@ -27,8 +27,8 @@ import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import {
   fiuAvailable,
-  freePort,
   quantile,
+  RestartableService,
   seededRandom,
   setDiskFull,
   sleep,
@@ -138,7 +138,7 @@ async function main(): Promise<void> {
   const scratchLeft = () =>
     readdirSync(join(dataDir, 'analytics')).filter((n) => n.startsWith('.build-'));
 
-  let service: ChildProcess | undefined;
+  let service: RestartableService | undefined;
   const reads: Read[] = [];
   /** While the service was down for a power loss: a read then finds no service. */
   const outages: Array<{ from: number; to: number }> = [];
@@ -148,7 +148,8 @@ async function main(): Promise<void> {
   const faults: Array<{ kind: FaultKind; step: number; outcome: string; recoveryMs: number }> = [];
   let stopReads = false;
   const interrupted = () => {
-    service?.kill('SIGKILL');
+    service?.stop();
+    service?.child?.kill('SIGKILL');
     process.exit(143);
   };
   process.once('SIGTERM', interrupted);
@@ -164,25 +165,34 @@ async function main(): Promise<void> {
       .map(Number);
     let current = await fileBuild();
     whole.add(current);
-    const port = await freePort();
-    const startService = () =>
-      spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: SERVICE_DIR,
-        env: {
-          ...process.env,
-          DATA_DIR: dataDir,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'warn',
-        },
-        stdio: 'ignore',
-      });
-    service = startService();
-    const url = `http://127.0.0.1:${port}/api/v1/sales/kpis`;
+    // A stable free port; a restart after a power loss whose port another process took
+    // meanwhile moves to a fresh one, and the reads follow it.
+    const analytics = await RestartableService.create({
+      name: 'the service',
+      portNames: ['PORT'],
+      log,
+      spawn: (ports) =>
+        spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+          cwd: SERVICE_DIR,
+          env: {
+            ...process.env,
+            DATA_DIR: dataDir,
+            PORT: String(ports.PORT),
+            HOST: '127.0.0.1',
+            LOG_LEVEL: 'warn',
+          },
+          // Piped (and dropped): its output tells an EADDRINUSE exit from a crash.
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+    });
+    service = analytics;
+    await analytics.start();
     const read = async (): Promise<Read> => {
       const at = Date.now();
       try {
-        const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+        const response = await fetch(`${analytics.url()}/api/v1/sales/kpis`, {
+          signal: AbortSignal.timeout(10_000),
+        });
         const body = (await response.json()) as { meta?: { build_id?: string } };
         return {
           status: response.status,
@@ -237,15 +247,12 @@ async function main(): Promise<void> {
         // Whole in the file until the power went (the service may have served it).
         whole.add(await fileBuild().catch(() => current));
         killedAt = Date.now();
-        const down = service!;
-        const gone = new Promise((resolve) => down.once('exit', resolve));
-        down.kill('SIGKILL');
-        await gone;
+        await analytics.kill();
         const outage = { from: killedAt, to: Number.POSITIVE_INFINITY };
         outages.push(outage);
         rmSync(dataDir, { recursive: true, force: true });
         cpSync(disk, dataDir, { recursive: true });
-        service = startService();
+        await analytics.start();
         await until('the service serves after the power loss', 180_000, () =>
           reads.some((r) => r.at >= killedAt && r.status === 200),
         ).catch(() => problems.push('the service did not serve after a power loss'));
@@ -333,6 +340,8 @@ async function main(): Promise<void> {
     for (const f of faults) byOutcome.set(f.outcome, (byOutcome.get(f.outcome) ?? 0) + 1);
     const byStatus = new Map<number | 'none', number>();
     for (const r of reads) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
+    if (analytics.crashes > 0)
+      problems.push(`the service exited by itself ${analytics.crashes} times`);
     const times = faults.map((f) => f.recoveryMs);
     console.log('\nanalytics chaos, seed', SEED);
     console.log('| fault | count |');
@@ -343,7 +352,9 @@ async function main(): Promise<void> {
     console.log(
       `reads: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')} (no answer while the service was down after a power loss: ${whileDown})`,
     );
-    console.log(`faults ${faults.length}; problems ${problems.length}`);
+    console.log(
+      `faults ${faults.length}; problems ${problems.length}; service crashes ${analytics.crashes}; moved off a taken port ${analytics.relocations}`,
+    );
     console.log(
       `from the fault to the next build served: p50 ${quantile(times, 0.5)} ms, p99 ${quantile(times, 0.99)} ms`,
     );
@@ -354,7 +365,8 @@ async function main(): Promise<void> {
     }
   } finally {
     stopReads = true;
-    service?.kill('SIGKILL');
+    service?.stop();
+    await service?.kill();
     if (process.exitCode !== 1) rmSync(work, { recursive: true, force: true });
   }
 }

@@ -26,7 +26,7 @@
  * holds the correctness checks but not the recovery time (a figure for quiet benchmark
  * runs, `--recovery-bound-ms 0` there).
  */
-import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { spawn, type SpawnOptions } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -38,8 +38,8 @@ import {
   EIO,
   ENOSPC,
   fiuAvailable,
-  freeStablePort,
   guardEngines,
+  RestartableService,
   seededRandom,
   setDiskFull,
   setSyncFailing,
@@ -139,12 +139,6 @@ async function main(): Promise<void> {
   const runStartedAt = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'chaos-integration-'));
   log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
-  let service: ChildProcess | undefined;
-  let stopping = false;
-  guard.onSignal(() => {
-    stopping = true;
-    service?.kill('SIGKILL');
-  });
   const postgres = await guard.start(startOwnPostgres(), (engine) => engine.stop());
   const nats = await guard.start(startOwnNats(), (engine) => engine.stop());
   const pgProxy = await guard.start(
@@ -157,18 +151,44 @@ async function main(): Promise<void> {
   );
   // The checks read the engine directly, not through the proxies.
   const direct = await createSqlDatabase({ url: postgres.url, dataDir: 'unused', poolSize: 2 });
-  // Below the ephemeral range: a killed service's ports are still free when it restarts.
-  const ports = {
-    PORT: await freeStablePort(),
-    CONTROL_PLANE_PORT: await freeStablePort(),
-    RELATIONAL_ADAPTER_PORT: await freeStablePort(),
-    CSV_ADAPTER_PORT: await freeStablePort(),
-    WEBHOOK_ADAPTER_PORT: await freeStablePort(),
-  };
-  const base = `http://127.0.0.1:${ports.PORT}`;
+  const serviceLog = createWriteStream(join(work, 'service.log'));
+  // Stable free ports (below the ephemeral range); a restart whose port another process
+  // took meanwhile moves to a fresh one, and the load follows it (`base()`).
+  const service = await RestartableService.create({
+    name: 'the service',
+    portNames: [
+      'PORT',
+      'CONTROL_PLANE_PORT',
+      'RELATIONAL_ADAPTER_PORT',
+      'CSV_ADAPTER_PORT',
+      'WEBHOOK_ADAPTER_PORT',
+    ],
+    log,
+    spawn: (ports) => {
+      const options: SpawnOptions = {
+        cwd: SERVICE_DIR,
+        env: {
+          ...env,
+          ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      };
+      const node = ['--import', 'tsx', 'src/main.ts'];
+      const child = fiu
+        ? spawnUnderFiu(process.execPath, node, options, false, { fileWrites: true })
+        : spawn(process.execPath, node, options);
+      child.stdout!.pipe(serviceLog, { end: false });
+      child.stderr!.pipe(serviceLog, { end: false });
+      return child;
+    },
+  });
+  guard.onSignal(() => {
+    service.stop();
+    service.child?.kill('SIGKILL');
+  });
+  const base = () => service.url();
   const env = {
     ...process.env,
-    ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
     DATABASE_URL: `postgres://postgres@127.0.0.1:${pgProxy.port}/postgres`,
     NATS_URL: `nats://127.0.0.1:${natsProxy.port}`,
     DATA_DIR: join(work, 'data'),
@@ -177,41 +197,15 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
     ATTACHMENT_REFRESH_MS: '1000',
   };
-  const serviceLog = createWriteStream(join(work, 'service.log'));
-  /** Exits nobody asked for (a crash is a failure of the run; the service is started again). */
-  let crashes = 0;
-  const startService = () => {
-    const options: SpawnOptions = { cwd: SERVICE_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] };
-    const node = ['--import', 'tsx', 'src/main.ts'];
-    const child = fiu
-      ? spawnUnderFiu(process.execPath, node, options, false, { fileWrites: true })
-      : spawn(process.execPath, node, options);
-    service = child;
-    child.stdout!.pipe(serviceLog, { end: false });
-    child.stderr!.pipe(serviceLog, { end: false });
-    child.once('exit', (code, signal) => {
-      if (signal === 'SIGKILL' || stopping || service !== child) return;
-      crashes += 1;
-      log(`the service exited by itself (code ${code}); starting it again`);
-      startService();
-    });
-  };
-  const killService = async () => {
-    const running = service;
-    if (!running || running.exitCode !== null || running.signalCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGKILL');
-    await exited;
-  };
 
   const answers: Answer[] = [];
   const faults: Array<{ kind: FaultKind; recoveryMs: number }> = [];
   let stopLoad = false;
   try {
     const startingAt = Date.now();
-    startService();
+    await service.start();
     await until('the service answers /health', 180_000, async () => {
-      const answer = await fetch(`${base}/health`).catch(() => undefined);
+      const answer = await fetch(`${base()}/health`).catch(() => undefined);
       return answer?.status === 200;
     });
     // The seed attaches interns to relational and csv once both adapters registered.
@@ -223,7 +217,7 @@ async function main(): Promise<void> {
     });
     // A restarted service needs about as long again; the settle bound below counts it.
     const startupMs = Date.now() - startingAt;
-    log(`service up on ${base} after ${startupMs} ms`);
+    log(`service up on ${base()} after ${startupMs} ms`);
 
     // The load: creates of new keys and updates of accepted ones, one request per key at once.
     let n = 0;
@@ -253,8 +247,8 @@ async function main(): Promise<void> {
       try {
         const response = await fetch(
           kind === 'create'
-            ? `${base}/contracts/interns/records`
-            : `${base}/contracts/interns/records/${key}`,
+            ? `${base()}/contracts/interns/records`
+            : `${base()}/contracts/interns/records/${key}`,
           {
             method: kind === 'create' ? 'POST' : 'PUT',
             headers: { 'content-type': 'application/json' },
@@ -338,9 +332,9 @@ async function main(): Promise<void> {
       let returnedAt: number;
       switch (kind) {
         case 'kill -9 service':
-          await killService();
+          await service.kill();
           returnedAt = Date.now();
-          startService();
+          await service.start();
           break;
         case 'kill -9 postgres':
           await postgres.kill();
@@ -364,7 +358,7 @@ async function main(): Promise<void> {
         case 'fsync fails': {
           // EIO from fsync and fdatasync (the csv journal's durability point) for 2 s while
           // its writes reach the page cache.
-          const pid = service!.pid!;
+          const pid = service.child!.pid!;
           setSyncFailing(pid, true);
           await sleep(2000);
           setSyncFailing(pid, false);
@@ -375,7 +369,7 @@ async function main(): Promise<void> {
         case 'disk failing': {
           // Every write to a file and every sync fails (ENOSPC, the first write short; or
           // EIO) for 2–4 s; sockets and pipes go on.
-          const pid = service!.pid!;
+          const pid = service.child!.pid!;
           setDiskFull(pid, true, kind === 'disk full' ? ENOSPC : EIO);
           await sleep(2000 + faultRandom() * 2000);
           setDiskFull(pid, false);
@@ -405,7 +399,7 @@ async function main(): Promise<void> {
     // machine a restart can take longer than the first start did): the settle below
     // counts from when it serves again, not from when the load stopped.
     await until('the service answers /health after the last fault', 300_000, async () => {
-      const answer = await fetch(`${base}/health`).catch(() => undefined);
+      const answer = await fetch(`${base()}/health`).catch(() => undefined);
       return answer?.status === 200;
     });
     const ok = answers.filter((a) => a.status === 202);
@@ -532,7 +526,7 @@ async function main(): Promise<void> {
       `\nanswers: ${[...byStatus].map(([s, c]) => `${s === 'none' ? 'no answer' : s}: ${c}`).join(', ')}`,
     );
     console.log(
-      `accepted ${ok.length}; lost ${lost.length}; duplicated ${duplicated + csvDuplicated}; refused but applied ${refusedVisible}; final-state problems ${problems.length}; service crashes ${crashes}`,
+      `accepted ${ok.length}; lost ${lost.length}; duplicated ${duplicated + csvDuplicated}; refused but applied ${refusedVisible}; final-state problems ${problems.length}; service crashes ${service.crashes}; moved off a taken port ${service.relocations}`,
     );
     console.log(
       `recovery after the engine's return: p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms`,
@@ -571,8 +565,8 @@ async function main(): Promise<void> {
     }
   } finally {
     stopLoad = true;
-    stopping = true;
-    await killService();
+    service.stop();
+    await service.kill();
     await direct.close().catch(() => undefined);
     if (argv.keep && process.exitCode === 1) {
       log(`kept for a look: ${postgres.url}, ${nats.url} (Ctrl-C stops them)`);
