@@ -1,8 +1,9 @@
 /**
  * ffmpeg as an encoder: frames drawn as RGBA, converted here to I420 (BT.709, limited
  * range, tagged so) and piped raw, H.264 yuv420p with +faststart, the sound of
- * `audioGraph` (music and hitsounds), optional frame-blend motion blur, and the
- * thumbnail JPEG as a second output. Up to `framesInFlight` frames are
+ * `audioGraph` (music and hitsounds), optional frame-blend motion blur (blended in
+ * the converter; in ffmpeg only when ffmpeg converts), and the thumbnail JPEG as a
+ * second output. Up to `framesInFlight` frames are
  * queued on the pipe while the next one is drawn; their buffers are reused. Abort
  * kills the process.
  */
@@ -76,7 +77,7 @@ export class FfmpegEncoder {
   constructor(private readonly o: EncoderOptions) {
     this.depth = Math.max(1, Math.floor(o.framesInFlight ?? 2));
     const convert = (o.convert ?? 'node') === 'node';
-    if (convert) this.converter = new I420Converter(o.width, o.height, this.depth);
+    if (convert) this.converter = new I420Converter(o.width, o.height, this.depth, o.motionBlur);
     const args = [
       '-hide_banner',
       '-loglevel',
@@ -99,14 +100,15 @@ export class FfmpegEncoder {
       1,
     );
     args.push(...audio.inputs);
-    // blend after the conversion to yuv420p: 1.5 bytes a pixel instead of 4. The 1-2-1
-    // blend of frames n-2, n-1, n is two averages of neighbours in a row (tblend), about
-    // ten times cheaper than tmix (4.8 -> 0.4 ms a 1080p frame, same pixels within
-    // rounding); the first frame is cloned twice as tmix does, and the timestamps are
-    // renumbered because tblend drops its first frame.
+    // Motion blur: where this process converts, the converter blends (I420Converter), so
+    // ffmpeg only encodes (its two tblends were ~a quarter of its CPU at 4k, README).
+    // Otherwise (convert 'ffmpeg', for comparison) ffmpeg blends after the conversion to
+    // yuv420p: the 1-2-1 blend of frames n-2, n-1, n as two averages of neighbours in a
+    // row (tblend), the first frame cloned twice as tmix does, the timestamps renumbered
+    // because tblend drops its first frame. Both give the same bytes (test).
     const videoFilters = [
       convert ? 'null' : 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p',
-      ...(o.motionBlur
+      ...(o.motionBlur && !convert
         ? [
             'tpad=start=2:start_mode=clone',
             'tblend=all_mode=average',

@@ -7,7 +7,9 @@
  *
  * `I420Converter` is what renders use: the same maths in WebAssembly SIMD
  * (rgba-to-i420.wat, 16 pixels a step), ~4x less CPU than the plain loop below, which
- * remains for widths that are not a multiple of 8.
+ * remains for widths that are not a multiple of 8. With motion blur it also blends each
+ * frame with the two before it (`blend121`), so that ffmpeg only encodes: its two
+ * `tblend`s were ~a quarter of its CPU at 4k (README, Benchmarks).
  */
 import { wasmBase64 } from './rgba-to-i420.wasm.js';
 
@@ -99,6 +101,27 @@ export function rgbaToI420(
   return out;
 }
 
+/**
+ * The motion blur of frame n: `out = avg(avg(p2, p1), avg(p1, c))` byte by byte, with
+ * `avg(a, b) = (a + b) >> 1`, where p2, p1 and c are frames n-2, n-1 and n. The same
+ * bytes as ffmpeg's `tblend=all_mode=average` twice in a row (a test compares them),
+ * which is what the encoder ran before: the 1-2-1 mean of the last three frames.
+ */
+export function blend121(
+  p2: Uint8Array,
+  p1: Uint8Array,
+  c: Uint8Array,
+  out: Uint8Array,
+): Uint8Array {
+  const n = out.length;
+  if (p2.length < n || p1.length < n || c.length < n) throw new RangeError('blend: short frame');
+  for (let i = 0; i < n; i++) {
+    const b = p1[i]!;
+    out[i] = (((p2[i]! + b) >> 1) + ((b + c[i]!) >> 1)) >> 1;
+  }
+  return out;
+}
+
 /** The slice of the WebAssembly API used here (the project's TypeScript libs declare none). */
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
@@ -109,6 +132,7 @@ const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 interface WasmConverter {
   memory: { buffer: ArrayBuffer; grow: (pages: number) => number };
   convert: (src: number, width: number, rows: number, y: number, u: number, v: number) => void;
+  blend121: (p2: number, p1: number, c: number, out: number, n: number) => void;
 }
 
 let wasmModule: object | undefined;
@@ -121,31 +145,44 @@ const PAGE = 65536;
  * Converts frames of one size into a ring of `slots` output buffers: the view returned
  * for a slot stays valid (and unchanged) until that slot is converted into again, so a
  * frame can sit in a pipe while the next ones are converted.
+ *
+ * With `motionBlur`, each output is the 1-2-1 blend (`blend121`) of the frame converted
+ * and the two converted before it, as ffmpeg's `tpad=start=2:start_mode=clone` and two
+ * `tblend`s gave it (the first frame stands in for the two before it). The unblended
+ * frames are kept in a ring of three; the blend runs on each chunk of rows just
+ * converted, while it is still in cache.
  */
 export class I420Converter {
   private readonly wasm: WasmConverter | undefined;
   private readonly outputs: Uint8Array[] = [];
   private readonly inOffset = 0;
   private readonly outOffsets: number[] = [];
+  /** Unblended frames n, n-1, n-2 (motion blur only): views, and offsets in WebAssembly memory. */
+  private readonly raws: Uint8Array[] = [];
+  private readonly rawOffsets: number[] = [];
+  private converted = 0;
 
   constructor(
     private readonly width: number,
     private readonly height: number,
     slots: number,
+    private readonly motionBlur = false,
   ) {
     if (width % 2 !== 0 || height % 2 !== 0)
       throw new RangeError('I420 needs an even width and height');
     const size = i420Size(width, height);
+    const raws = motionBlur ? 3 : 0;
     if (width % 8 !== 0) {
       for (let i = 0; i < slots; i++) this.outputs.push(new Uint8Array(size));
+      for (let i = 0; i < raws; i++) this.raws.push(new Uint8Array(size));
       return;
     }
     wasmModule ??= new wasmApi.Module(Buffer.from(wasmBase64, 'base64'));
     const exports = new wasmApi.Instance(wasmModule).exports as WasmConverter;
     const align = (n: number): number => (n + 63) & ~63;
     let end = align(width * 4 * CHUNK_ROWS);
-    for (let i = 0; i < slots; i++) {
-      this.outOffsets.push(end);
+    for (let i = 0; i < slots + raws; i++) {
+      (i < slots ? this.outOffsets : this.rawOffsets).push(end);
       end = align(end + size);
     }
     const pages = Math.ceil(end / PAGE);
@@ -153,6 +190,8 @@ export class I420Converter {
     // the memory never grows again, so these views stay attached
     for (const off of this.outOffsets)
       this.outputs.push(new Uint8Array(exports.memory.buffer, off, size));
+    for (const off of this.rawOffsets)
+      this.raws.push(new Uint8Array(exports.memory.buffer, off, size));
     this.wasm = exports;
   }
 
@@ -161,26 +200,48 @@ export class I420Converter {
     const { width, height } = this;
     const k = slot % this.outputs.length;
     const out = this.outputs[k]!;
-    if (!this.wasm) return rgbaToI420(rgba, width, height, out);
+    // ring positions of frames n, n-1 and n-2; the first frame stands in for missing ones
+    const n = this.converted++;
+    const c = n % 3;
+    const p1 = n >= 1 ? (n - 1) % 3 : c;
+    const p2 = n >= 2 ? (n - 2) % 3 : p1;
+    if (!this.wasm) {
+      if (!this.motionBlur) return rgbaToI420(rgba, width, height, out);
+      rgbaToI420(rgba, width, height, this.raws[c]!);
+      return blend121(this.raws[p2]!, this.raws[p1]!, this.raws[c]!, out);
+    }
     if (rgba.byteLength < width * height * 4) throw new RangeError('RGBA buffer is too small');
     const heap = new Uint8Array(this.wasm.memory.buffer);
-    const base = this.outOffsets[k]!;
+    const base = this.motionBlur ? this.rawOffsets[c]! : this.outOffsets[k]!;
     const cw = width >> 1;
-    const u = base + width * height;
-    const v = u + cw * (height >> 1);
+    const planeU = width * height;
+    const planeV = planeU + cw * (height >> 1);
     const rowBytes = width * 4;
     for (let r = 0; r < height; r += CHUNK_ROWS) {
       const rows = Math.min(CHUNK_ROWS, height - r);
       heap.set(rgba.subarray(r * rowBytes, (r + rows) * rowBytes), this.inOffset);
+      const y = r * width;
+      const uv = (r >> 1) * cw;
       this.wasm.convert(
         this.inOffset,
         width,
         rows,
-        base + r * width,
-        u + (r >> 1) * cw,
-        v + (r >> 1) * cw,
+        base + y,
+        base + planeU + uv,
+        base + planeV + uv,
       );
+      if (this.motionBlur) {
+        // the rows just converted, plane by plane
+        this.blendRange(p2, p1, c, k, y, rows * width);
+        this.blendRange(p2, p1, c, k, planeU + uv, (rows >> 1) * cw);
+        this.blendRange(p2, p1, c, k, planeV + uv, (rows >> 1) * cw);
+      }
     }
     return out;
+  }
+
+  private blendRange(p2: number, p1: number, c: number, k: number, at: number, n: number): void {
+    const raw = this.rawOffsets;
+    this.wasm!.blend121(raw[p2]! + at, raw[p1]! + at, raw[c]! + at, this.outOffsets[k]! + at, n);
   }
 }

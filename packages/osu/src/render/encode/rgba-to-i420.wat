@@ -4,6 +4,8 @@
 ;;   Y  = 16  + 219/255 ( 0.2126 R + 0.7152 G + 0.0722 B)        -> 5983, 20127, 2032
 ;;   Cb = 128 + 224/255 (-0.1146 R - 0.3854 G + 0.5    B)  (mean of the 2x2 block) -> -3299, -11094, 14393
 ;;   Cr = 128 + 224/255 ( 0.5    R - 0.4542 G - 0.0458 B)                          -> 14393, -13074, -1319
+;; `blend121` is the motion blur: the 1-2-1 mean of three frames as ffmpeg's two `tblend`s
+;; give it, fused here so that ffmpeg only encodes.
 ;; Rebuild the embedded binary with `npm run build:wasm -w packages/osu` (a test checks it is current).
 (module
   (memory (export "memory") 1)
@@ -135,4 +137,44 @@
             (local.set $x (i32.add (local.get $x) (i32.const 8)))
             (br $cols)))
         (local.set $r (i32.add (local.get $r) (i32.const 2)))
-        (br $rowpair)))))
+        (br $rowpair))))
+
+  ;; out = avg(avg(p2, p1), avg(p1, c)) byte by byte over `n` bytes, avg(a, b) = (a + b) >> 1
+  ;; (truncating, as ffmpeg's tblend all_mode=average): the blend of frames n-2, n-1 and n.
+  ;; avgr_u rounds up, so each mean takes back the odd bit: avgr_u(a, b) - ((a ^ b) & 1).
+  (func (export "blend121")
+    (param $p2 i32) (param $p1 i32) (param $c i32) (param $out i32) (param $n i32)
+    (local $i i32) (local $n16 i32) (local $a v128) (local $b v128) (local $d v128)
+    (local $h1 v128) (local $h2 v128) (local $one v128) (local $x i32) (local $y i32) (local $z i32)
+    (local.set $one (i8x16.splat (i32.const 1)))
+    (local.set $n16 (i32.and (local.get $n) (i32.const -16)))
+    (block $done
+      (loop $step
+        (br_if $done (i32.ge_u (local.get $i) (local.get $n16)))
+        (local.set $a (v128.load (i32.add (local.get $p2) (local.get $i))))
+        (local.set $b (v128.load (i32.add (local.get $p1) (local.get $i))))
+        (local.set $d (v128.load (i32.add (local.get $c) (local.get $i))))
+        (local.set $h1 (i8x16.sub (i8x16.avgr_u (local.get $a) (local.get $b))
+          (v128.and (v128.xor (local.get $a) (local.get $b)) (local.get $one))))
+        (local.set $h2 (i8x16.sub (i8x16.avgr_u (local.get $b) (local.get $d))
+          (v128.and (v128.xor (local.get $b) (local.get $d)) (local.get $one))))
+        (v128.store (i32.add (local.get $out) (local.get $i))
+          (i8x16.sub (i8x16.avgr_u (local.get $h1) (local.get $h2))
+            (v128.and (v128.xor (local.get $h1) (local.get $h2)) (local.get $one))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $step)))
+    ;; the last n % 16 bytes one at a time
+    (block $tail
+      (loop $byte
+        (br_if $tail (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $x (i32.load8_u (i32.add (local.get $p2) (local.get $i))))
+        (local.set $y (i32.load8_u (i32.add (local.get $p1) (local.get $i))))
+        (local.set $z (i32.load8_u (i32.add (local.get $c) (local.get $i))))
+        (i32.store8 (i32.add (local.get $out) (local.get $i))
+          (i32.shr_u
+            (i32.add
+              (i32.shr_u (i32.add (local.get $x) (local.get $y)) (i32.const 1))
+              (i32.shr_u (i32.add (local.get $y) (local.get $z)) (i32.const 1)))
+            (i32.const 1)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $byte)))))

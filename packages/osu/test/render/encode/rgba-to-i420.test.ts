@@ -4,11 +4,26 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { resolveFfmpeg } from '../../../src/index.js';
-import { I420Converter, i420Size, rgbaToI420 } from '../../../src/render/encode/rgba-to-i420.js';
+import {
+  blend121,
+  I420Converter,
+  i420Size,
+  rgbaToI420,
+} from '../../../src/render/encode/rgba-to-i420.js';
 import { skipWithoutFfmpeg } from '../../helpers.js';
 
 const W = 64;
 const H = 32;
+
+/** Raw frames (`pixFmt`, w x h, 60 fps) through an ffmpeg filter chain, out as raw yuv420p. */
+function ffmpegRaw(input: Uint8Array, pixFmt: string, w: number, h: number, vf: string): Buffer {
+  const args = ['-v', 'error', '-f', 'rawvideo', '-pix_fmt', pixFmt, '-s', `${w}x${h}`];
+  args.push('-r', '60', '-i', 'pipe:0', '-vf', vf, '-f', 'rawvideo', '-pix_fmt', 'yuv420p');
+  return execFileSync(resolveFfmpeg().ffmpeg, [...args, 'pipe:1'], {
+    input,
+    maxBuffer: 64 << 20,
+  });
+}
 
 /** Smooth colour ramps (chroma filters of different widths agree on smooth images). */
 function testImage(): Uint8Array {
@@ -53,28 +68,12 @@ describe('rgbaToI420', () => {
     () => {
       const rgba = testImage();
       const ours = rgbaToI420(rgba, W, H, new Uint8Array(i420Size(W, H)));
-      const theirs = execFileSync(
-        resolveFfmpeg().ffmpeg,
-        [
-          '-v',
-          'error',
-          '-f',
-          'rawvideo',
-          '-pix_fmt',
-          'rgba',
-          '-s',
-          `${W}x${H}`,
-          '-i',
-          'pipe:0',
-          '-vf',
-          'scale=out_color_matrix=bt709:out_range=tv:flags=accurate_rnd+full_chroma_int',
-          '-f',
-          'rawvideo',
-          '-pix_fmt',
-          'yuv420p',
-          'pipe:1',
-        ],
-        { input: rgba },
+      const theirs = ffmpegRaw(
+        rgba,
+        'rgba',
+        W,
+        H,
+        'scale=out_color_matrix=bt709:out_range=tv:flags=accurate_rnd+full_chroma_int',
       );
       assert.equal(theirs.length, ours.length);
       let worstY = 0;
@@ -157,4 +156,49 @@ describe('I420Converter (WebAssembly SIMD)', () => {
     const script = fileURLToPath(new URL('../../../scripts/build-wasm.mjs', import.meta.url));
     execFileSync(process.execPath, [script, '--check'], { stdio: 'pipe' });
   });
+});
+
+/** Frames through ffmpeg's motion blur as the encoder ran it before (tpad + two tblends), as raw I420. */
+function ffmpegBlur(frames: Uint8Array[], w: number, h: number): Buffer {
+  const blur = 'tpad=start=2:start_mode=clone,tblend=all_mode=average,tblend=all_mode=average';
+  return ffmpegRaw(Buffer.concat(frames), 'yuv420p', w, h, `${blur},setpts=N/(FRAME_RATE*TB)`);
+}
+
+describe('motion blur in the converter', () => {
+  test('blend121 is the truncating 1-2-1 mean', () => {
+    const out = blend121(
+      Uint8Array.of(0, 255, 1, 10),
+      Uint8Array.of(0, 255, 2, 20),
+      Uint8Array.of(1, 254, 4, 31),
+      new Uint8Array(4),
+    );
+    // (0+0)>>1=0, (0+1)>>1=0 -> 0; 255, 254 -> 254; 1, 3 -> 2; 15, 25 -> 20
+    assert.deepEqual([...out], [0, 254, 2, 20]);
+  });
+
+  test(
+    "blended frames are byte for byte what ffmpeg's tpad + two tblends made of the unblended ones",
+    { skip: skipWithoutFfmpeg() },
+    () => {
+      // 1920 wide: WebAssembly, 36 rows (a partial chunk of rows); 46: the plain loop
+      for (const [w, h] of [
+        [1920, 36],
+        [46, 6],
+      ] as const) {
+        const frames = [0, 1, 2, 3, 4].map((i) => noise(w, h, 7 * i + w));
+        const plain = new I420Converter(w, h, 2);
+        const unblended = frames.map((f, i) => Buffer.from(plain.convert(f, i)));
+        const expected = ffmpegBlur(unblended, w, h);
+        const size = i420Size(w, h);
+        assert.equal(expected.length, frames.length * size);
+        // a ring of 2 output slots: each frame is checked before its slot is reused
+        const blur = new I420Converter(w, h, 2, true);
+        frames.forEach((f, i) => {
+          const got = Buffer.from(blur.convert(f, i));
+          const want = expected.subarray(i * size, (i + 1) * size);
+          assert.ok(got.equals(want), `${w}x${h} frame ${i}: differs from ffmpeg's blend`);
+        });
+      }
+    },
+  );
 });
