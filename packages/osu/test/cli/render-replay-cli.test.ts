@@ -66,6 +66,28 @@ describe('render-replay CLI', () => {
     assert.match(r.stderr, /option 'purge_delay': 1000\b/, r.stderr.slice(0, 2000));
   });
 
+  test(
+    'started without the frame-loop flags, the bin renders with them (no "frames left to V8")',
+    { skip: skipWithoutFfmpeg() },
+    () => {
+      const bin = fileURLToPath(new URL('../../bin/render-replay.mjs', import.meta.url));
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      delete env.NODE_OPTIONS;
+      delete env.RENDER_REPLAY_RESTARTED;
+      const video = join(out, 'flags.mp4');
+      const args = [bin, madeOsuFixture('perfect.osr'), '--beatmaps', made, '-o', video];
+      const small = ['--width', '128', '--height', '72', '--fps', '10', '--no-motion-blur'];
+      const r = spawnSync(process.execPath, [...args, ...small], { env, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr.slice(-2000));
+      assert.ok(statSync(video).size > 1000);
+      assert.match(r.stderr, /options: /, r.stderr.slice(-2000));
+      assert.doesNotMatch(r.stderr, /frames left to V8/);
+      // the exit code of the restarted CLI is the bin's
+      const usage = spawnSync(process.execPath, [bin, 'judge'], { env, encoding: 'utf8' });
+      assert.equal(usage.status, 2, usage.stderr);
+    },
+  );
+
   test('judge prints a table; usage errors exit 2; missing beatmap exits 1', async () => {
     const r = await run(['judge', madeOsuFixture('perfect.osr'), '--beatmaps', made]);
     assert.equal(r.code, 0);
