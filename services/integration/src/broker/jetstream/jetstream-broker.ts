@@ -32,6 +32,7 @@ import { partitionFor } from '../partitioner.js';
 import { retentionFor, type RetentionEntry } from '../retention.js';
 import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
 import { assertTopicName, streamName, subjectFor, type StreamDescription } from './naming.js';
+import { PublishAcks } from './publish-acks.js';
 import { readDurability } from './server-durability.js';
 
 export interface JetStreamBrokerOptions {
@@ -59,7 +60,7 @@ export interface JetStreamBrokerOptions {
 
 /** NATS server default, used until the server's INFO is known. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
-/** The header `js.publish` adds for `msgID`. */
+/** JetStream's de-duplication header (what `js.publish` sets for `msgID`). */
 const MSG_ID_HEADER = 'Nats-Msg-Id';
 
 /** Size of headers as NATS sends them: `NATS/1.0\r\n`, `name: value\r\n` each, `\r\n`. */
@@ -119,6 +120,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     }
   })().catch(() => undefined);
   const js = nc.jetstream({ timeout: publishTimeout });
+  const acks = new PublishAcks(nc, publishTimeout);
   const partitionCounts = new Map<string, number>();
 
   const partitionsOf = async (topic: string): Promise<number> => {
@@ -289,11 +291,8 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
         const bytes = data.length + headerBytes(sent);
         if (bytes > maxPayload()) throw new MessageTooLargeError(bytes, maxPayload());
         handedOver = true;
-        const ack = await js.publish(subjectFor(prefix, topic, partition), data, {
-          headers: hdrs,
-          timeout: publishTimeout,
-          ...(publishOptions.dedupeId ? { msgID: publishOptions.dedupeId } : {}),
-        });
+        if (publishOptions.dedupeId) hdrs.set(MSG_ID_HEADER, publishOptions.dedupeId);
+        const ack = await acks.publish(subjectFor(prefix, topic, partition), data, hdrs);
         return {
           topic,
           partition,
@@ -392,6 +391,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
       if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
+      acks.close();
     },
   };
 }
