@@ -5,7 +5,9 @@
  * generated data, builds and other apps (measured: with the server inside the bench's
  * process, its heap was about 65 MB and V8 had shrunk its young generation to 1 MB after
  * a full collection, so a cached read met a scavenge every 40–50 requests).
- *   node [nodeOptions] --import tsx bench/bench-server.ts FILE cold|cached
+ *   node [nodeOptions] --import tsx bench/bench-server.ts FILE cold|cached LOG_FILE
+ * It logs as the service does by default (`info`: one line per request), to LOG_FILE
+ * rather than standard output, which carries the lines below.
  * Prints its URL as one line; on stdin, `cpu` prints this process's CPU time so far (ms,
  * DuckDB's threads included) and `close` closes the app and exits.
  */
@@ -14,12 +16,12 @@ import { createLogger, listen } from '@platform/core';
 import { buildAnalyticsApp } from '../src/app.js';
 import { createWarehouse } from '../src/warehouse/warehouse.js';
 
-const [file, mode] = process.argv.slice(2);
-if (!file || (mode !== 'cold' && mode !== 'cached')) {
-  process.stderr.write('usage: bench-server FILE cold|cached\n');
+const [file, mode, logFile] = process.argv.slice(2);
+if (!file || (mode !== 'cold' && mode !== 'cached') || !logFile) {
+  process.stderr.write('usage: bench-server FILE cold|cached LOG_FILE\n');
   process.exit(2);
 }
-const logger = createLogger({ service: 'analytics-bench', level: 'silent' });
+const logger = createLogger({ service: 'analytics', level: 'info', file: logFile });
 // cold: every request runs the view. cached: the default result cache; one MCP client
 // measures run_sql at the bench's concurrency, so its per-client bound is the process's.
 const warehouse = createWarehouse({ file, ...(mode === 'cold' ? { cacheEntries: 0 } : {}) });

@@ -70,6 +70,9 @@ export async function buildAnalyticsApp(options: AppOptions): Promise<FastifyIns
     logger,
     ...(options.access ? { access: options.access } : {}),
     health: { warehouse: () => warehouse.ping(), ...options.health },
+    // One line per request at info, when answered (README, Benchmark: a cached read costs
+    // the server 0.2–0.4 ms of CPU; Fastify's two lines cost a little more than one).
+    requestLog: 'completed',
     openapi: {
       title: 'Sales analytics',
       version: '1.0.0',

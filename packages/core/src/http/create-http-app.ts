@@ -30,6 +30,7 @@ import { openApiUrl, withWildcardParam } from './openapi/wildcard.js';
 import { addStandardResponses } from './openapi/standard-responses.js';
 import { checkHealth, type HealthCheck } from './health.js';
 import { createMetricsRegistry, createRequestDurationHistogram } from './metrics.js';
+import { OneLineRequestLog } from './one-line-request-log.js';
 
 export interface HttpAppOptions {
   /** Service name: in logs, metrics labels and `/health`. */
@@ -59,6 +60,14 @@ export interface HttpAppOptions {
    * @defaultValue on under `node --test` or with `OPENAPI_RESPONSE_CHECK=1`
    */
   responseCheck?: boolean;
+  /**
+   * How each request is logged at `info`: `fastify`, Fastify's two lines ("incoming
+   * request" with the client's address and port, then "request completed"); `completed`,
+   * the "request completed" line alone, "incoming request" at `debug` (`OneLineRequestLog`):
+   * half the lines, a little less CPU per request.
+   * @defaultValue `fastify`
+   */
+  requestLog?: 'fastify' | 'completed';
 }
 
 /** What a service says about itself in its OpenAPI document. */
@@ -104,6 +113,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<FastifyIns
       raw.code(coded.statusCode).send(errorBody(coded));
     },
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, allErrors: false } },
+    ...(options.requestLog === 'completed' ? { logController: new OneLineRequestLog() } : {}),
   });
 
   app.addHook('onRequest', async (request, reply) => {

@@ -8,13 +8,16 @@ export interface LoggerSettings {
   service: string;
   /** @defaultValue `info` */
   level?: LoggerOptions['level'];
+  /** A file the lines are appended to (written synchronously, as to standard output). @defaultValue standard output */
+  file?: string;
 }
 
-export function createLogger({ service, level = 'info' }: LoggerSettings): Logger {
-  return pino({
+export function createLogger({ service, level = 'info', file }: LoggerSettings): Logger {
+  const options: LoggerOptions = {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], remove: true },
-  });
+  };
+  return file ? pino(options, pino.destination({ dest: file, sync: true })) : pino(options);
 }
