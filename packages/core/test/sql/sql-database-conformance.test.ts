@@ -280,6 +280,10 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
     test('services migrating a fresh database at once all succeed', async () => {
       const { db: fresh, cleanup: cleanupFresh } = await driver.open();
       try {
+        // Fresh means empty, though PGlite's in-memory ones start from a copy of a fresh
+        // cluster (memory-template.ts): nothing of the suite's database is in it.
+        const { rows } = await fresh.query("SELECT to_regclass('items') AS t");
+        assert.equal(rows[0]?.t, null, 'a fresh database holds a table of another one');
         // On PostgreSQL each call runs in a session of its own from the pool.
         const applied = await Promise.all(
           [0, 1, 2, 3].map((i) =>
