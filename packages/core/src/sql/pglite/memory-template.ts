@@ -49,8 +49,8 @@ async function saveTemplate(pg: PGlite): Promise<Blob | undefined> {
     await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
     await rename(partial, file);
   } catch {
-    // Without the file only later processes lose the shortcut.
-    await rm(partial, { force: true });
+    // Without the file only later processes lose the shortcut (a failing disk: never throws).
+    await rm(partial, { force: true }).catch(() => undefined);
   }
   return dump;
 }
@@ -65,7 +65,7 @@ export async function openMemoryPglite(dataDir: string, parsers: ParserMap): Pro
     } catch {
       // A copy that does not load (cut short, another build): made again below.
       template = undefined;
-      await rm(fileOfTemplate(), { force: true });
+      await rm(fileOfTemplate(), { force: true }).catch(() => undefined);
     }
   }
   const pg = await PGlite.create(dataDir, { parsers });
