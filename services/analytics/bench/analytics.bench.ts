@@ -320,8 +320,17 @@ function printSummary(
   cached p99:   REST ${range(rest(cached))}, MCP ${range(mcp(cached))}; ${within(cached, 5)}; over: ${over(cached, 5)}`);
 }
 
+/** The clock of the first core as /proc/cpuinfo gives it (Node's `cpus()` says 0 on some VMs). */
+function cpuMhz(): string {
+  try {
+    return /cpu MHz\s*:\s*([\d.]+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '?';
+  } catch {
+    return String(cpus()[0]?.speed ?? '?');
+  }
+}
+
 console.log(
-  `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${loadavg()
+  `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}, ${cpuMhz()} MHz), Node ${process.version}, load average ${loadavg()
     .map((n) => n.toFixed(1))
     .join(
       ' ',
