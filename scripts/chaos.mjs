@@ -19,6 +19,7 @@ const run = spawn(process.execPath, ['--import', 'tsx', harness, ...args], {
   stdio: 'inherit',
 });
 // A signal meant for this wrapper (a `timeout`, npm stopped) reaches the harness, which
-// stops its engines; Ctrl-C reaches both through the terminal's process group.
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => run.kill(signal));
+// stops its engines; Ctrl-C reaches both through the terminal's process group. SIGUSR2
+// asks render's harness to stop injecting faults and check the end state.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGUSR2']) process.on(signal, () => run.kill(signal));
 run.once('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

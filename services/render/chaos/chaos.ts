@@ -421,7 +421,14 @@ async function main(): Promise<void> {
       return Number.POSITIVE_INFINITY;
     };
 
-    for (let i = 0; i < FAULTS; i += 1) {
+    // SIGUSR2: no more faults; the load stops and the end state is checked as after the
+    // last one, so a long run that must end early still gives its lost and duplicated counts.
+    let finishEarly = false;
+    process.once('SIGUSR2', () => {
+      finishEarly = true;
+      log('SIGUSR2: no more faults; checking the end state');
+    });
+    for (let i = 0; i < FAULTS && !finishEarly; i += 1) {
       await sleep(GAP_MS + faultRandom() * 2 * GAP_MS);
       // Each fault finds the API (what answers 202) serving, so an engine's recovery is
       // measured from its return with the service up, not from an API restart still under
@@ -676,7 +683,9 @@ async function main(): Promise<void> {
     const byStatus = new Map<number | 'none', number>();
     for (const a of answers) byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
     const engineRecoveries = faults.filter((f) => !RESTARTS.has(f.kind)).map((f) => f.recoveryMs);
-    console.log(`\nrender chaos, seed ${SEED}, engines ${argv.engines}`);
+    console.log(
+      `\nrender chaos, seed ${SEED}, engines ${argv.engines}, faults ${faults.length} of ${FAULTS}`,
+    );
     console.log('| fault | count | accepting again p50 (ms) | max (ms) |');
     console.log('| --- | --- | --- | --- |');
     for (const [kind, times] of byKind)
