@@ -75,7 +75,12 @@ test(
       ]);
       assert.ok(ready, `launcher stopped before every service was ready:\n${output.slice(-4000)}`);
       for (const { service, port } of expected) {
-        const response = await fetch(`http://127.0.0.1:${port}/health`);
+        const response = await fetch(`http://127.0.0.1:${port}/health`).catch((error: Error) => {
+          // Say what the launcher saw: a service that exited, or a port that was not its own.
+          throw new Error(`${service} on ${port}: ${error.message}\n${output.slice(-4000)}`, {
+            cause: error,
+          });
+        });
         assert.equal(response.status, 200, `${service} on ${port}: ${await response.text()}`);
       }
       // Every page printed under "pages:" opens as a web page (those without a placeholder).

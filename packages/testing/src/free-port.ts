@@ -21,23 +21,35 @@ export async function portFree(port: number): Promise<boolean> {
   return (await bindable(port)) === port;
 }
 
+/**
+ * Below Linux's ephemeral range (32768–60999), picked at random: no outgoing connection
+ * and no server listening on port 0 (every in-process test server) can take it between
+ * this call and the child's listen. An ephemeral port could be, and was: `npm start`'s
+ * end-to-end test saw a service port answer the launcher's readiness probe and then refuse
+ * the test (27 Nov CI, three test files and a chaos run beside it). Never the same port
+ * twice in one process, so `[await freePort(), await freePort()]` gives two.
+ */
 export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    if (handedOut.has(candidate)) continue;
+    const port = await bindable(candidate);
+    if (port !== undefined) {
+      handedOut.add(port);
+      return port;
+    }
+  }
   const port = await bindable(0);
   if (port === undefined) throw new Error('no free port on 127.0.0.1');
   return port;
 }
 
+const handedOut = new Set<number>();
+
 /**
- * Below Linux's ephemeral range (32768–60999): no outgoing connection of any process
- * takes it. For what a fault harness kills and starts again on the same port (a service,
- * PostgreSQL, nats-server): an ephemeral port freed by a kill can be taken meanwhile by
- * any process's connection (or another harness's freePort), and the restart then fails
- * with EADDRINUSE. Picked at random, so harnesses side by side rarely meet.
+ * For what a fault harness kills and starts again on the same port (a service,
+ * PostgreSQL, nats-server): a port outside the ephemeral range, so that a port freed by a
+ * kill is not taken meanwhile by any process's connection. Harnesses side by side rarely
+ * meet, as the port is random; `RestartableService` moves a restart whose port was taken.
  */
-export async function freeStablePort(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = await bindable(20_000 + Math.floor(Math.random() * 12_000));
-    if (port !== undefined) return port;
-  }
-  return freePort();
-}
+export const freeStablePort = freePort;
