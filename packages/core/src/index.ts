@@ -116,6 +116,11 @@ export {
   type RateLimitResult,
 } from './counters/rate-limiter.js';
 export {
+  unavailableDependency,
+  waitForDependency,
+  type WaitForDependencyOptions,
+} from './engines/wait-for-dependency.js';
+export {
   openCounterStore,
   openObjectStore,
   openSqlDatabase,

@@ -5,7 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { outboundGuardFromEnv } from '@platform/core';
+import { outboundGuardFromEnv, waitForDependency } from '@platform/core';
 import { createBeatmapResolver } from './beatmaps/beatmap-resolver.js';
 import type { RenderEnv } from './config.js';
 import type { RenderContext } from './context.js';
@@ -67,7 +67,12 @@ export async function startJobProcessing(
     stops.push(() => worker.stop());
   }
   if (!queue.durable) {
-    const recovered = await redispatchAfterRestart(ctx.db);
+    // The database may go again just after the migrations: waited for, as they were.
+    const recovered = await waitForDependency(
+      'dispatching again the jobs queued before the restart',
+      () => redispatchAfterRestart(ctx.db),
+      { logger: ctx.logger },
+    );
     if (recovered > 0) {
       metrics?.reaped.inc({ action: 'redispatched_lost' }, recovered);
       ctx.logger.info({ recovered }, 'queued jobs from before the restart dispatched again');
@@ -75,7 +80,9 @@ export async function startJobProcessing(
   }
   if (env.RUN_DISPATCHER) {
     const dispatcher = createDispatcher(ctx.db, queue, ctx.logger);
-    await dispatcher.start();
+    await waitForDependency('listening for new jobs', () => dispatcher.start(), {
+      logger: ctx.logger,
+    });
     stops.unshift(() => dispatcher.stop());
   }
   if (env.RUN_REAPER) {

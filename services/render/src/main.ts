@@ -1,6 +1,8 @@
 /**
  * Entry point: load config, open engines, migrate, build the app, start the job processing
- * parts this process runs, listen, and shut down cleanly on SIGTERM/SIGINT.
+ * parts this process runs, listen, and shut down cleanly on SIGTERM/SIGINT. An unreachable
+ * database is waited for (`openEngines`); a configuration error ends the process with
+ * exit code 1 and one fatal line saying why.
  */
 import {
   accessPolicyFromEnv,
@@ -15,14 +17,20 @@ import {
 import { buildRenderApp } from './app.js';
 import { renderEnvSchema, settingsFromEnv } from './config.js';
 import { createRenderContext } from './context.js';
-import { openEngines } from './engines.js';
+import { openEngines, type RenderEngines } from './engines.js';
 import { createRenderMetrics } from './metrics.js';
 import { startJobProcessing } from './job-processing.js';
 
 const env = loadConfigOrExit(renderEnvSchema);
 const logger = createLogger({ service: 'render', level: env.LOG_LEVEL });
 const settings = settingsFromEnv(env);
-const engines = await openEngines(env, logger);
+let engines: RenderEngines;
+try {
+  engines = await openEngines(env, logger);
+} catch (error) {
+  logger.fatal({ err: error }, 'render service failed to start');
+  process.exit(1);
+}
 const ctx = createRenderContext({
   ...engines,
   settings,

@@ -1,0 +1,91 @@
+/**
+ * A service's entry point as a process for one test (issue 21's start-up tests): spawned
+ * through tsx on the embedded defaults plus the env given, on 127.0.0.1, logging at warn,
+ * with a throw-away DATA_DIR; its output is kept (pino's lines on stdout, Node's last
+ * words on stderr). The test's end stops it, waits until it closed, and removes DATA_DIR.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { embeddedDefaultsEnv } from './engines.js';
+import { waitFor } from './wait-for.js';
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything it printed so far, stdout and stderr. */
+  output(): string;
+  /** Its exit code, once it closed ('close', not 'exit': its last words are in by then). */
+  closed: Promise<number | null>;
+  /** Throws, with the end of its output, when it has exited. */
+  assertRunning(): void;
+  /** Waits until its output matches `pattern`; throws at once if it exits first. */
+  waitForOutput(what: string, pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Waits until `GET <base>/health` answers 200 for every base; throws if it exits first. */
+  waitForHealth(bases: readonly string[], timeoutMs?: number): Promise<void>;
+}
+
+export function spawnServiceMain(
+  t: { after(fn: () => unknown): void },
+  main: string,
+  env: Record<string, string>,
+): ServiceProcess {
+  const dataDir = mkdtempSync(join(tmpdir(), 'service-main-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    env: {
+      ...embeddedDefaultsEnv(),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const closed = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => resolve(code)),
+  );
+  t.after(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await closed;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const assertRunning = () => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(
+        `${main} exited (${child.exitCode ?? child.signalCode}): ${output.slice(-3000)}`,
+      );
+  };
+  const healthy = (base: string) =>
+    fetch(`${base}/health`).then(
+      (response) => response.ok,
+      () => false,
+    );
+  return {
+    child,
+    output: () => output,
+    closed,
+    assertRunning,
+    waitForOutput: (what, pattern, timeoutMs = 90_000) =>
+      waitFor(
+        what,
+        () => {
+          assertRunning();
+          return pattern.test(output);
+        },
+        timeoutMs,
+      ),
+    waitForHealth: (bases, timeoutMs = 90_000) =>
+      waitFor(
+        `/health to answer 200 at ${bases.join(', ')}`,
+        async () => {
+          assertRunning();
+          for (const base of bases) if (!(await healthy(base))) return false;
+          return true;
+        },
+        timeoutMs,
+      ),
+  };
+}
