@@ -21,6 +21,9 @@ export async function portFree(port: number): Promise<boolean> {
   return (await bindable(port)) === port;
 }
 
+/** Ports this process has handed out: never handed out again. */
+const handedOut = new Set<number>();
+
 /**
  * Below Linux's ephemeral range (32768–60999), picked at random: no outgoing connection
  * and no server listening on port 0 (every in-process test server) can take it between
@@ -43,13 +46,3 @@ export async function freePort(): Promise<number> {
   if (port === undefined) throw new Error('no free port on 127.0.0.1');
   return port;
 }
-
-const handedOut = new Set<number>();
-
-/**
- * For what a fault harness kills and starts again on the same port (a service,
- * PostgreSQL, nats-server): a port outside the ephemeral range, so that a port freed by a
- * kill is not taken meanwhile by any process's connection. Harnesses side by side rarely
- * meet, as the port is random; `RestartableService` moves a restart whose port was taken.
- */
-export const freeStablePort = freePort;

@@ -14,7 +14,7 @@ export { startS3Server } from './s3-server.js';
 export { embeddedDefaultsEnv, redisUrlForTests, skipReason } from './engines.js';
 export { CHROMIUM_PATH, chromiumSkipReason, launchChromium } from './chromium.js';
 export { keepScreenshot } from './screenshots.js';
-export { freePort, freeStablePort, portFree } from './free-port.js';
+export { freePort, portFree } from './free-port.js';
 export { RestartableService, type RestartableServiceOptions } from './restartable-service.js';
 export {
   startOwnNats,

@@ -20,7 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:net';
-import { freeStablePort } from './free-port.js';
+import { freePort } from './free-port.js';
 
 export interface OwnEngine {
   readonly name: string;
@@ -78,7 +78,7 @@ export async function startOwnPostgres(): Promise<OwnEngine> {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  const port = await freeStablePort();
+  const port = await freePort();
   const pgCtlStart = () => {
     try {
       startCluster();
@@ -166,7 +166,7 @@ export async function startOwnNats(): Promise<OwnNats> {
   const dir = mkdtempSync(join(tmpdir(), 'chaos-nats-'));
   const store = join(dir, 'store');
   const copy = join(dir, 'snapshot');
-  const port = await freeStablePort();
+  const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {
@@ -210,7 +210,7 @@ export async function startOwnNats(): Promise<OwnNats> {
  */
 export async function startOwnRedis(): Promise<OwnEngine> {
   const dir = mkdtempSync(join(tmpdir(), 'chaos-redis-'));
-  const port = await freeStablePort();
+  const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
     child = spawn(

@@ -7,7 +7,7 @@
  * `ports` (or `url()`) at each request, so its load follows the move.
  */
 import type { ChildProcess } from 'node:child_process';
-import { freeStablePort, portFree } from './free-port.js';
+import { freePort, portFree } from './free-port.js';
 
 export interface RestartableServiceOptions {
   /** For the log lines. */
@@ -41,7 +41,7 @@ export class RestartableService {
 
   static async create(options: RestartableServiceOptions): Promise<RestartableService> {
     const ports: Record<string, number> = {};
-    for (const name of options.portNames) ports[name] = await freeStablePort();
+    for (const name of options.portNames) ports[name] = await freePort();
     return new RestartableService(options, ports);
   }
 
@@ -108,7 +108,7 @@ export class RestartableService {
     let moved = false;
     for (const name of this.options.portNames) {
       if (!addressInUse && (await portFree(next[name]!))) continue;
-      const port = await freeStablePort();
+      const port = await freePort();
       this.options.log?.(
         `${this.options.name}: ${name} ${next[name]} → ${port} (${addressInUse ? 'EADDRINUSE' : 'taken'})`,
       );
