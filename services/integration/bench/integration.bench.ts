@@ -64,6 +64,8 @@ const POLL_MS = 20;
  * "Decisions"). @defaultValue 100
  */
 const WEBHOOK_BATCH = Number(process.env.BENCH_WEBHOOK_BATCH ?? 100);
+/** JetStream workers' linger (`JetStreamBrokerOptions.lingerMs`); unset: the driver's default. */
+const LINGER_MS = process.env.BENCH_LINGER_MS ? Number(process.env.BENCH_LINGER_MS) : undefined;
 
 interface Phase {
   records: number;
@@ -176,7 +178,12 @@ async function runDriver(driver: string): Promise<Result | undefined> {
   let broker: Broker | undefined;
   try {
     if (natsUrl)
-      broker = await createJetStreamBroker({ url: natsUrl, logger, prefix: brokerPrefix });
+      broker = await createJetStreamBroker({
+        url: natsUrl,
+        logger,
+        prefix: brokerPrefix,
+        ...(LINGER_MS === undefined ? {} : { lingerMs: LINGER_MS }),
+      });
     platform = await startPlatform({ env, logger, db, ...(broker ? { broker } : {}) });
     const cp = platform.urls['control-plane']!;
     const attach = await fetch(`${cp}/contracts/interns/adapters`, {

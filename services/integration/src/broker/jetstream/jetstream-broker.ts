@@ -52,6 +52,12 @@ export interface JetStreamBrokerOptions {
    * no batch waits for it. @defaultValue 1000
    */
   batchFetchExpiresMs?: number;
+  /**
+   * How long a worker waits, after a batch's first record, for more of its partition
+   * before handing the batch over (until `maxBatch` fill it; Kafka's
+   * `fetch.max.wait.ms`). 0: only what is there at once. @defaultValue 50
+   */
+  lingerMs?: number;
   /** nats-server's monitoring URL (`http://host:8222`): where its sync setting is read. */
   monitorUrl?: string | undefined;
   /** Retention per topic (`BROKER_RETENTION`, see `retention.ts`): each partition stream's max_age and max_bytes. @defaultValue none */
@@ -188,6 +194,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       ...(options.batchFetchExpiresMs === undefined
         ? {}
         : { batchFetchExpiresMs: options.batchFetchExpiresMs }),
+      ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }),
       partitionsOf: async (topic) => {
         try {
           return await partitionsOf(topic);

@@ -84,6 +84,8 @@ export interface JetStreamConsumerDeps {
   redeliveryDelayMs: number;
   /** See `JetStreamBrokerOptions.batchFetchExpiresMs`. @defaultValue 1000 */
   batchFetchExpiresMs?: number;
+  /** See `JetStreamBrokerOptions.lingerMs`. @defaultValue DEFAULT_LINGER_MS */
+  lingerMs?: number;
   /** Partition count of a topic, or undefined while it does not exist. */
   partitionsOf: (topic: string) => Promise<number | undefined>;
   onStop: (consumer: JetStreamConsumer) => void;
@@ -139,9 +141,13 @@ export function deliveryGap(
 }
 
 const FETCH_EXPIRES_MS = 1000;
+/** See `JetStreamBrokerOptions.lingerMs`. */
+export const DEFAULT_LINGER_MS = 50;
 /** A long poll not seen to end this long after its expiry (a server that died with it) is sent again. */
 const POLL_GRACE_MS = 1000;
 const REFRESH_MS = 1000;
+/** How much longer than its linger the client waits for a linger pull's expiry to reach it. */
+const LINGER_GRACE_MS = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class JetStreamConsumer implements Consumer {
@@ -149,6 +155,7 @@ export class JetStreamConsumer implements Consumer {
   private readonly partitions = new Map<string, PartitionState>();
   private readonly durable: string;
   private readonly maxBatch: number;
+  private readonly lingerMs: number;
   private isPaused = false;
   private stopped = false;
   private refreshTimer: NodeJS.Timeout | undefined;
@@ -158,6 +165,7 @@ export class JetStreamConsumer implements Consumer {
     this.topics = new Set(deps.options.topics);
     this.durable = durableName(deps.options.groupId);
     this.maxBatch = Math.max(1, deps.options.maxBatch ?? DEFAULT_MAX_BATCH);
+    this.lingerMs = Math.max(0, deps.lingerMs ?? DEFAULT_LINGER_MS);
   }
 
   get paused(): boolean {
@@ -506,20 +514,7 @@ export class JetStreamConsumer implements Consumer {
             await sleep(250);
           if (current.size === 0 || moved()) continue;
         }
-        if (this.maxBatch > 1 && current.size < this.maxBatch && current.last!.info.pending > 0) {
-          // Then what is there now, with one no-wait pull (it answers at once and ends).
-          const want = this.maxBatch - current.size;
-          const endings = current.endings;
-          current.pull({ batch: want, noWait: true });
-          await current.wait(
-            this.deps.batchFetchExpiresMs ?? FETCH_EXPIRES_MS,
-            () =>
-              current.size >= this.maxBatch ||
-              current.endings > endings ||
-              current.last!.info.pending === 0 ||
-              moved(),
-          );
-        }
+        if (this.maxBatch > 1 && current.size < this.maxBatch) await this.fill(current, moved);
         if (state.generation !== generation) continue;
         const batch = current.take(this.maxBatch);
         if (batch.length === 0) continue;
@@ -539,6 +534,40 @@ export class JetStreamConsumer implements Consumer {
       inbox?.close();
       if (state.inbox === inbox) state.inbox = undefined;
     }
+  }
+
+  /**
+   * Takes the rest of a batch after its first record. With a linger, one pull that the
+   * server answers with what is there and then with what arrives within `lingerMs`, ended
+   * by the batch filling or the server's expiry (Kafka's `fetch.max.wait.ms`): a
+   * partition fed a steady stream is handed over in batches of what arrives in the linger
+   * as well as during the previous batch's handling, so each target transaction, fsync
+   * and ack carries more records. Without one, what is there now, with one no-wait pull
+   * (it answers at once and ends), and only when the first record said more was there.
+   */
+  private async fill(current: PullInbox, moved: () => boolean): Promise<void> {
+    const want = this.maxBatch - current.size;
+    const endings = current.endings;
+    if (this.lingerMs > 0) {
+      current.pull({ batch: want, expiresMs: this.lingerMs });
+      // The server's expiry (a status) normally ends the wait; the client's deadline is
+      // for a server that died with the pull (a late answer is the next batch's).
+      await current.wait(
+        this.lingerMs + LINGER_GRACE_MS,
+        () => current.size >= this.maxBatch || current.endings > endings || moved(),
+      );
+      return;
+    }
+    if (current.last!.info.pending === 0) return;
+    current.pull({ batch: want, noWait: true });
+    await current.wait(
+      this.deps.batchFetchExpiresMs ?? FETCH_EXPIRES_MS,
+      () =>
+        current.size >= this.maxBatch ||
+        current.endings > endings ||
+        current.last!.info.pending === 0 ||
+        moved(),
+    );
   }
 
   private openInbox(state: PartitionState): PullInbox {
