@@ -71,3 +71,4 @@ export {
 } from './fuzz.js';
 export { assertErrorTableInStep, errorTableOf, type ErrorRow } from './error-table.js';
 export { assertSpecStatusesDocumented, type SpecStatuses } from './spec-statuses.js';
+export { bundleEntry } from './bundled-entry.js';

@@ -1,0 +1,118 @@
+/**
+ * A TypeScript entry point compiled once into one ES module that plain `node` runs
+ * (issue 21's fault harnesses start a service or a CLI hundreds of times). Under
+ * `node --import tsx` every start pays for tsx's loader thread and for resolving and
+ * transforming each workspace file (about 2 s of CPU for `analytics build`, most of the
+ * process's CPU, on this 2-core machine); the bundle runs the same code, transformed by
+ * the same esbuild, without that.
+ *
+ * The workspace's own packages (`@platform/*`, TypeScript only) are bundled; every other
+ * package stays an import, resolved from the bundle's folder, which is inside the
+ * entry's package (`node_modules/.cache/bundled-entries/`), so the same node_modules
+ * answer. `import.meta.url` keeps naming each source file, so a module that reads a file
+ * beside itself (a dashboard page, a SQL file) or resolves a package from there finds it.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+/** True for a CommonJS file (by extension, else by its package's `type`). */
+function isCommonJs(file: string): boolean {
+  if (file.endsWith('.cjs')) return true;
+  if (file.endsWith('.mjs')) return false;
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest))
+      return (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: string }).type !== 'module';
+  }
+  return true;
+}
+
+const REQUIRE = '__externalRequire';
+
+/**
+ * Bare imports outside the workspace stay imports, of the file they resolve to from the
+ * importing file (a package may have its own version of a dependency: core's ajv 8 is
+ * not the root's ajv 6); `@platform/*` is bundled. A static import of a CommonJS file
+ * goes through `require` (esbuild's interop, as under tsx): Node's own named-export
+ * detection misses some (`import { Ajv } from 'ajv'`).
+ */
+const externalPackages: Plugin = {
+  name: 'external-packages',
+  setup(bundler) {
+    bundler.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === REQUIRE) return undefined;
+      if (args.path.startsWith('@platform/') || args.kind === 'entry-point') return undefined;
+      if (args.path.startsWith('node:')) return { external: true };
+      const resolved = await bundler.resolve(args.path, {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+        pluginData: REQUIRE,
+      });
+      if (resolved.errors.length > 0 || !resolved.path) return { external: true };
+      if (resolved.external) return { path: args.path, external: true };
+      return args.kind === 'import-statement' && isCommonJs(resolved.path)
+        ? { path: resolved.path, namespace: 'external-require' }
+        : { path: resolved.path, external: true };
+    });
+    bundler.onLoad({ filter: /.*/, namespace: 'external-require' }, (args) => ({
+      contents: `module.exports = ${REQUIRE}(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/** Each source file's own `import.meta.url`, not the bundle's. */
+const sourceUrls: Plugin = {
+  name: 'source-import-meta-url',
+  setup(bundler) {
+    bundler.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
+      if (args.path.includes('/node_modules/')) return undefined;
+      const text = readFileSync(args.path, 'utf8');
+      if (!text.includes('import.meta.url')) return undefined;
+      return {
+        contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+        loader: /\.[cm]?tsx?$/.test(args.path) ? (args.path.endsWith('x') ? 'tsx' : 'ts') : 'js',
+      };
+    });
+  },
+};
+
+/**
+ * Compiles `entry` (a `.ts` file inside a workspace package: `packageDir`) and returns the
+ * path of the bundle. Each call compiles afresh (a fraction of a second), so the bundle
+ * is never older than the sources; the file is named by its content, so harnesses running
+ * at once share one when their sources agree, and the folder holds one file per version.
+ */
+export async function bundleEntry(packageDir: string, entry: string): Promise<string> {
+  const outDir = join(packageDir, 'node_modules', '.cache', 'bundled-entries');
+  const result = await build({
+    entryPoints: [entry],
+    outfile: join(outDir, 'entry.mjs'),
+    write: false,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${process.versions.node.split('.')[0]}`,
+    logLevel: 'error',
+    banner: {
+      js: `import { createRequire as __createRequire } from 'node:module'; const ${REQUIRE} = __createRequire(import.meta.url);`,
+    },
+    absWorkingDir: dirname(entry),
+    plugins: [externalPackages, sourceUrls],
+  });
+  const code = result.outputFiles[0]!.contents;
+  const name = relative(packageDir, entry).replace(/[^\w.-]+/g, '_');
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 12);
+  const outfile = join(outDir, `${name}.${hash}.mjs`);
+  if (!existsSync(outfile)) {
+    // Written aside and renamed: a harness starting at the same moment never runs half a file.
+    mkdirSync(outDir, { recursive: true });
+    const partial = `${outfile}.${process.pid}.partial`;
+    writeFileSync(partial, code);
+    renameSync(partial, outfile);
+  }
+  return outfile;
+}
