@@ -9,6 +9,7 @@ import {
   headers as natsHeaders,
   DeliverPolicy,
   DiscardPolicy,
+  ErrorCode,
   nanos,
   RetentionPolicy,
   StorageType,
@@ -99,7 +100,26 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       cause: error,
     });
   }
-  const jsm: JetStreamManager = await nc.jetstreamManager({ timeout: publishTimeout });
+  // A server with no JetStream at all is a configuration error: the start exits with it.
+  // One that has it but whose JetStream API has no responders yet (restarted a moment
+  // ago, still recovering its streams) is unavailable: the start waits for it.
+  if (!nc.info?.jetstream) {
+    await nc.close().catch(() => undefined);
+    throw new Error(
+      `NATS at ${options.url} has no JetStream: start nats-server with -js (or a jetstream block in its configuration)`,
+    );
+  }
+  let jsm: JetStreamManager;
+  try {
+    jsm = await nc.jetstreamManager({ timeout: publishTimeout });
+  } catch (error) {
+    await nc.close().catch(() => undefined);
+    if ((error as { code?: unknown }).code === ErrorCode.JetStreamNotEnabled)
+      throw new BrokerUnavailableError('NATS JetStream is not ready (503 no responders)', {
+        cause: error,
+      });
+    throw error;
+  }
   const durability = await readDurability(nc, options.monitorUrl);
   (durability.powerLoss ? options.logger.info : options.logger.warn).call(
     options.logger,
