@@ -14,6 +14,7 @@
 import { createInterface } from 'node:readline';
 import { createLogger, listen } from '@platform/core';
 import { buildAnalyticsApp } from '../src/app.js';
+import { warmRequestPath } from '../src/startup/warm-request-path.js';
 import { createWarehouse } from '../src/warehouse/warehouse.js';
 
 const [file, mode, logFile] = process.argv.slice(2);
@@ -30,6 +31,9 @@ const app = await buildAnalyticsApp({
   logger,
   ...(mode === 'cached' ? { sqlMaxConcurrent: 2, sqlMaxConcurrentPerClient: 2 } : {}),
 });
+// As main.ts does before its port opens (its default number of requests).
+const warmUp = await warmRequestPath(app, { requests: 2000, logger });
+logger.info(warmUp, warmUp.warmed ? 'request path warmed' : 'request path not warmed');
 process.stdout.write(`${await listen(app, { port: 0, host: '127.0.0.1' })}\n`);
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line === 'cpu') {

@@ -25,6 +25,7 @@ import { registerMcpRoutes } from './mcp/mcp-routes.js';
 import { warmServingData } from './sales/warm-serving.js';
 import { registerSalesRoutes } from './sales/sales-routes.js';
 import { registerHostGuard, type HostGuardOptions } from './http/host-guard.js';
+import { requestLogger } from './startup/warm-request-path.js';
 import { createSqlGate } from './sql/read-only-sql.js';
 import type { Warehouse } from './warehouse/warehouse.js';
 
@@ -88,6 +89,8 @@ export async function buildAnalyticsApp(options: AppOptions): Promise<FastifyIns
       ],
     },
   });
+  // The start's warm-up requests (`warmRequestPath`) log to a logger of their own.
+  app.setChildLoggerFactory(requestLogger);
   registerHostGuard(app, options.hostGuard);
   registerSalesRoutes(app, warehouse);
   registerDashboardRoutes(app);

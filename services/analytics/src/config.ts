@@ -46,6 +46,8 @@ export const analyticsEnvSchema = coreEnvSchema.extend({
   ANALYTICS_QUERY_TIMEOUT_MS: positiveIntVar(10_000),
   /** Query results cached per warehouse build; 0 turns the cache off. @defaultValue 256 */
   ANALYTICS_QUERY_CACHE_ENTRIES: nonNegativeIntVar(256),
+  /** Requests the service sends itself at start, before its port opens (`warm-request-path.ts`); 0: none. @defaultValue 2000 */
+  ANALYTICS_WARM_UP_REQUESTS: nonNegativeIntVar(2000),
   /** Row cap of the read-only SQL tool. @defaultValue 500 */
   ANALYTICS_SQL_MAX_ROWS: positiveIntVar(500),
   /** Most bytes of rows (as JSON) in one SQL tool answer. @defaultValue 1048576 */

@@ -20,6 +20,7 @@ import { buildAnalyticsApp } from './app.js';
 import { analyticsEnvSchema } from './config.js';
 import { ensureWarehouse } from './startup/ensure-warehouse.js';
 import { startFirstBuild, type FirstBuild } from './startup/first-build.js';
+import { warmRequestPath } from './startup/warm-request-path.js';
 import { warehousePath } from './warehouse/paths.js';
 import { createWarehouse } from './warehouse/warehouse.js';
 
@@ -92,6 +93,9 @@ logger.info(
     ? 'agent uses an LLM'
     : 'no LLM_PROVIDER: the chat answers through the offline planner',
 );
+// Before the port opens: the first users are answered by compiled code (README, Benchmark).
+const warmUp = await warmRequestPath(app, { requests: env.ANALYTICS_WARM_UP_REQUESTS, logger });
+logger.info(warmUp, warmUp.warmed ? 'request path warmed' : 'request path not warmed');
 const url = await listen(app, { port: env.PORT, host: listenHost(env) });
 logger.info(
   { url },
