@@ -41,7 +41,7 @@ export {
   faultAnswer,
   type FaultAnswer,
   fiuAvailable,
-  fileWritesLibrary,
+  diskFaultLibrary,
   fiuSkipReason,
   serviceHealth,
   setDiskFull,

@@ -13,12 +13,12 @@
  * - the connection to PostgreSQL or Redis cut (refused) or stalled for two seconds.
  *
  * With `--engines embedded` the service runs as one process on its embedded defaults
- * (PGlite and files under DATA_DIR, the in-process queue), started under `fiu-run -x`
- * (Debian's fiu-utils), and the faults are:
+ * (PGlite and files under DATA_DIR, the in-process queue), started with packages/testing's
+ * disk-fault library preloaded (spawnUnderFiu), and the faults are:
  *
  * - kill -9 of the service (started again);
- * - the disk full or failing under it for 2–4 s (fiu-ctrl makes pwrite, pwritev, fsync,
- *   fdatasync and ftruncate fail with ENOSPC or EIO): every answer meanwhile is a 202
+ * - the disk full or failing under it for 2–4 s (pwrite, pwritev, fsync, fdatasync and
+ *   ftruncate fail with ENOSPC or EIO): every answer meanwhile is a 202
  *   stored before the fault, or a 503 with a `detail` and `Retry-After`;
  * - a power loss: the process is paused (SIGSTOP) and DATA_DIR copied (the image the disk
  *   holds if nothing written after this moment reaches it), it runs on for 1–3 s, then it
@@ -59,7 +59,7 @@ import {
 import {
   EIO,
   ENOSPC,
-  fiuAvailable,
+  diskFaultLibrary,
   guardEngines,
   madeOsuFixture,
   madeOsuFixturesDir,
@@ -179,14 +179,13 @@ async function main(): Promise<void> {
   const kinds = (argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS];
   for (const kind of kinds)
     if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind} (${KINDS.join(', ')})`);
-  // Only a disk fault needs fiu-run: under it, a fork by the service (chromium, ffmpeg)
-  // at the moment fiu-ctrl switches a fault point can leave the child stuck before its
-  // exec on a lock libfiu's wrappers share across the fork, and Node's spawn waits for
-  // that exec: the service hangs (seen once in ~40 disk faults, 27 Nov). An artifact of
-  // the harness's tool, not of a full disk, so the other faults run without it.
+  // Only a disk fault needs the disk-fault library preloaded; the other faults run the
+  // service as it ships. (Under libfiu's fiu-run, which the library replaced, the service
+  // hung at a fork or a SIGCHLD in about one disk fault of 40: packages/testing
+  // native/disk-faults.c says why.)
   const underFiu = EMBEDDED && kinds.some((kind) => kind.startsWith('disk'));
-  if (underFiu && !fiuAvailable())
-    throw new Error('the disk faults need fiu-run and fiu-ctrl (Debian fiu-utils)');
+  if (underFiu && !diskFaultLibrary())
+    throw new Error('the disk faults need cc to build packages/testing native/disk-faults.c');
   const work = mkdtempSync(join(tmpdir(), 'chaos-render-'));
   const dataDir = join(work, 'data');
   log(
@@ -281,13 +280,15 @@ async function main(): Promise<void> {
       cwd: SERVICE_DIR,
       env: { ...env, ...instance.role, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
-      // Its own process group, killed whole: a child it forked (chromium, ffmpeg, or
-      // one stuck before its exec, below) must not outlive it holding its port.
+      // Its own process group, killed whole: a child it forked (chromium, ffmpeg) must not
+      // outlive it holding its port.
       detached: EMBEDDED,
     };
-    // fiu-run -x execs the program: the child's pid is the service's, for fiu-ctrl.
+    // The child's pid is the service's: its disk faults are switched by it.
     const child = underFiu
-      ? spawnUnderFiu(process.execPath, ['--import', 'tsx', MAIN], options)
+      ? spawnUnderFiu(process.execPath, ['--import', 'tsx', MAIN], options, false, {
+          lockFree: true,
+        })
       : spawn(process.execPath, ['--import', 'tsx', MAIN], options);
     let rest = '';
     child.stdout!.on('data', (chunk: Buffer) => {
