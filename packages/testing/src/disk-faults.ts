@@ -112,9 +112,9 @@ export function fiuAvailable(): boolean {
  * from its first instruction (under fiu-run: not plain file writes); with `fileWrites`
  * plain writes to files fail too.
  *
- * `lockFree` is not the default yet: under it, integration's disk-full test found
- * `/health` slower than 2 s while the disk was full (not understood yet; render README,
- * the fork hang). Render's embedded chaos harness uses it: its service spawns children.
+ * `lockFree` is not the default yet (render README, the fork hang: integration's disk-full
+ * test has not been compared both ways on a quiet machine). Render's embedded chaos
+ * harness uses it: its service spawns children.
  */
 export function spawnUnderFiu(
   command: string,
