@@ -20,23 +20,28 @@ export function envelopeHeaders(envelope: Envelope): Record<string, string> {
   return headers;
 }
 
+/**
+ * The published text of an envelope whose revision was set after `stored` was made
+ * (`JSON.stringify` of the envelope without its revision): the same bytes as
+ * `JSON.stringify(envelope)`, since a revision set afterwards is the object's last key,
+ * without serialising the payload a second time.
+ */
+export function withRevision(stored: string, revision: number | undefined): string {
+  return revision === undefined ? stored : `${stored.slice(0, -1)},"revision":${revision}}`;
+}
+
 export async function publishEnvelope(
   broker: Broker,
   contract: () => Promise<ContractDefinition | undefined>,
   topic: string,
   envelope: Envelope,
   dedupeId = envelope.recordId,
+  body = JSON.stringify(envelope),
 ): Promise<PublishResult> {
   const send = () =>
-    broker.publish(
-      topic,
-      envelope.naturalKey,
-      JSON.stringify(envelope),
-      envelopeHeaders(envelope),
-      {
-        dedupeId,
-      },
-    );
+    broker.publish(topic, envelope.naturalKey, body, envelopeHeaders(envelope), {
+      dedupeId,
+    });
   try {
     return await send();
   } catch (error) {

@@ -63,6 +63,8 @@ export type Reservation = { state: 'new' | 'recreate'; revision: number } | { st
 export interface QueuedCreate {
   envelope: Envelope;
   topic: string;
+  /** `storedEnvelope(envelope)` serialised, when the caller has it already (it publishes the same text). */
+  storedJson?: string;
 }
 
 /**
@@ -74,6 +76,10 @@ export interface QueuedCreate {
  * holds it, or an earlier create of this call took the key; nothing queued). A pending
  * reservation is never taken over: its outbox row is published by the relay or taken
  * back, so it always resolves.
+ *
+ * Each create is sent as its topic and its stored envelope only (the read model's
+ * columns are read out of the envelope by the statement): the envelope text is the one
+ * the request publishes, serialised once, and the payload crosses once, not twice.
  */
 export async function reserveCreates(
   db: SqlExecutor,
@@ -85,26 +91,20 @@ export async function reserveCreates(
     const slot = `${e.contractId}\u0000${e.naturalKey}`;
     if (!firstOfKey.has(slot)) firstOfKey.set(slot, i);
   });
-  const unique = [...firstOfKey.values()].map((i) => creates[i]!);
-  const rows = unique.map(({ envelope: e, topic }) => ({
-    contract_id: e.contractId,
-    natural_key: e.naturalKey,
-    record_id: e.recordId,
-    record_type: e.recordType,
-    schema_version: e.schemaVersion,
-    payload: e.payload,
-    occurred_at: e.occurredAt,
-    trace_id: e.traceId,
-    topic,
-    envelope: storedEnvelope(e),
-  }));
+  let rows = '';
+  for (const i of firstOfKey.values()) {
+    const { envelope, topic, storedJson } = creates[i]!;
+    rows += `${rows ? ',' : '['}{"topic":${JSON.stringify(topic)},"e":${storedJson ?? JSON.stringify(storedEnvelope(envelope))}}`;
+  }
   const { rows: taken } = await db.query<{
     record_id: string;
     inserted: boolean;
     revision: number;
   }>(
-    `WITH r AS (SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(contract_id text, natural_key text, record_id uuid,
-       record_type text, schema_version integer, payload jsonb, occurred_at timestamptz, trace_id uuid, topic text, envelope jsonb)),
+    `WITH r AS (SELECT e->>'contractId' AS contract_id, e->>'naturalKey' AS natural_key, (e->>'recordId')::uuid AS record_id,
+       e->>'recordType' AS record_type, (e->>'schemaVersion')::integer AS schema_version, e->'payload' AS payload,
+       (e->>'occurredAt')::timestamptz AS occurred_at, (e->>'traceId')::uuid AS trace_id, topic, e AS envelope
+       FROM jsonb_to_recordset($1::jsonb) AS j(topic text, e jsonb)),
      taken AS (
        INSERT INTO submitted_records (contract_id, natural_key, record_id, record_type, schema_version, payload, occurred_at, trace_id, state)
        SELECT r.contract_id, r.natural_key, r.record_id, r.record_type, r.schema_version, r.payload, r.occurred_at, r.trace_id, 'pending'
@@ -120,7 +120,7 @@ export async function reserveCreates(
        FROM taken JOIN r ON r.record_id = taken.record_id
      )
      SELECT record_id::text AS record_id, inserted, revision FROM taken`,
-    [JSON.stringify(rows), owner],
+    [`${rows}]`, owner],
   );
   const byId = new Map(taken.map((row) => [row.record_id.toLowerCase(), row]));
   return creates.map(({ envelope: e }) => {

@@ -39,7 +39,7 @@ import type { Operation, SubmissionMetrics } from './metrics.js';
 import { revisionsAfterLostAnswer } from './in-doubt-write.js';
 import { discardUnsent, enqueueEvent, markSent, type SentPosition } from './outbox.js';
 import type { OutboxRelay } from './outbox-relay.js';
-import { publishEnvelope } from './publish-envelope.js';
+import { publishEnvelope, withRevision } from './publish-envelope.js';
 import { findActive, reserveCreates, type QueuedCreate, type Reservation } from './read-model.js';
 
 export interface SubmissionDeps {
@@ -159,12 +159,20 @@ async function publish(
   cls: LifecycleClass,
   operation: Operation,
   envelope: Envelope,
+  body?: string,
 ): Promise<SentPosition | InDoubt> {
   const topic = topicName(contract.contractId, cls);
   const started = performance.now();
   let result;
   try {
-    result = await publishEnvelope(deps.broker, async () => contract, topic, envelope);
+    result = await publishEnvelope(
+      deps.broker,
+      async () => contract,
+      topic,
+      envelope,
+      envelope.recordId,
+      body,
+    );
   } catch (error) {
     if (error instanceof BrokerUnavailableError && error.inDoubt) {
       // The broker may hold it: only the relay may finish it (same de-dup id), never a 503.
@@ -274,22 +282,21 @@ export async function createRecords(
 ): Promise<IntakeResult[]> {
   const contract = await loadContract(deps, contractId);
   const results: IntakeResult[] = new Array(inputs.length);
-  const built: Array<{ index: number; envelope: Envelope }> = [];
+  const built: Array<{ index: number; envelope: Envelope; storedJson: string }> = [];
   inputs.forEach((input, index) => {
     deps.metrics.submitted(contractId, 'create');
     try {
       const payload = payloadOrThrow(deps, contract, 'create', input);
-      built.push({
-        index,
-        envelope: envelopeFor(deps, contract, 'create', 'create', payload, traceId),
-      });
+      const envelope = envelopeFor(deps, contract, 'create', 'create', payload, traceId);
+      // Serialised once: the outbox stores this text and the broker gets it with the revision.
+      built.push({ index, envelope, storedJson: JSON.stringify(envelope) });
     } catch (error) {
       if (!isAppError(error)) throw error;
       results[index] = { ok: false, error };
     }
   });
   const topic = topicName(contractId, 'create');
-  const queued = built.map((b) => ({ envelope: b.envelope, topic }));
+  const queued = built.map(({ envelope, storedJson }) => ({ envelope, topic, storedJson }));
   const reservations = await deps.intake.reserve.run(queued).catch(async (error: unknown) => {
     // The answer was lost, the rows may be in: what the outbox holds is reserved.
     const held = await revisionsAfterLostAnswer(
@@ -318,8 +325,15 @@ export async function createRecords(
     return false;
   });
   const sent = await Promise.all(
-    reserved.map(({ envelope }) =>
-      publish(deps, contract, 'create', 'create', envelope).then(
+    reserved.map(({ envelope, storedJson }) =>
+      publish(
+        deps,
+        contract,
+        'create',
+        'create',
+        envelope,
+        withRevision(storedJson, envelope.revision),
+      ).then(
         (position) => ({ position }),
         (error: unknown) => ({ error }),
       ),

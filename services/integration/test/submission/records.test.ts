@@ -439,4 +439,37 @@ describe('submission: error table and legacy paths (SQL log on PGlite)', () => {
       await app.close();
     }
   });
+
+  it('binds the request id and a given trace id in one child logger a request', async () => {
+    const lines: string[] = [];
+    const children: Array<Record<string, unknown>> = [];
+    const logger = pino(
+      { level: 'info', onChild: (child) => children.push(child.bindings()) },
+      new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }),
+    );
+    const app = await buildSubmissionApp({ db: h.db, broker: h.broker, logger });
+    try {
+      const traceId = '0f6e2c1a-5b4d-4c3e-9a8b-7d6c5b4a3f21';
+      children.length = 0;
+      const response = await app.inject({
+        method: 'POST',
+        url: `/contracts/${interns.contractId}/records`,
+        headers: { 'x-trace-id': traceId.toUpperCase() },
+        payload: internPayload(),
+      });
+      assert.equal(response.statusCode, 202);
+      assert.equal(response.headers['x-trace-id'], traceId);
+      assert.equal(json<{ traceId: string }>(response).traceId, traceId);
+      const perRequest = children.filter((bindings) => 'reqId' in bindings);
+      assert.equal(perRequest.length, 1, JSON.stringify(children));
+      assert.equal(perRequest[0]!.traceId, traceId);
+      // Every line of the request, "incoming request" included, carries both ids.
+      const entries = lines.map((line) => JSON.parse(line) as { traceId?: string; reqId?: string });
+      const ofRequest = entries.filter((entry) => entry.reqId === perRequest[0]!.reqId);
+      assert.ok(ofRequest.length >= 2, JSON.stringify(entries));
+      for (const entry of ofRequest) assert.equal(entry.traceId, traceId);
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -1,0 +1,166 @@
+/**
+ * CPU of the intake a single POST (issue 11, item 6): the submission service and the
+ * control plane on JetStream + PostgreSQL (SQL log + PGlite without NATS), no adapter,
+ * and the clients in a child process, so this process's `process.cpuUsage()` is the
+ * intake's own: validation, the read-model and outbox statements, the publish, fastify.
+ * A figure a shared machine disturbs little (wall-clock rates here are not the goal's).
+ *
+ *   INTAKE_RECORDS=5000 INTAKE_CONCURRENCY=32 node --import tsx services/integration/bench/intake-cpu.ts
+ *
+ * Prints one JSON line: records, seconds, POSTs a second, CPU ms a POST (user, system) and
+ * the CPU ms a POST of the run's PostgreSQL backends.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger, createSqlDatabase, loadConfig, type SqlDatabase } from '@platform/core';
+import {
+  createTestDatabase,
+  natsUrlForTests,
+  postgresUrlForTests,
+  type TestDatabase,
+} from '@platform/testing';
+import { createJetStreamBroker } from '../src/broker/jetstream/jetstream-broker.js';
+import type { Broker } from '../src/broker/broker.js';
+import { integrationEnvSchema } from '../src/config.js';
+import { startPlatform, type RunningPlatform } from '../src/platform.js';
+import { deleteStreams } from '../test/helpers/broker-drivers.js';
+
+const RECORDS = Number(process.env.INTAKE_RECORDS ?? 5000);
+const WARM_UP = Number(process.env.INTAKE_WARM_UP ?? 1000);
+const CONCURRENCY = Number(process.env.INTAKE_CONCURRENCY ?? 32);
+
+/** The clients: node:http with kept-alive sockets, in their own process; prints the seconds taken. */
+const CLIENT = `
+const http = require('node:http');
+const [url, records, concurrency, run] = process.argv.slice(1);
+const agent = new http.Agent({ keepAlive: true, maxSockets: Number(concurrency) });
+let next = 0;
+const post = (i) => new Promise((resolve, reject) => {
+  const text = JSON.stringify({ internId: 'I-' + run + '-' + i, firstName: 'Bench', lastName: 'Mark ' + i,
+    email: 'bench' + i + '@example.org', college: 'Load College, Testshire', department: 'Performance', startDate: '2025-01-01' });
+  const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } });
+  req.on('error', reject);
+  req.on('response', (res) => {
+    const chunks = [];
+    res.on('data', (c) => chunks.push(c));
+    res.on('end', () => res.statusCode === 202 ? resolve() : reject(new Error(res.statusCode + ' ' + Buffer.concat(chunks))));
+  });
+  req.end(text);
+});
+const worker = async () => { while (next < Number(records)) await post(next++); };
+const t0 = performance.now();
+Promise.all(Array.from({ length: Number(concurrency) }, worker)).then(
+  () => { process.stdout.write(String((performance.now() - t0) / 1000)); agent.destroy(); },
+  (error) => { console.error(error); process.exit(1); });
+`;
+
+function runClients(url: string, records: number, run: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['-e', CLIENT, url, String(records), String(CONCURRENCY), run],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(Number(out)) : reject(new Error(`clients exited ${code}`)),
+    );
+  });
+}
+
+/**
+ * CPU (ms) the PostgreSQL backends of this run's database have used, by pid: on 2 cores the
+ * database's work competes with the intake's, so a statement made cheaper there counts.
+ * Empty on PGlite (it runs in this process) or where /proc is not readable.
+ */
+async function backendCpu(db: SqlDatabase): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  if (!db.supportsListenNotify) return cpu;
+  const { rows } = await db.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+  );
+  const tick = 1000 / 100; // USER_HZ
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * tick);
+    } catch {
+      // A backend on another machine, or gone.
+    }
+  }
+  return cpu;
+}
+
+async function main(): Promise<void> {
+  const natsUrl = await natsUrlForTests();
+  const dataDir = await mkdtemp(join(tmpdir(), 'integration-intake-'));
+  let testDb: TestDatabase | undefined;
+  if (natsUrl && (await postgresUrlForTests())) testDb = await createTestDatabase('intake_cpu');
+  const db: SqlDatabase = await createSqlDatabase({
+    url: testDb?.url,
+    dataDir: testDb ? 'unused' : join(dataDir, 'pglite'),
+  });
+  const logger = createLogger({ service: 'integration-intake', level: 'warn' });
+  const prefix = natsUrl ? `INTAKE${randomBytes(4).toString('hex').toUpperCase()}` : '';
+  let broker: Broker | undefined;
+  let platform: RunningPlatform | undefined;
+  try {
+    if (natsUrl) broker = await createJetStreamBroker({ url: natsUrl, logger, prefix });
+    platform = await startPlatform({
+      env: {
+        ...loadConfig(integrationEnvSchema, {
+          HOST: '127.0.0.1',
+          DATA_DIR: dataDir,
+          INTEGRATION_ROLES: 'submission,control-plane',
+          ...(natsUrl ? { NATS_URL: natsUrl } : {}),
+        }),
+        PORT: 0,
+        CONTROL_PLANE_PORT: 0,
+      },
+      logger,
+      db,
+      ...(broker ? { broker } : {}),
+    });
+    const url = `${platform.urls.submission}/contracts/interns/records`;
+    const run = randomBytes(3).toString('hex');
+    await runClients(url, WARM_UP, `${run}w`);
+    const pgBefore = await backendCpu(db);
+    const before = process.cpuUsage();
+    const seconds = await runClients(url, RECORDS, run);
+    const cpu = process.cpuUsage(before);
+    let pgMs = 0;
+    for (const [pid, ms] of await backendCpu(db)) pgMs += ms - (pgBefore.get(pid) ?? 0);
+    process.stdout.write(
+      `${JSON.stringify({
+        driver: natsUrl ? 'jetstream' : 'sql-log',
+        records: RECORDS,
+        concurrency: CONCURRENCY,
+        seconds: Number(seconds.toFixed(2)),
+        postsPerSecond: Math.round(RECORDS / seconds),
+        cpuMsPerPost: Number(((cpu.user + cpu.system) / 1000 / RECORDS).toFixed(3)),
+        userMsPerPost: Number((cpu.user / 1000 / RECORDS).toFixed(3)),
+        systemMsPerPost: Number((cpu.system / 1000 / RECORDS).toFixed(3)),
+        // Backends of this run's database (10 ms ticks; those gone since are not counted).
+        postgresCpuMsPerPost: Number((pgMs / RECORDS).toFixed(3)),
+      })}\n`,
+    );
+  } finally {
+    await platform?.close();
+    if (broker) {
+      await deleteStreams(natsUrl!, prefix).catch(() => undefined);
+      await broker.close();
+    }
+    await db.close();
+    await testDb?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
