@@ -32,7 +32,13 @@ export {
   untilSettled,
 } from './chaos-kit.js';
 export { startTcpProxy, type ProxyMode, type TcpProxy } from './tcp-proxy.js';
-export { spawnServiceMain, type ServiceProcess } from './service-process.js';
+export {
+  assertExitsOnMissingDatabase,
+  spawnServiceMain,
+  startupTestPostgres,
+  WAITS_FOR_DATABASE,
+  type ServiceProcess,
+} from './service-process.js';
 export { missingDatabaseUrl, unreachableTestDatabase } from './unreachable-database.js';
 export { guardEngines, type EngineGuard } from './engine-guard.js';
 export {

@@ -4,11 +4,13 @@
  * with a throw-away DATA_DIR; its output is kept (pino's lines on stdout, Node's last
  * words on stderr). The test's end stops it, waits until it closed, and removes DATA_DIR.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { embeddedDefaultsEnv } from './engines.js';
+import { embeddedDefaultsEnv, skipReason } from './engines.js';
+import { postgresUrlForTests } from './postgres.js';
 import { waitFor } from './wait-for.js';
 
 export interface ServiceProcess {
@@ -88,4 +90,28 @@ export function spawnServiceMain(
         timeoutMs,
       ),
   };
+}
+
+/** The PostgreSQL of a start-up test and its `{ skip }` (loud when there is none). */
+export async function startupTestPostgres(): Promise<{ url?: string; skip?: string }> {
+  const url = await postgresUrlForTests();
+  return { url, skip: skipReason('PostgreSQL', url !== undefined) };
+}
+
+/** The warn line of a start that waits for its database (core's waitForDependency). */
+export const WAITS_FOR_DATABASE = /"level":40,[^\n]*"msg":"start-up waits for the database/;
+
+/**
+ * A start on a database that does not exist (`missingDatabaseUrl`) is a configuration
+ * error: the process exits 1 at once, with `failedToStart` and the database's name, and
+ * never says it waits.
+ */
+export async function assertExitsOnMissingDatabase(
+  service: ServiceProcess,
+  failedToStart: RegExp,
+): Promise<void> {
+  assert.equal(await service.closed, 1, service.output().slice(-3000));
+  assert.match(service.output(), failedToStart);
+  assert.match(service.output(), /database \\?"startup_retry_missing_\w+\\?" does not exist/);
+  assert.doesNotMatch(service.output(), /start-up waits for/);
 }

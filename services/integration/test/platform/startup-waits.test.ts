@@ -8,17 +8,17 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test, type TestContext } from 'node:test';
 import {
+  assertExitsOnMissingDatabase,
   missingDatabaseUrl,
-  postgresUrlForTests,
-  skipReason,
   spawnServiceMain,
+  startupTestPostgres,
   unreachableTestDatabase,
+  WAITS_FOR_DATABASE,
 } from '@platform/testing';
 import { platformPorts } from '../support/platform-env.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const postgresUrl = await postgresUrlForTests();
-const skip = skipReason('PostgreSQL', postgresUrl !== undefined);
+const { url: postgresUrl, skip } = await startupTestPostgres();
 
 async function startIntegration(t: TestContext, databaseUrl: string) {
   const ports = await platformPorts();
@@ -39,7 +39,7 @@ test(
     const platform = await startIntegration(t, database.url);
     await platform.waitForOutput(
       'a warn line saying that the start waits for the database',
-      /"level":40,[^\n]*"msg":"start-up waits for the database/,
+      WAITS_FOR_DATABASE,
     );
     database.proxy.restore();
     await platform.waitForHealth([platform.controlPlane, platform.submission]);
@@ -55,9 +55,6 @@ test(
   { skip },
   async (t) => {
     const platform = await startIntegration(t, missingDatabaseUrl(postgresUrl!));
-    assert.equal(await platform.closed, 1, platform.output().slice(-3000));
-    assert.match(platform.output(), /integration platform failed to start/);
-    assert.match(platform.output(), /database \\?"startup_retry_missing_\w+\\?" does not exist/);
-    assert.doesNotMatch(platform.output(), /start-up waits for/);
+    await assertExitsOnMissingDatabase(platform, /integration platform failed to start/);
   },
 );

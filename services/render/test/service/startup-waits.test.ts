@@ -8,18 +8,18 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test, type TestContext } from 'node:test';
 import {
+  assertExitsOnMissingDatabase,
   freePort,
   madeOsuFixturesDir,
   missingDatabaseUrl,
-  postgresUrlForTests,
-  skipReason,
   spawnServiceMain,
+  startupTestPostgres,
   unreachableTestDatabase,
+  WAITS_FOR_DATABASE,
 } from '@platform/testing';
 
 const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-const postgresUrl = await postgresUrlForTests();
-const skip = skipReason('PostgreSQL', postgresUrl !== undefined);
+const { url: postgresUrl, skip } = await startupTestPostgres();
 
 async function startRender(t: TestContext, databaseUrl: string) {
   const port = await freePort();
@@ -39,7 +39,7 @@ test(
     const service = await startRender(t, database.url);
     await service.waitForOutput(
       'a warn line saying that start-up waits for the database',
-      /"level":40,[^\n]*"msg":"start-up waits for the database/,
+      WAITS_FOR_DATABASE,
     );
     database.proxy.restore();
     await service.waitForHealth([service.base]);
@@ -55,9 +55,6 @@ test(
   { skip },
   async (t) => {
     const service = await startRender(t, missingDatabaseUrl(postgresUrl!));
-    assert.equal(await service.closed, 1, service.output().slice(-3000));
-    assert.match(service.output(), /render service failed to start/);
-    assert.match(service.output(), /database \\?"startup_retry_missing_\w+\\?" does not exist/);
-    assert.doesNotMatch(service.output(), /start-up waits for/);
+    await assertExitsOnMissingDatabase(service, /render service failed to start/);
   },
 );
