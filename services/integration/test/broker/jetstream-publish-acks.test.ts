@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { natsUrlForTests, skipReason } from '@platform/testing';
-import { connect, headers, type NatsConnection } from 'nats';
+import { AckPolicy, connect, headers, type JsMsg, type NatsConnection } from 'nats';
+import { InboxRequests, jsonAnswer } from '../../src/broker/jetstream/inbox-requests.js';
 import { PublishAcks } from '../../src/broker/jetstream/publish-acks.js';
 import { uniqueName } from '../helpers/broker-drivers.js';
 
@@ -41,7 +42,8 @@ describe(
     });
 
     it('resolves with the stream sequence, a repeated de-duplication id as a duplicate', async () => {
-      const acks = new PublishAcks(nc, 5000);
+      const requests = new InboxRequests(nc, 5000);
+      const acks = new PublishAcks(requests);
       try {
         const [a, b] = await Promise.all([
           acks.publish(subject, bytes('a'), withId('id-a')),
@@ -53,20 +55,21 @@ describe(
         const again = await acks.publish(subject, bytes('a'), withId('id-a'));
         assert.deepEqual(again, { stream, seq: a.seq, duplicate: true });
       } finally {
-        acks.close();
+        requests.close();
       }
     });
 
     it('refuses at once where no stream listens (no waiting for the timeout)', async () => {
       // A minute's timeout: a refusal that waited for it would fail the test by its own timeout.
-      const acks = new PublishAcks(nc, 60_000);
+      const requests = new InboxRequests(nc, 60_000);
+      const acks = new PublishAcks(requests);
       try {
         await assert.rejects(
           acks.publish(`${stream}_nowhere.in`, bytes('x'), withId('id-x')),
           /^Error: 503/,
         );
       } finally {
-        acks.close();
+        requests.close();
       }
     });
 
@@ -74,7 +77,8 @@ describe(
       // A plain subscriber takes the subject and never answers: no stream, no 503.
       const silent = `${stream}_silent`;
       const sub = nc.subscribe(silent);
-      const acks = new PublishAcks(nc, 400);
+      const requests = new InboxRequests(nc, 400);
+      const acks = new PublishAcks(requests);
       try {
         const first = acks.publish(silent, bytes('1'), withId('s1'));
         const firstEnded = first.then(
@@ -94,7 +98,7 @@ describe(
         const ack = await acks.publish(subject, bytes('after'), withId('after-timeouts'));
         assert.equal(ack.duplicate, false);
       } finally {
-        acks.close();
+        requests.close();
         sub.unsubscribe();
       }
     });
@@ -102,15 +106,60 @@ describe(
     it('ends every waiting publish when it closes', async () => {
       const silent = `${stream}_closing`;
       const sub = nc.subscribe(silent);
-      const acks = new PublishAcks(nc, 60_000);
+      const requests = new InboxRequests(nc, 60_000);
+      const acks = new PublishAcks(requests);
       const waiting = [1, 2, 3].map((i) => acks.publish(silent, bytes(String(i)), withId(`c${i}`)));
-      acks.close();
+      requests.close();
       for (const publish of waiting) await assert.rejects(publish, /connection closed/);
       await assert.rejects(
         acks.publish(subject, bytes('late'), withId('late')),
         /connection closed/,
       );
       sub.unsubscribe();
+    });
+    it('confirms a consumer ack through the same inbox: the ack floor has moved when it resolves', async () => {
+      const jsm = await nc.jetstreamManager();
+      const durable = uniqueName('acker').replace(/[^A-Za-z0-9_]/g, '_');
+      await jsm.consumers.add(stream, { durable_name: durable, ack_policy: AckPolicy.All });
+      const requests = new InboxRequests(nc, 5000);
+      const acks = new PublishAcks(requests);
+      try {
+        const published = await acks.publish(subject, bytes('to-ack'), withId('to-ack'));
+        const js = nc.jetstream();
+        const consumer = await js.consumers.get(stream, durable);
+        const msgs = await consumer.fetch({ max_messages: 100, expires: 2000 });
+        let last: JsMsg | undefined;
+        for await (const msg of msgs) {
+          last = msg;
+          if (msg.seq === published.seq) break;
+        }
+        assert.equal(last?.seq, published.seq);
+        const reply = (last as JsMsg & { reply?: string }).reply!;
+        await requests.request(reply, bytes('+ACK'));
+        const info = jsonAnswer<{ ack_floor: { stream_seq: number } }>(
+          await requests.request(`$JS.API.CONSUMER.INFO.${stream}.${durable}`),
+          'consumer info',
+        );
+        assert.equal(info.ack_floor.stream_seq, published.seq);
+      } finally {
+        requests.close();
+        await jsm.consumers.delete(stream, durable).catch(() => undefined);
+      }
+    });
+
+    it("rejects a JetStream API error with the server's description", async () => {
+      const requests = new InboxRequests(nc, 5000);
+      try {
+        const answer = await requests.request(`$JS.API.CONSUMER.INFO.${stream}.nobody_here`);
+        assert.throws(() => jsonAnswer(answer, 'consumer info'), /consumer not found/i);
+        // An ack to a subject nobody answers on is refused at once (no waiting for the timeout).
+        await assert.rejects(
+          requests.request(`${stream}_nobody.ack`, bytes('+ACK')),
+          /^Error: 503/,
+        );
+      } finally {
+        requests.close();
+      }
     });
   },
 );

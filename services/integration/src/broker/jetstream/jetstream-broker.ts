@@ -33,6 +33,7 @@ import { partitionFor } from '../partitioner.js';
 import { retentionFor, type RetentionEntry } from '../retention.js';
 import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
 import { assertTopicName, streamName, subjectFor, type StreamDescription } from './naming.js';
+import { InboxRequests } from './inbox-requests.js';
 import { PublishAcks } from './publish-acks.js';
 import { readDurability } from './server-durability.js';
 
@@ -146,7 +147,9 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     }
   })().catch(() => undefined);
   const js = nc.jetstream({ timeout: publishTimeout });
-  const acks = new PublishAcks(nc, publishTimeout);
+  // One inbox answers every publish, consumer ack and consumer-info request of the broker.
+  const requests = new InboxRequests(nc, publishTimeout);
+  const acks = new PublishAcks(requests);
   const partitionCounts = new Map<string, number>();
 
   const partitionsOf = async (topic: string): Promise<number> => {
@@ -205,6 +208,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       js,
       jsm,
       apiPrefix: JS_API_PREFIX,
+      requests,
       ackTimeoutMs: publishTimeout,
       prefix,
       logger: options.logger,
@@ -418,7 +422,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
     async close() {
       await Promise.all([...consumers].map((consumer) => consumer.stop()));
       if (!nc.isClosed()) await nc.drain().catch(() => nc.close());
-      acks.close();
+      requests.close();
     },
   };
 }

@@ -25,6 +25,7 @@ import { assignmentOf } from '../assignment-of.js';
 import { DEFAULT_MAX_BATCH, type DeliveryHandler } from '../batch-delivery.js';
 import type { Assignment, BrokerRecord, Consumer, ConsumerOptions } from '../broker.js';
 import { resumePosition } from '../resume-position.js';
+import { jsonAnswer, type InboxRequests } from './inbox-requests.js';
 import { durableName, streamName } from './naming.js';
 import { PullInbox } from './pull-inbox.js';
 
@@ -75,7 +76,12 @@ export interface JetStreamConsumerDeps {
   jsm: JetStreamManager;
   /** The JetStream API's subject prefix (`$JS.API` unless a domain or prefix is set). */
   apiPrefix: string;
-  /** How long an `ackAck` waits for the server's confirmation. */
+  /**
+   * The broker's one inbox for requests (`inbox-requests.ts`): the batch acks' confirmations
+   * and the refresh's consumer-info requests are answered there, not by a client request each.
+   */
+  requests: InboxRequests;
+  /** How long a pull's worker waits for the server's confirmation. */
   ackTimeoutMs: number;
   prefix: string;
   logger: Logger;
@@ -140,6 +146,21 @@ export function deliveryGap(
   return false;
 }
 
+/** What the refresh reads of a durable's info. */
+interface RefreshedInfo {
+  num_ack_pending: number;
+  num_pending: number;
+  delivered: { consumer_seq: number; stream_seq: number };
+  ack_floor: { stream_seq: number };
+}
+
+const ACK = new TextEncoder().encode('+ACK');
+/** Where a message's ack goes: its reply subject (the client's `JsMsgImpl` has it; its type does not say so). */
+function ackSubjectOf(msg: JsMsg): string {
+  const reply = (msg as JsMsg & { reply?: string }).reply;
+  if (!reply) throw new Error('the message has no reply subject to ack');
+  return reply;
+}
 const FETCH_EXPIRES_MS = 1000;
 /** See `JetStreamBrokerOptions.lingerMs`. */
 export const DEFAULT_LINGER_MS = 50;
@@ -288,7 +309,7 @@ export class JetStreamConsumer implements Consumer {
       if (!state.handle || this.stopped) continue;
       try {
         const generation = state.generation;
-        const info = await state.handle.info(false);
+        const info = await this.consumerInfo(state.stream);
         if (state.generation !== generation) continue; // a seek moved the offsets meanwhile
         if (await this.redeliverStranded(state, info)) continue;
         // The reply may predate an ack that landed while it travelled: offsets only move
@@ -309,6 +330,14 @@ export class JetStreamConsumer implements Consumer {
         );
       }
     }
+  }
+
+  /** The durable's info on `stream`, asked through the broker's one inbox. */
+  private async consumerInfo(stream: string): Promise<RefreshedInfo> {
+    const answer = await this.deps.requests.request(
+      `${this.deps.apiPrefix}.CONSUMER.INFO.${stream}.${this.durable}`,
+    );
+    return jsonAnswer<RefreshedInfo>(answer, 'a consumer info request');
   }
 
   /**
@@ -708,7 +737,9 @@ export class JetStreamConsumer implements Consumer {
     if (handled > 0) {
       const last = batch[handled - 1]!;
       try {
-        await last.ackAck(); // ack-all: this one acks (and confirms) every earlier one
+        // Ack-all: this one acks every earlier one; the server's answer confirms it (what
+        // `ackedThrough`, the start of a re-read, relies on), answered into the one inbox.
+        await this.deps.requests.request(ackSubjectOf(last), ACK);
         if (state.generation === generation) state.ackedThrough = last.info.streamSequence;
         state.committedOffset = last.info.streamSequence;
         state.endOffset = Math.max(state.endOffset, last.info.streamSequence + last.info.pending);
