@@ -4,14 +4,12 @@
  * `audioGraph` (music and hitsounds), optional frame-blend motion blur (blended in
  * the converter; in ffmpeg only when ffmpeg converts), and the thumbnail JPEG as a
  * second output. Up to `framesInFlight` frames are
- * queued on the pipe while the next one is drawn; their buffers are reused. Frames go
- * through a named pipe written from libuv's thread pool (fifo-sink.ts). Abort kills the
- * process.
+ * queued on the pipe while the next one is drawn; their buffers are reused. Abort
+ * kills the process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { audioGraph, type HitSoundInput, type MusicInput } from './encode/audio-graph.js';
 import { I420Converter } from './encode/rgba-to-i420.js';
-import { FifoSink } from './fifo-sink.js';
 import type { StageProfile } from './stage-profile.js';
 
 export interface EncoderOptions {
@@ -39,13 +37,6 @@ export interface EncoderOptions {
    * @defaultValue 'node'
    */
   convert?: 'node' | 'ffmpeg';
-  /**
-   * How frames reach ffmpeg: 'fifo' a named pipe written from libuv's thread pool, so a
-   * frame flows while this thread draws the next (fifo-sink.ts); 'stdin' ffmpeg's stdin,
-   * written by the event loop (for comparison, and where no named pipe can be made).
-   * @defaultValue 'fifo'
-   */
-  transport?: 'fifo' | 'stdin';
   /** Frames written to the pipe but not yet taken by ffmpeg before write() waits. @defaultValue 2 */
   framesInFlight?: number;
   /**
@@ -82,16 +73,12 @@ export class FfmpegEncoder {
   private readonly depth: number;
   private readonly inFlight: Promise<void>[] = [];
   private written = 0;
-  private readonly sink: FifoSink | undefined;
 
   constructor(private readonly o: EncoderOptions) {
-    if ((o.transport ?? 'fifo') === 'fifo') this.sink = FifoSink.tryCreate();
     this.depth = Math.max(1, Math.floor(o.framesInFlight ?? 2));
     const convert = (o.convert ?? 'node') === 'node';
     if (convert) this.converter = new I420Converter(o.width, o.height, this.depth, o.motionBlur);
     const args = [
-      // stdin is not the input when frames come through the named pipe
-      ...(this.sink ? ['-nostdin'] : []),
       '-hide_banner',
       '-loglevel',
       'error',
@@ -106,7 +93,7 @@ export class FfmpegEncoder {
       '-r',
       String(o.fps),
       '-i',
-      this.sink ? this.sink.path : 'pipe:0',
+      'pipe:0',
     ];
     const audio = audioGraph(
       { music: o.audio, hitSounds: o.hitSounds, musicVolume: o.musicVolume },
@@ -178,23 +165,20 @@ export class FfmpegEncoder {
       args.push('-map', '[still]', '-frames:v', '1', '-q:v', '3', '-f', 'image2', o.thumbnail.path);
     o.log(`ffmpeg ${args.join(' ')}`);
     this.proc = spawn(o.ffmpeg, args, {
-      stdio: [this.sink ? 'ignore' : 'pipe', 'ignore', 'pipe'],
+      stdio: ['pipe', 'ignore', 'pipe'],
       env: { ...encoderMallocEnv, ...process.env },
     });
-    this.sink?.connect();
     this.proc.stderr!.on('data', (d: Buffer) => {
       if (this.stderr.length < 20000) this.stderr += d.toString();
     });
-    this.proc.stdin?.on('error', () => {
+    this.proc.stdin!.on('error', () => {
       // reported by the exit code
     });
     this.done = new Promise((resolve, reject) => {
-      this.proc.on('error', (err) => {
-        this.sink?.release();
-        reject(new EncoderError(`ffmpeg could not start: ${err.message}`));
-      });
+      this.proc.on('error', (err) =>
+        reject(new EncoderError(`ffmpeg could not start: ${err.message}`)),
+      );
       this.proc.on('exit', (code, signal) => {
-        this.sink?.release();
         if (code === 0) resolve();
         else
           reject(
@@ -213,10 +197,10 @@ export class FfmpegEncoder {
    * pipe write.
    */
   async write(frame: Uint8Array, profile?: StageProfile): Promise<void> {
-    const stdin = this.proc.stdin;
+    const stdin = this.proc.stdin!;
     if (this.inFlight.length >= this.depth) await Promise.race([this.inFlight.shift()!, this.done]);
     profile?.lap('waiting for ffmpeg');
-    if (stdin?.destroyed || this.proc.exitCode !== null) {
+    if (stdin.destroyed || this.proc.exitCode !== null) {
       await this.done;
       throw new EncoderError('ffmpeg exited early');
     }
@@ -225,29 +209,20 @@ export class FfmpegEncoder {
     this.written++;
     if (this.converter) profile?.lap('convert');
     this.inFlight.push(
-      this.sink
-        ? // a failed write is ffmpeg gone: its exit code says why (this.done)
-          this.sink.write(chunk).catch(() => undefined)
-        : new Promise<void>((resolve) => {
-            stdin!.write(chunk, () => resolve());
-          }),
+      new Promise<void>((resolve) => {
+        stdin.write(chunk, () => resolve());
+      }),
     );
     profile?.lap('pipe write');
   }
 
   async finish(): Promise<void> {
     await Promise.race([Promise.all(this.inFlight), this.done]);
-    if (this.sink) await Promise.race([this.sink.end(), this.done]);
-    this.proc.stdin?.end();
+    this.proc.stdin!.end();
     await this.done;
   }
 
   kill(): void {
     this.proc.kill('SIGKILL');
-  }
-
-  /** ffmpeg's process id (diagnostics and tests), undefined if it did not start. */
-  get pid(): number | undefined {
-    return this.proc.pid;
   }
 }

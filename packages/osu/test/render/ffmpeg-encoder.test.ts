@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { resolveFfmpeg } from '../../src/index.js';
-import { i420Size } from '../../src/render/encode/rgba-to-i420.js';
 import { FfmpegEncoder } from '../../src/render/ffmpeg-encoder.js';
 import { skipWithoutFfmpeg } from '../helpers.js';
 
@@ -103,62 +102,5 @@ describe('FfmpegEncoder motion blur', { skip }, () => {
     here.forEach((l, i) =>
       assert.ok(Math.abs(l - there[i]!) < 2, `frame ${i}: ${l} against ${there[i]}`),
     );
-  });
-});
-
-/** Bytes ffmpeg has read so far (all its reads), from /proc; undefined without /proc. */
-function bytesRead(pid: number): number | undefined {
-  try {
-    return Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-describe('FfmpegEncoder frame transport', { skip }, () => {
-  test('a frame reaches ffmpeg while this thread is busy (no event loop turn)', async (t) => {
-    // 1080p: an I420 frame of 3.1 MB, far more than a pipe or socket buffers; through
-    // stdin it could cross only when the event loop ran (README, Benchmarks)
-    const [w, h] = [1920, 1080];
-    const enc = new FfmpegEncoder({
-      ffmpeg,
-      width: w,
-      height: h,
-      fps: 30,
-      output: join(out, 'busy.mp4'),
-      durationSeconds: 3 / 30,
-      audio: undefined,
-      motionBlur: false,
-      preset: 'ultrafast',
-      crf: 20,
-      log: () => undefined,
-    });
-    const pid = enc.pid!;
-    if (bytesRead(pid) === undefined) {
-      t.skip('no /proc/<pid>/io on this system');
-      await enc.write(new Uint8Array(w * h * 4));
-      await enc.finish();
-      return;
-    }
-    const frame = (): Uint8Array => new Uint8Array(w * h * 4).fill(128);
-    // the third write waits for the first frame (two in flight); in the event loop turn
-    // that ends that wait, the second frame is handed on
-    await enc.write(frame());
-    await enc.write(frame());
-    await enc.write(frame());
-    const atSecond = bytesRead(pid)!;
-    // then this thread stays busy (no await) until ffmpeg has read both, or 20 s
-    const tick = new Int32Array(new SharedArrayBuffer(4));
-    const deadline = Date.now() + 20_000;
-    const want = 2 * i420Size(w, h);
-    let read = atSecond;
-    while ((read = bytesRead(pid)!) < want && Date.now() < deadline) Atomics.wait(tick, 0, 0, 5);
-    // a failed check leaves no ffmpeg behind
-    if (read < want) enc.kill();
-    assert.ok(
-      read >= want,
-      `ffmpeg read ${read} bytes of the first two frames' ${want} while the event loop was blocked (${atSecond} when it began)`,
-    );
-    await enc.finish();
   });
 });
