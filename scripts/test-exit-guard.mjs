@@ -1,6 +1,16 @@
-// Loaded by `scripts/run-tests.mjs` into every test file's process. Node 20's runner
-// counts a file whose process exits 0 as passed, even when `process.exit(0)` cut it
-// short and its remaining tests never ran: such an exit is turned into a failure.
+// Loaded by `scripts/run-tests.mjs` into every test file's process (and into any process
+// a test starts with the same flags; the child guard below only acts in test files).
+//
+// 1. Node 20's runner counts a file whose process exits 0 as passed, even when
+//    `process.exit(0)` cut it short and its remaining tests never ran: such an exit is
+//    turned into a failure.
+// 2. A file that times out is ended by the runner with SIGTERM, and the services, engines
+//    and browsers its tests started outlive it: the next files then run beside them on
+//    the same 2 cores. Every child a test file starts is remembered until it exits, and
+//    killed (with its process group when it was started detached) when the file's
+//    process ends, however it ends.
+import { ChildProcess } from 'node:child_process';
+
 const exit = process.exit;
 let calledWith;
 process.exit = function guardedExit(code) {
@@ -15,3 +25,34 @@ process.on('exit', (code) => {
   );
   process.exitCode = 1;
 });
+
+const isTestFile = /\.test\.[cm]?[jt]s$/.test(process.argv[1] ?? '');
+if (isTestFile) {
+  /** Children still running: pid, and whether it leads its own process group. */
+  const running = new Map();
+  const spawn = ChildProcess.prototype.spawn;
+  // Every asynchronous child (spawn, fork, exec, execFile, and libraries on top of them)
+  // goes through this method.
+  ChildProcess.prototype.spawn = function rememberedSpawn(options) {
+    const result = spawn.call(this, options);
+    const pid = this.pid;
+    if (pid !== undefined) {
+      running.set(pid, Boolean(options?.detached));
+      this.once('exit', () => running.delete(pid));
+    }
+    return result;
+  };
+  const killLeftovers = () => {
+    for (const [pid, leadsGroup] of running) {
+      try {
+        process.kill(leadsGroup ? -pid : pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  process.on('exit', killLeftovers);
+  // SIGTERM's default action skips 'exit' listeners, so the runner's SIGTERM is turned
+  // into an exit with the status the default action would have given.
+  process.once('SIGTERM', () => exit.call(process, 128 + 15));
+}

@@ -18,12 +18,20 @@ before(async () => {
 });
 after(() => rm(workspace, { recursive: true, force: true }));
 
-async function run(name: string, source: string): Promise<{ code: number | null; output: string }> {
+async function run(
+  name: string,
+  source: string,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; output: string }> {
   await writeFile(
     join(workspace, 'test', `${name}.test.ts`),
     `import { test } from 'node:test';\n${source}\n`,
   );
-  return runRunner([workspace], { TEST_FILTER: `/${name}.test.ts`, TEST_CONCURRENCY: '1' });
+  return runRunner([workspace], {
+    TEST_FILTER: `/${name}.test.ts`,
+    TEST_CONCURRENCY: '1',
+    ...extraEnv,
+  });
 }
 
 /** The runner as a child with `env` added; its exit code and output (stdout and stderr). */
@@ -74,6 +82,47 @@ describe('run-tests', () => {
     );
     assert.equal(code, 1, output);
     assert.match(output, /did NOT run/);
+  });
+
+  test('kills the children of a file that timed out, detached ones with their group', async () => {
+    // The file starts two long-lived node children (one detached, which starts a
+    // grandchild in its group), writes their pids, and never finishes.
+    const pidsFile = join(workspace, 'timed-out-pids.json');
+    const idle = `setInterval(() => {}, 1000)`;
+    const { code, output } = await run(
+      'timed-out',
+      `import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+test('hangs', async () => {
+  const plain = spawn(process.execPath, ['-e', ${JSON.stringify(idle)}], { stdio: 'ignore' });
+  const leader = spawn(process.execPath, ['-e', ${JSON.stringify(
+    `const c = require('node:child_process').spawn(process.execPath, ['-e', ${JSON.stringify(idle)}], { stdio: 'ignore' }); console.log(c.pid); ${idle}`,
+  )}], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  const grandchild = await new Promise((done) => leader.stdout.once('data', (d) => done(Number(String(d)))));
+  writeFileSync(${JSON.stringify(pidsFile)}, JSON.stringify([plain.pid, leader.pid, grandchild]));
+  await new Promise(() => {});
+});`,
+      { TEST_TIMEOUT_MS: '8000' },
+    );
+    assert.equal(code, 1, output);
+    assert.ok(existsSync(pidsFile), output);
+    const pids: number[] = JSON.parse(readFileSync(pidsFile, 'utf8'));
+    assert.equal(pids.length, 3);
+    // The kill is sent as the file's process ends; a child takes a moment to die after
+    // it: wait for that, bounded.
+    // A zombie (killed, not yet reaped by whoever adopted it) counts as gone.
+    const alive = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    for (let tries = 0; pids.some(alive) && tries < 100; tries++)
+      await new Promise((done) => setTimeout(done, 50));
+    const left = pids.filter(alive);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    assert.deepEqual(left, [], 'children left running after their file timed out');
   });
 });
 
