@@ -98,6 +98,29 @@ async function backendCpu(db: SqlDatabase): Promise<Map<number, number>> {
   return cpu;
 }
 
+/**
+ * INTAKE_PG_STATS=1: the intake tables' row writes after the run (how many updates were
+ * HOT, i.e. rewrote no index), and, where pg_stat_statements is loaded, the statements
+ * by total time: where the database's share of a POST goes.
+ */
+async function printTableStats(db: SqlDatabase): Promise<void> {
+  if (!db.supportsListenNotify) return;
+  const { rows: tables } = await db.query(
+    `SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del FROM pg_stat_user_tables
+     WHERE relname IN ('submitted_records', 'intake_outbox') ORDER BY relname`,
+  );
+  for (const row of tables) process.stdout.write(`${JSON.stringify(row)}\n`);
+  const statements = await db
+    .query(
+      `SELECT calls, round(total_exec_time::numeric, 1) AS ms, rows, shared_blks_hit, shared_blks_dirtied,
+         wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+       ORDER BY total_exec_time DESC LIMIT 8`,
+    )
+    .catch(() => ({ rows: [] }));
+  for (const row of statements.rows) process.stdout.write(`${JSON.stringify(row)}\n`);
+}
+
 async function main(): Promise<void> {
   const natsUrl = await natsUrlForTests();
   const dataDir = await mkdtemp(join(tmpdir(), 'integration-intake-'));
@@ -151,6 +174,7 @@ async function main(): Promise<void> {
         postgresCpuMsPerPost: Number((pgMs / RECORDS).toFixed(3)),
       })}\n`,
     );
+    if (process.env.INTAKE_PG_STATS === '1') await printTableStats(db);
   } finally {
     await platform?.close();
     if (broker) {
