@@ -59,7 +59,7 @@ const RECONCILIATION = `
     SELECT count(*) AS bronze_items,
            count(*) FILTER (WHERE NOT coalesce(${VALID_ITEM}, false)) AS dropped_invalid,
            count(*) FILTER (WHERE ${VALID_ITEM})
-             - count(DISTINCT (trim(order_id), try_cast(trim(order_item_id) AS INTEGER)))
+             - count(DISTINCT (order_id, try_cast(order_item_id AS INTEGER)))
                  FILTER (WHERE ${VALID_ITEM}) AS dropped_duplicate
     FROM bronze_order_items
   ) items`;

@@ -12,7 +12,12 @@ import { randomUUID } from 'node:crypto';
 import { copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { openDuckDb, type DuckDbSession } from '../warehouse/duckdb-session.js';
+import {
+  openDuckDb,
+  type DuckDbSession,
+  type Params,
+  type Row,
+} from '../warehouse/duckdb-session.js';
 import { WAREHOUSE_FILE } from '../warehouse/paths.js';
 import { loadBronze } from './bronze.js';
 import { withBuildLock } from './build-lock.js';
@@ -31,6 +36,12 @@ export interface StepReport {
   rows: Record<string, number>;
 }
 
+export interface StatementReport {
+  sql: string;
+  ms: number;
+  cpuMs: number;
+}
+
 export interface PipelineOptions {
   /** Folder with the five Olist CSV files. */
   sourceDir: string;
@@ -38,6 +49,11 @@ export interface PipelineOptions {
   warehouseFile: string;
   /** Called after each step, e.g. to print it. */
   onStep?: (report: StepReport) => void;
+  /**
+   * Called after each statement with its SQL, wall time and the process's CPU time
+   * (user + system, DuckDB's threads included): the build's profile (`bench/build-profile.ts`).
+   */
+  onStatement?: (report: StatementReport) => void;
   /** DuckDB threads for the build. @defaultValue DuckDB's default (all cores) */
   threads?: number;
   /**
@@ -87,7 +103,8 @@ async function build(options: PipelineOptions): Promise<PipelineResult> {
       allocator_background_threads: 'true',
     };
     if (options.threads) settings.threads = String(options.threads);
-    const db = await openDuckDb(buildFile, { settings });
+    const opened = await openDuckDb(buildFile, { settings });
+    const db = options.onStatement ? profiled(opened, options.onStatement) : opened;
     let result: Omit<PipelineResult, 'totalMs'>;
     try {
       await db.exec('BEGIN TRANSACTION');
@@ -179,4 +196,26 @@ export function formatStep(report: StepReport): string {
     .map(([name, count]) => `${name}=${count}`)
     .join(' ');
   return `${report.step.padEnd(8)} ${String(report.ms).padStart(6)} ms  ${rows}`;
+}
+
+/** The session with each statement timed, wall and CPU, for `onStatement`. */
+function profiled(db: DuckDbSession, report: (r: StatementReport) => void): DuckDbSession {
+  const timed =
+    <A extends unknown[], R>(run: (sql: string, ...rest: A) => Promise<R>) =>
+    async (sql: string, ...rest: A): Promise<R> => {
+      const wall = performance.now();
+      const cpu = process.cpuUsage();
+      try {
+        return await run(sql, ...rest);
+      } finally {
+        const used = process.cpuUsage(cpu);
+        report({ sql, ms: performance.now() - wall, cpuMs: (used.user + used.system) / 1000 });
+      }
+    };
+  const all = timed(db.all);
+  return {
+    ...db,
+    exec: timed(db.exec),
+    all: <T extends Row>(sql: string, params?: Params) => all(sql, params) as Promise<T[]>,
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * Silver: typed and cleaned copies of bronze in temporary tables (`silver_<table>`), and
  * `silver_sales`, the conformed batch gold is loaded from. Not persisted.
- * - text trimmed; empty strings are null; ids kept as text, amounts DECIMAL(18,2),
+ * - text as bronze cleaned it (trimmed, blank → null); ids kept as text, amounts DECIMAL(18,2),
  *   timestamps TIMESTAMP;
  * - rows with a null key (or an unreadable purchase time, price or freight) dropped; a
  *   duplicated key keeps its last line in the file: one GROUP BY per table with
@@ -16,9 +16,6 @@
 import { OLIST_FILES } from '../olist-format.js';
 import type { DuckDbSession } from '../warehouse/duckdb-session.js';
 
-/** NULL for empty or blank text. */
-const txt = (column: string) => `nullif(trim(${column}), '')`;
-
 /**
  * The last line of each key: `typed` is a SELECT of typed columns plus `_line` (the
  * bronze rowid), already filtered to valid rows.
@@ -29,57 +26,57 @@ function lastLinePerKey(keys: string[], columns: string[], typed: string): strin
 }
 
 /** The conditions a bronze order item must meet to be loaded (shared with the quality checks). */
-export const VALID_ITEM = `${txt('order_id')} IS NOT NULL AND try_cast(${txt('order_item_id')} AS INTEGER) IS NOT NULL
-  AND ${txt('product_id')} IS NOT NULL AND try_cast(${txt('price')} AS DECIMAL(18, 2)) IS NOT NULL
-  AND try_cast(${txt('freight_value')} AS DECIMAL(18, 2)) IS NOT NULL`;
+export const VALID_ITEM = `order_id IS NOT NULL AND try_cast(order_item_id AS INTEGER) IS NOT NULL
+  AND product_id IS NOT NULL AND try_cast(price AS DECIMAL(18, 2)) IS NOT NULL
+  AND try_cast(freight_value AS DECIMAL(18, 2)) IS NOT NULL`;
 
 const STATEMENTS = [
   `CREATE OR REPLACE TEMP TABLE silver_customers AS ${lastLinePerKey(
     ['customer_id'],
     ['customer_unique_id', 'customer_zip_code_prefix', 'customer_city', 'customer_state'],
-    `SELECT rowid AS _line, ${txt('customer_id')} AS customer_id,
-            ${txt('customer_unique_id')} AS customer_unique_id,
-            ${txt('customer_zip_code_prefix')} AS customer_zip_code_prefix,
-            lower(${txt('customer_city')}) AS customer_city,
-            upper(${txt('customer_state')}) AS customer_state
+    `SELECT rowid AS _line, customer_id,
+            customer_unique_id,
+            customer_zip_code_prefix,
+            lower(customer_city) AS customer_city,
+            upper(customer_state) AS customer_state
      FROM bronze_customers
-     WHERE ${txt('customer_id')} IS NOT NULL AND ${txt('customer_unique_id')} IS NOT NULL`,
+     WHERE customer_id IS NOT NULL AND customer_unique_id IS NOT NULL`,
   )}`,
   `CREATE OR REPLACE TEMP TABLE silver_orders AS ${lastLinePerKey(
     ['order_id'],
     OLIST_FILES.orders.columns.filter((column) => column !== 'order_id'),
-    `SELECT rowid AS _line, ${txt('order_id')} AS order_id,
-            ${txt('customer_id')} AS customer_id,
-            lower(${txt('order_status')}) AS order_status,
-            try_cast(${txt('order_purchase_timestamp')} AS TIMESTAMP) AS order_purchase_timestamp,
-            try_cast(${txt('order_approved_at')} AS TIMESTAMP) AS order_approved_at,
-            try_cast(${txt('order_delivered_carrier_date')} AS TIMESTAMP) AS order_delivered_carrier_date,
-            try_cast(${txt('order_delivered_customer_date')} AS TIMESTAMP) AS order_delivered_customer_date,
-            try_cast(${txt('order_estimated_delivery_date')} AS TIMESTAMP) AS order_estimated_delivery_date
+    `SELECT rowid AS _line, order_id,
+            customer_id,
+            lower(order_status) AS order_status,
+            try_cast(order_purchase_timestamp AS TIMESTAMP) AS order_purchase_timestamp,
+            try_cast(order_approved_at AS TIMESTAMP) AS order_approved_at,
+            try_cast(order_delivered_carrier_date AS TIMESTAMP) AS order_delivered_carrier_date,
+            try_cast(order_delivered_customer_date AS TIMESTAMP) AS order_delivered_customer_date,
+            try_cast(order_estimated_delivery_date AS TIMESTAMP) AS order_estimated_delivery_date
      FROM bronze_orders
-     WHERE ${txt('order_id')} IS NOT NULL AND ${txt('customer_id')} IS NOT NULL
-       AND try_cast(${txt('order_purchase_timestamp')} AS TIMESTAMP) IS NOT NULL`,
+     WHERE order_id IS NOT NULL AND customer_id IS NOT NULL
+       AND try_cast(order_purchase_timestamp AS TIMESTAMP) IS NOT NULL`,
   )}`,
   `CREATE OR REPLACE TEMP TABLE silver_order_items AS ${lastLinePerKey(
     ['order_id', 'order_item_id'],
     ['product_id', 'seller_id', 'shipping_limit_date', 'price', 'freight_value'],
-    `SELECT rowid AS _line, ${txt('order_id')} AS order_id,
-            try_cast(${txt('order_item_id')} AS INTEGER) AS order_item_id,
-            ${txt('product_id')} AS product_id,
-            ${txt('seller_id')} AS seller_id,
-            try_cast(${txt('shipping_limit_date')} AS TIMESTAMP) AS shipping_limit_date,
-            try_cast(${txt('price')} AS DECIMAL(18, 2)) AS price,
-            try_cast(${txt('freight_value')} AS DECIMAL(18, 2)) AS freight_value
+    `SELECT rowid AS _line, order_id,
+            try_cast(order_item_id AS INTEGER) AS order_item_id,
+            product_id,
+            seller_id,
+            try_cast(shipping_limit_date AS TIMESTAMP) AS shipping_limit_date,
+            try_cast(price AS DECIMAL(18, 2)) AS price,
+            try_cast(freight_value AS DECIMAL(18, 2)) AS freight_value
      FROM bronze_order_items
      WHERE ${VALID_ITEM}`,
   )}`,
   `CREATE OR REPLACE TEMP TABLE silver_category_translation AS ${lastLinePerKey(
     ['product_category_name'],
     ['product_category_name_english'],
-    `SELECT rowid AS _line, lower(${txt('product_category_name')}) AS product_category_name,
-            lower(${txt('product_category_name_english')}) AS product_category_name_english
+    `SELECT rowid AS _line, lower(product_category_name) AS product_category_name,
+            lower(product_category_name_english) AS product_category_name_english
      FROM bronze_category_translation
-     WHERE ${txt('product_category_name')} IS NOT NULL AND ${txt('product_category_name_english')} IS NOT NULL`,
+     WHERE product_category_name IS NOT NULL AND product_category_name_english IS NOT NULL`,
   )}`,
   `CREATE OR REPLACE TEMP TABLE silver_products AS
    SELECT p.product_id, p.product_category_name_original,
@@ -94,14 +91,14 @@ const STATEMENTS = [
        'product_height_cm',
        'product_width_cm',
      ],
-     `SELECT rowid AS _line, ${txt('product_id')} AS product_id,
-             lower(${txt('product_category_name')}) AS product_category_name_original,
-             try_cast(${txt('product_weight_g')} AS INTEGER) AS product_weight_g,
-             try_cast(${txt('product_length_cm')} AS INTEGER) AS product_length_cm,
-             try_cast(${txt('product_height_cm')} AS INTEGER) AS product_height_cm,
-             try_cast(${txt('product_width_cm')} AS INTEGER) AS product_width_cm
+     `SELECT rowid AS _line, product_id,
+             lower(product_category_name) AS product_category_name_original,
+             try_cast(product_weight_g AS INTEGER) AS product_weight_g,
+             try_cast(product_length_cm AS INTEGER) AS product_length_cm,
+             try_cast(product_height_cm AS INTEGER) AS product_height_cm,
+             try_cast(product_width_cm AS INTEGER) AS product_width_cm
       FROM bronze_products
-      WHERE ${txt('product_id')} IS NOT NULL`,
+      WHERE product_id IS NOT NULL`,
    )}) p
    LEFT JOIN silver_category_translation t ON t.product_category_name = p.product_category_name_original`,
   `CREATE OR REPLACE TEMP TABLE silver_sales AS
