@@ -219,8 +219,14 @@ export class DeliveredStore {
     const legacy: string[] = [];
     const bySlot = new Map<string, Array<[string, number]>>();
     for (const [recordId, entry] of state.delivered) {
-      if (entry.offset === undefined || !slots.has(entry.slot)) legacy.push(recordId);
-      else bySlot.set(entry.slot, [...(bySlot.get(entry.slot) ?? []), [recordId, entry.offset]]);
+      if (entry.offset === undefined || !slots.has(entry.slot)) {
+        legacy.push(recordId);
+        continue;
+      }
+      // pushed in place: a copy per id made the rewrite quadratic in the ids kept
+      const ids = bySlot.get(entry.slot);
+      if (ids) ids.push([recordId, entry.offset]);
+      else bySlot.set(entry.slot, [[recordId, entry.offset]]);
     }
     for (const [key, { slot, position }] of state.positions) {
       const entry: Line = {

@@ -135,10 +135,10 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     const seen = new Set<string>();
     const pending: number[] = [];
     for (const [i, event] of events.entries()) {
+      // Those delivered before were marked by `writeBatch` (`alreadyApplied`).
       if (outcomes[i]) continue;
       // A record twice in one batch (a redelivery next to the original) goes once.
-      if (seen.has(event.envelope.recordId) || (await isDuplicate(mapping, event)))
-        outcomes[i] = 'duplicate';
+      if (seen.has(event.envelope.recordId)) outcomes[i] = 'duplicate';
       else {
         seen.add(event.envelope.recordId);
         pending.push(i);
@@ -185,8 +185,11 @@ export function createWebhookTarget(options: WebhookTargetOptions): AdapterTarge
     const byKey = new Map<string, number[]>();
     events.forEach((event, i) => {
       if (applied.has(i)) outcomes[i] = 'duplicate';
-      else if (!mapping.config.batch)
-        byKey.set(event.envelope.naturalKey, [...(byKey.get(event.envelope.naturalKey) ?? []), i]);
+      else if (!mapping.config.batch) {
+        const queue = byKey.get(event.envelope.naturalKey);
+        if (queue) queue.push(i);
+        else byKey.set(event.envelope.naturalKey, [i]);
+      }
     });
     const queues = [...byKey.values()];
     // A batch may carry one record twice (a redelivery next to the original; same key, so
