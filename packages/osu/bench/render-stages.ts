@@ -7,8 +7,14 @@
  * render's (OPAQUE=0 gives it an alpha channel, for A/B); HASH=1 prints a sha256 of
  * the frames read, to check that two variants draw the same pixels. Prints per-frame milliseconds
  * and node's CPU (user and system: most of the readback's variance is page faults in
- * the system time) and, with the encoder, ffmpeg's CPU.
+ * the system time) and, with the encoder, ffmpeg's CPU. SPLIT=1 (without ENC) prints node's
+ * CPU a frame in each stage instead: draw (Skia records), raster (a 1x1 `getImageData`,
+ * which makes Skia play the recorded frame onto its surface), copy (`canvas.data()`, now
+ * only the library's copy into a fresh block), convert (I420 with the motion blur, as a
+ * render's encoder does) and young GC (`node --expose-gc`).
  */
+// first: mimalloc's settings before the canvas library loads, as in a render
+import '../src/render/canvas-allocator.js';
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,8 +22,10 @@ import { join } from 'node:path';
 import { createCanvas } from '@napi-rs/canvas';
 import { decodeReplay } from '../src/replay/decode-replay.js';
 import { FfmpegEncoder } from '../src/render/ffmpeg-encoder.js';
+import { I420Converter } from '../src/render/encode/rgba-to-i420.js';
 import { FrameDrawer } from '../src/render/frame-drawer.js';
 import { prepareScene } from '../src/render/prepare-scene.js';
+import { FrameRelease } from '../src/render/release-frames.js';
 
 const dir =
   process.env.OSU_FIXTURES_DIR ??
@@ -89,6 +97,49 @@ function childCpuMs(): number {
   } catch {
     return NaN;
   }
+}
+if (process.env.SPLIT && !enc) {
+  const converter = new I420Converter(W, H, 2, true);
+  const release = new FrameRelease();
+  const cpu: Record<string, number> = { draw: 0, raster: 0, copy: 0, convert: 0, 'young GC': 0 };
+  let last = process.cpuUsage();
+  const lap = (stage: string): void => {
+    const now = process.cpuUsage();
+    cpu[stage]! += (now.user - last.user + now.system - last.system) / 1000;
+    last = now;
+  };
+  // the first frames (JIT, the allocator's first pass over its arena) are not counted
+  const warm = 20;
+  let total = process.cpuUsage();
+  for (let i = -warm; i < N; i++) {
+    if (i === 0) {
+      for (const stage in cpu) cpu[stage] = 0;
+      total = last = process.cpuUsage();
+    }
+    drawer.draw(ctx, start + i * frameMs);
+    lap('draw');
+    ctx.getImageData(0, 0, 1, 1);
+    lap('raster');
+    let frame: Uint8Array | undefined = canvas.data();
+    lap('copy');
+    const i420 = converter.convert(frame, i + warm);
+    if (i >= 0) hash?.update(i420);
+    lap('convert');
+    const bytes = frame.byteLength;
+    frame = undefined;
+    release.released(bytes);
+    lap('young GC');
+    await new Promise((r) => setImmediate(r));
+  }
+  const all = process.cpuUsage(total);
+  console.log(
+    `${W}x${H} node CPU a frame ${((all.user + all.system) / 1000 / N).toFixed(2)} ms (system ${(all.system / 1000 / N).toFixed(2)}): ` +
+      Object.entries(cpu)
+        .map(([stage, ms]) => `${stage} ${(ms / N).toFixed(2)}`)
+        .join(', ') +
+      (hash ? `; I420 sha256 ${hash.digest('hex').slice(0, 16)}` : ''),
+  );
+  process.exit(0);
 }
 let tDraw = 0;
 let tRead = 0;
