@@ -13,21 +13,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createLogger, createSqlDatabase, loadConfig, type SqlDatabase } from '@platform/core';
-import {
-  createTestDatabase,
-  natsUrlForTests,
-  postgresUrlForTests,
-  type TestDatabase,
-} from '@platform/testing';
-import { createJetStreamBroker } from '../src/broker/jetstream/jetstream-broker.js';
-import type { Broker } from '../src/broker/broker.js';
-import { integrationEnvSchema } from '../src/config.js';
+import type { SqlDatabase } from '@platform/core';
+import { natsUrlForTests } from '@platform/testing';
 import { startPlatform, type RunningPlatform } from '../src/platform.js';
-import { deleteStreams } from '../test/helpers/broker-drivers.js';
+import { openBenchEngines } from './bench-engines.js';
 
 const RECORDS = Number(process.env.INTAKE_RECORDS ?? 5000);
 const WARM_UP = Number(process.env.INTAKE_WARM_UP ?? 1000);
@@ -123,27 +112,13 @@ async function printTableStats(db: SqlDatabase): Promise<void> {
 
 async function main(): Promise<void> {
   const natsUrl = await natsUrlForTests();
-  const dataDir = await mkdtemp(join(tmpdir(), 'integration-intake-'));
-  let testDb: TestDatabase | undefined;
-  if (natsUrl && (await postgresUrlForTests())) testDb = await createTestDatabase('intake_cpu');
-  const db: SqlDatabase = await createSqlDatabase({
-    url: testDb?.url,
-    dataDir: testDb ? 'unused' : join(dataDir, 'pglite'),
-  });
-  const logger = createLogger({ service: 'integration-intake', level: 'warn' });
-  const prefix = natsUrl ? `INTAKE${randomBytes(4).toString('hex').toUpperCase()}` : '';
-  let broker: Broker | undefined;
+  const engines = await openBenchEngines({ name: 'integration-intake', natsUrl });
+  const { db, logger, broker } = engines;
   let platform: RunningPlatform | undefined;
   try {
-    if (natsUrl) broker = await createJetStreamBroker({ url: natsUrl, logger, prefix });
     platform = await startPlatform({
       env: {
-        ...loadConfig(integrationEnvSchema, {
-          HOST: '127.0.0.1',
-          DATA_DIR: dataDir,
-          INTEGRATION_ROLES: 'submission,control-plane',
-          ...(natsUrl ? { NATS_URL: natsUrl } : {}),
-        }),
+        ...engines.config({ INTEGRATION_ROLES: 'submission,control-plane' }),
         PORT: 0,
         CONTROL_PLANE_PORT: 0,
       },
@@ -177,13 +152,7 @@ async function main(): Promise<void> {
     if (process.env.INTAKE_PG_STATS === '1') await printTableStats(db);
   } finally {
     await platform?.close();
-    if (broker) {
-      await deleteStreams(natsUrl!, prefix).catch(() => undefined);
-      await broker.close();
-    }
-    await db.close();
-    await testDb?.drop();
-    await rm(dataDir, { recursive: true, force: true });
+    await engines.close();
   }
 }
 

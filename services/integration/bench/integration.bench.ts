@@ -25,22 +25,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer, request, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger, createSqlDatabase, loadConfig, type SqlDatabase } from '@platform/core';
-import {
-  createTestDatabase,
-  natsUrlForTests,
-  postgresUrlForTests,
-  type TestDatabase,
-} from '@platform/testing';
-import { createJetStreamBroker } from '../src/broker/jetstream/jetstream-broker.js';
-import type { Broker } from '../src/broker/broker.js';
-import { integrationEnvSchema } from '../src/config.js';
+import { createLogger } from '@platform/core';
+import { natsUrlForTests } from '@platform/testing';
 import { startPlatform, type RunningPlatform } from '../src/platform.js';
-import { deleteStreams } from '../test/helpers/broker-drivers.js';
+import { openBenchEngines } from './bench-engines.js';
 import { runSoak, type SoakResult } from './soak-core.js';
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1000);
@@ -132,24 +122,17 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     );
     return undefined;
   }
-  const dataDir = await mkdtemp(join(tmpdir(), 'integration-bench-'));
-  const usePostgres = driver === 'jetstream' && (await postgresUrlForTests()) !== undefined;
-  let testDb: TestDatabase | undefined;
-  if (usePostgres) testDb = await createTestDatabase('integration_bench');
-  const db: SqlDatabase = await createSqlDatabase({
-    url: testDb?.url,
-    dataDir: testDb ? 'unused' : join(dataDir, 'pglite'),
+  const engines = await openBenchEngines({
+    name: 'integration-bench',
+    natsUrl,
+    ...(LINGER_MS === undefined ? {} : { lingerMs: LINGER_MS }),
   });
-  const logger = createLogger({ service: 'integration-bench', level: 'warn' });
+  const { dataDir, db, logger, broker } = engines;
   const env = {
-    ...loadConfig(integrationEnvSchema, {
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      // The refresh (heartbeat and attachment re-read) at its default, as `npm start` runs it:
-      // attachments reach adapters by the control plane's watch now, and at 500 ms the
-      // heartbeats' re-reads were the embedded default's second most frequent statements.
-      ...(natsUrl ? { NATS_URL: natsUrl } : {}),
-    }),
+    // The refresh (heartbeat and attachment re-read) at its default, as `npm start` runs it:
+    // attachments reach adapters by the control plane's watch now, and at 500 ms the
+    // heartbeats' re-reads were the embedded default's second most frequent statements.
+    ...engines.config(),
     PORT: 0,
     RELATIONAL_ADAPTER_PORT: 0,
     CSV_ADAPTER_PORT: 0,
@@ -169,21 +152,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
   };
   const hook = await webhookServer(hooks, noteLanding);
   let platform: RunningPlatform | undefined;
-  // JetStream: streams of this run's own, as the tests have. With the default prefix every
-  // bench on the same nats-server (other worktrees, a profile run beside an A/B run) shared
-  // the streams and each adapter group's durable, and each process's workers saw the
-  // other's deliveries as lost ones: a re-read of the partition every batch or two (10,686
-  // re-read warnings in one run at load 33 on 27 Nov 2026, which never finished).
-  const brokerPrefix = natsUrl ? `BENCH${randomBytes(4).toString('hex').toUpperCase()}` : '';
-  let broker: Broker | undefined;
   try {
-    if (natsUrl)
-      broker = await createJetStreamBroker({
-        url: natsUrl,
-        logger,
-        prefix: brokerPrefix,
-        ...(LINGER_MS === undefined ? {} : { lingerMs: LINGER_MS }),
-      });
     platform = await startPlatform({ env, logger, db, ...(broker ? { broker } : {}) });
     const cp = platform.urls['control-plane']!;
     const attach = await fetch(`${cp}/contracts/interns/adapters`, {
@@ -432,12 +401,8 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     };
   } finally {
     await platform?.close();
-    await broker?.close().catch(() => undefined);
-    if (natsUrl) await deleteStreams(natsUrl, brokerPrefix).catch(() => undefined);
-    await db.close().catch(() => undefined);
-    await testDb?.drop();
     hook.server.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await engines.close();
   }
 }
 
