@@ -42,6 +42,12 @@ interface PartitionState extends Assignment {
   holding: boolean;
   /** What the last refresh saw while the worker held nothing and messages were pending. */
   stalled?: { delivered: number; ackFloor: number };
+  /**
+   * A batch was acked (confirmed) since the last refresh: the durable is there, the
+   * offsets came with the ack and nothing is stranded (a lost delivery is a gap the worker
+   * sees itself), so the refresh asks no consumer info for it this round.
+   */
+  progressed?: boolean;
   /** Refresh rounds in a row that found the durable gone (see `recreate`). */
   goneRounds?: number;
   /**
@@ -267,6 +273,7 @@ export class JetStreamConsumer implements Consumer {
     state.nakedFrom = undefined;
     state.instance = '';
     state.ackedThrough = 0;
+    state.progressed = false;
   }
 
   assignments(): Assignment[] {
@@ -307,6 +314,13 @@ export class JetStreamConsumer implements Consumer {
     }
     for (const state of this.partitions.values()) {
       if (!state.handle || this.stopped) continue;
+      if (state.progressed) {
+        // Delivering: what the info would say came with the acks (see `progressed`).
+        state.progressed = false;
+        state.stalled = undefined;
+        state.goneRounds = 0;
+        continue;
+      }
       try {
         const generation = state.generation;
         const info = await this.consumerInfo(state.stream);
@@ -740,7 +754,10 @@ export class JetStreamConsumer implements Consumer {
         // Ack-all: this one acks every earlier one; the server's answer confirms it (what
         // `ackedThrough`, the start of a re-read, relies on), answered into the one inbox.
         await this.deps.requests.request(ackSubjectOf(last), ACK);
-        if (state.generation === generation) state.ackedThrough = last.info.streamSequence;
+        if (state.generation === generation) {
+          state.ackedThrough = last.info.streamSequence;
+          state.progressed = true;
+        }
         state.committedOffset = last.info.streamSequence;
         state.endOffset = Math.max(state.endOffset, last.info.streamSequence + last.info.pending);
       } catch (err) {
