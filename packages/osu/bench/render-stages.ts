@@ -139,6 +139,7 @@ if (process.env.SPLIT && !enc) {
         .join(', ') +
       (hash ? `; I420 sha256 ${hash.digest('hex').slice(0, 16)}` : ''),
   );
+  rmSync(tmp, { recursive: true, force: true });
   process.exit(0);
 }
 let tDraw = 0;
