@@ -7,8 +7,10 @@
  *
  * A full or failing disk (issue 21): PostgreSQL PANICs when it cannot write its WAL, and
  * the PGlite instance that saw it spins forever on its next statement, blocking the whole
- * process (found with fiu-run failing pwrite with ENOSPC). So the first storage failure
- * (SQLSTATE 53100 disk full, 58030 I/O error) retires the instance without another
+ * process (found with fiu-run failing pwrite with ENOSPC; why: panic-guard.ts). PGlite
+ * itself sends such a statement within the failing call (a Sync after a failed COMMIT),
+ * so the guard refuses every message after a PANIC. The first storage failure
+ * (SQLSTATE 53100 disk full, 58030 I/O error) or PANIC retires the instance without another
  * statement (not even close), and the next call opens a new one on the same folder,
  * which replays the WAL: everything committed before is there. Until that succeeds
  * (at most one attempt a second) calls fail with SQLSTATE 57P03 "cannot connect now",
@@ -38,6 +40,7 @@ import { ADVISORY_LOCK_SQL, advisoryLockKey, assertChannelName } from '../adviso
 import { JSON_TYPE_OIDS, parseJsonValue } from '../json-values.js';
 import type { QueryResult, SqlDatabase, SqlExecutor } from '../sql-database.js';
 import { openMemoryPglite } from './memory-template.js';
+import { guardPanics, type PanicGuard } from './panic-guard.js';
 import { WalSync, type NodeFsInternals } from './wal-sync.js';
 
 export interface PgliteOptions {
@@ -87,10 +90,11 @@ class WalWatchingNodeFS extends NodeFS {
   }
 }
 
-/** One PGlite instance and the WAL sync of its files (none for `memory://`). */
+/** One PGlite instance, the WAL sync of its files (none for `memory://`) and its PANIC guard. */
 interface Instance {
   pg: PGlite;
   wal: WalSync | undefined;
+  guard: PanicGuard;
 }
 
 interface Subscription {
@@ -108,7 +112,10 @@ export async function createPgliteDatabase({
   const parsers = Object.fromEntries(JSON_TYPE_OIDS.map((oid) => [oid, parseJsonValue]));
   const open = async (): Promise<Instance> => {
     // From a copy of a fresh cluster (memory-template.ts): initdb is most of the cost.
-    if (inMemory) return { pg: await openMemoryPglite(dataDir, parsers), wal: undefined };
+    if (inMemory) {
+      const pg = await openMemoryPglite(dataDir, parsers);
+      return { pg, wal: undefined, guard: guardPanics(pg) };
+    }
     const wal = new WalSync(dataDir, beforeWalSync);
     const pg = await PGlite.create({ fs: new WalWatchingNodeFS(dataDir, wal), parsers });
     // Without the hook nothing could be synced: refuse rather than acknowledge in the dark.
@@ -123,7 +130,7 @@ export async function createPgliteDatabase({
       await wal.close();
       throw error;
     }
-    return { pg, wal };
+    return { pg, wal, guard: guardPanics(pg) };
   };
   let db: Instance | undefined = await open();
   let failure: unknown;
@@ -151,9 +158,9 @@ export async function createPgliteDatabase({
     }
   };
 
-  /** Retires `instance` after a storage failure: the next call opens a new one. */
+  /** Retires `instance` after a storage failure or a PANIC: the next call opens a new one. */
   const retire = (instance: Instance, error: unknown) => {
-    if (db !== instance || !isDiskFailure(error)) return;
+    if (db !== instance || !(isDiskFailure(error) || instance.guard.stoppedBy)) return;
     db = undefined;
     failure = error;
     lastAttempt = Date.now();
