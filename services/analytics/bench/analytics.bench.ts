@@ -11,6 +11,11 @@
  * Concurrency: BENCH_CONCURRENCY, default 4 — the goals (p99 ≤ 20 ms uncached, ≤ 5 ms
  * cached) are judged at that default: about what one dashboard load sends at once (its
  * five reads), on 2 cores shared with the client.
+ *
+ * BENCH_PIN=1 pins the server to the first core and the load client to the last
+ * (`taskset`), as a client on another machine would leave the server its cores: the tail a
+ * cached read then shows is the server's own, not its turn behind the client. The goals
+ * stay judged unpinned (README, Benchmark); the pinned run is the second figure beside it.
  */
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -39,6 +44,13 @@ const run = promisify(execFile);
 const worker = fileURLToPath(new URL('./pipeline-worker.ts', import.meta.url));
 const loadClient = fileURLToPath(new URL('./load-client.ts', import.meta.url));
 const benchServer = fileURLToPath(new URL('./bench-server.ts', import.meta.url));
+/** BENCH_PIN=1: the server on the first core, the load client on the last (see above). */
+const PIN = process.env.BENCH_PIN === '1';
+const LAST_CORE = cpus().length - 1;
+/** `command args` run on `core` when pinning, else as they are. */
+const onCore = (core: number, command: string, args: string[]): [string, string[]] =>
+  PIN ? ['taskset', ['-c', String(core), command, ...args]] : [command, args];
+
 /** The node flags the launcher starts the service with (package.json `platform.nodeOptions`). */
 const NODE_OPTIONS: string[] =
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).platform
@@ -119,8 +131,7 @@ async function measureLoad(
   const cpuBefore = await server.cpuMs();
   const tool = target.tool ? [target.tool.name, JSON.stringify(target.tool.arguments)] : [];
   const { stdout } = await run(
-    process.execPath,
-    [
+    ...onCore(LAST_CORE, process.execPath, [
       // The server's young generation (package.json nodeOptions): the client's own
       // scavenges, 16 per 1,000 REST requests with the default, each held up every
       // answer in flight, and were counted as the server's latency.
@@ -132,7 +143,7 @@ async function measureLoad(
       String(requests),
       String(CONCURRENCY),
       ...tool,
-    ],
+    ]),
     { maxBuffer: 16 << 20, env: { ...process.env, BENCH_WARMUP: String(WARMUP) } },
   );
   const cpu = (await server.cpuMs()) - cpuBefore;
@@ -195,8 +206,15 @@ async function startServer(
   logFile: string,
 ): Promise<BenchServer> {
   const child = spawn(
-    process.execPath,
-    [...NODE_OPTIONS, '--import', 'tsx', benchServer, file, mode, logFile],
+    ...onCore(0, process.execPath, [
+      ...NODE_OPTIONS,
+      '--import',
+      'tsx',
+      benchServer,
+      file,
+      mode,
+      logFile,
+    ]),
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
@@ -334,7 +352,7 @@ console.log(
     .map((n) => n.toFixed(1))
     .join(
       ' ',
-    )}; server: node ${NODE_OPTIONS.join(' ')}, logging at info (one line per request) to a file; load client: the same flags, ${WARMUP} untimed requests a line`,
+    )}; server: node ${NODE_OPTIONS.join(' ')}, logging at info (one line per request) to a file; load client: the same flags, ${WARMUP} untimed requests a line; ${PIN ? `pinned: server on core 0, load client on core ${LAST_CORE} (BENCH_PIN=1)` : 'not pinned (BENCH_PIN=1 pins server and client apart)'}`,
 );
 for (const orders of SIZES) {
   const dir = await mkdtemp(join(tmpdir(), 'analytics-bench-'));
