@@ -714,8 +714,10 @@ export class JetStreamConsumer implements Consumer {
   private toRecord(state: PartitionState, msg: JsMsg): BrokerRecord {
     const headers: Record<string, string> = {};
     let key = '';
-    for (const name of msg.headers?.keys() ?? []) {
-      const value = msg.headers!.get(name);
+    // The headers' entries, each name's first value (what `get` gives): `keys()` then
+    // `get(name)` built the list of names again for every name, in every message.
+    for (const [name, values] of msg.headers ?? []) {
+      const value = values[0] ?? '';
       if (name === KEY_HEADER) key = value;
       else headers[name] = value;
     }
