@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { OLIST_FILES } from '../../src/olist-format.js';
 import { PipelineError } from '../../src/pipeline/pipeline-error.js';
 import { assertQuality, checkQuality } from '../../src/pipeline/quality.js';
-import { runPipeline } from '../../src/pipeline/run-pipeline.js';
+import { runPipeline, type StatementReport } from '../../src/pipeline/run-pipeline.js';
 import { openDuckDb, type DuckDbSession } from '../../src/warehouse/duckdb-session.js';
 import { warehousePath } from '../../src/warehouse/paths.js';
 import { ITEMS, ORDERS, writeHandMadeData } from '../helpers/hand-made-data.js';
@@ -230,11 +230,19 @@ describe('pipeline', () => {
     const source = join(dir, 'recon');
     await writeHandMadeData(source);
     await mkdir(join(dir, 'r-out'));
+    const statements: StatementReport[] = [];
     const result = await runPipeline({
       sourceDir: source,
       warehouseFile: join(dir, 'r-out', 'raw_data.duckdb'),
+      onStatement: (s) => statements.push(s),
     });
     assert.equal(result.quality.reconciliation.bronze_items, ITEMS.length);
+    // The profile (bench/build-profile.ts) sees every statement, timed, up to the commit.
+    const first = (prefix: string) => statements.findIndex((s) => s.sql.trim().startsWith(prefix));
+    assert.equal(first('BEGIN TRANSACTION'), 0);
+    assert.ok(first('CREATE OR REPLACE TEMP TABLE silver_orders') > 0);
+    assert.ok(first('COMMIT') > first('CREATE OR REPLACE VIEW'));
+    assert.ok(statements.every((s) => s.ms >= 0 && s.cpuMs >= 0));
     assert.deepEqual(
       result.steps.map((s) => s.step),
       ['bronze', 'silver', 'gold', 'quality', 'views'],
