@@ -21,7 +21,20 @@ export interface SqlExecutor {
   query<R = Record<string, unknown>>(
     text: string,
     params?: readonly unknown[],
+    options?: QueryOptions,
   ): Promise<QueryResult<R>>;
+}
+
+export interface QueryOptions {
+  /**
+   * Keeps the statement prepared under this name in each session that runs it
+   * (PostgreSQL), so a statement run many times a second is parsed and planned once a
+   * session, not every time (after five runs PostgreSQL may keep one generic plan).
+   * One name, one text, process-wide. Engines without named statements ignore it. Not
+   * for a statement that joins a table by key: a generic plan made while the table was
+   * small (sequential scans) is kept as it grows.
+   */
+  prepareAs?: string;
 }
 
 export type Unlisten = () => Promise<void>;

@@ -92,6 +92,22 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
       ]);
     });
 
+    test('a statement prepared by name answers as unnamed, each time; PostgreSQL keeps it in the session', async () => {
+      const sql = 'SELECT count(*)::int AS n FROM items WHERE n >= $1';
+      const named = { prepareAs: 'core_conformance_count' };
+      const kept = await db.transaction(async (tx) => {
+        const answers = [];
+        for (const min of [1, 2, 1]) answers.push((await tx.query(sql, [min], named)).rows);
+        assert.deepEqual(answers, [(await tx.query(sql, [1])).rows, [{ n: 1 }], answers[0]]);
+        const { rows } = await tx.query<{ name: string }>(
+          'SELECT name FROM pg_prepared_statements WHERE name = $1',
+          [named.prepareAs],
+        );
+        return rows.length;
+      });
+      if (driver.name === 'postgres') assert.equal(kept, 1);
+    });
+
     test('returns json and jsonb values parsed, the same on every engine, also in a transaction', async () => {
       await db.query('CREATE TABLE documents (id int PRIMARY KEY, b jsonb, j json)');
       const values: unknown[] = [

@@ -121,6 +121,9 @@ export async function reserveCreates(
      )
      SELECT record_id::text AS record_id, inserted, revision FROM taken`,
     [`${rows}]`, owner],
+    // Every request's micro-batch runs it: parsed and planned once a session. Its plan
+    // does not depend on the tables' size (inserts; conflicts found by the primary key).
+    { prepareAs: 'integration_reserve_creates' },
   );
   const byId = new Map(taken.map((row) => [row.record_id.toLowerCase(), row]));
   return creates.map(({ envelope: e }) => {

@@ -3,7 +3,13 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { ADVISORY_LOCK_SQL, advisoryLockKey, assertChannelName } from '../advisory-key.js';
 import { JSON_TYPE_OIDS, parseJsonValue } from '../json-values.js';
-import type { QueryResult, SqlDatabase, SqlExecutor, Unlisten } from '../sql-database.js';
+import type {
+  QueryOptions,
+  QueryResult,
+  SqlDatabase,
+  SqlExecutor,
+  Unlisten,
+} from '../sql-database.js';
 
 export interface PostgresOptions {
   connectionString: string;
@@ -42,8 +48,11 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     client: pg.Pool | pg.PoolClient,
     text: string,
     params?: readonly unknown[],
+    options?: QueryOptions,
   ) => {
-    const result = await client.query(text, params as unknown[] | undefined);
+    const result = options?.prepareAs
+      ? await client.query({ name: options.prepareAs, text, values: params as unknown[] })
+      : await client.query(text, params as unknown[] | undefined);
     return {
       rows: result.rows as R[],
       rowCount: result.rowCount ?? result.rows.length,
@@ -135,7 +144,9 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     client.on('error', onError);
     try {
       await client.query('BEGIN');
-      const result = await fn({ query: (text, params) => run(client, text, params) });
+      const result = await fn({
+        query: (text, params, options) => run(client, text, params, options),
+      });
       await client.query('COMMIT');
       return result;
     } catch (error) {
@@ -152,7 +163,7 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     engine: 'postgres',
     supportsConcurrentSessions: true,
     supportsListenNotify: true,
-    query: (text, params) => run(pool, text, params),
+    query: (text, params, options) => run(pool, text, params, options),
     transaction,
     withAdvisoryLock: (key, fn) =>
       transaction(async (tx) => {
