@@ -9,10 +9,46 @@
  * or the same files again) MERGEs: a key that exists is updated only when its values
  * changed (`updated_at` marks real changes), a new key is inserted; the tables are then
  * rewritten in that order, which also compacts them.
+ * An order in a later batch may come without some (or all) of its items: its status,
+ * purchase date or customer changed, its items did not. The order's items already in
+ * `fact_sales` then join the batch (`KEPT_ITEMS`) with the order's attributes as silver
+ * states them now, so every item of an order has the same status, month and customer:
+ * the filtered reads add order counts up over those (`serving.ts`), and an order split
+ * over two statuses or months would count twice there and once in the KPIs.
  */
 import type { DuckDbSession } from '../warehouse/duckdb-session.js';
+import { ORDER_OF_SALE } from './silver.js';
 
-const CUSTOMERS_OF_BATCH = `
+/**
+ * The items already loaded that the batch leaves out of an order it changes (status,
+ * purchase time or customer), as rows of `silver_sales`: their own values from the facts,
+ * the order's from silver. Only the changed ones, so a batch whose orders file holds
+ * every order merges no more rows than its items. Only on a later build, before the MERGE.
+ */
+const KEPT_ITEMS = `
+  CREATE OR REPLACE TEMP TABLE kept_items AS
+  SELECT k.* EXCLUDE (product_sk, loaded_status, loaded_purchase_timestamp, loaded_customer_sk),
+         p.product_id
+  FROM (
+    SELECT f.order_id, f.order_item_id, f.product_sk, f.seller_id,
+           f.sales_amount AS price, f.freight_value, ${ORDER_OF_SALE},
+           f.order_status AS loaded_status, f.order_purchase_timestamp AS loaded_purchase_timestamp,
+           f.customer_sk AS loaded_customer_sk
+    FROM gold.fact_sales f
+    JOIN silver_orders o ON o.order_id = f.order_id
+    LEFT JOIN silver_customers c ON c.customer_id = o.customer_id
+    ANTI JOIN silver_sales s ON s.order_id = f.order_id AND s.order_item_id = f.order_item_id
+  ) k
+  JOIN gold.dim_product p ON p.product_sk = k.product_sk
+  WHERE (k.loaded_status, k.loaded_purchase_timestamp, k.loaded_customer_sk)
+    IS DISTINCT FROM (k.order_status, k.order_purchase_timestamp, sha256(k.customer_unique_id))`;
+
+/** The sales a later build merges: the batch's and the kept items of its orders. */
+const BATCH_SALES =
+  'CREATE OR REPLACE TEMP VIEW batch_sales AS SELECT * FROM silver_sales UNION ALL BY NAME SELECT * FROM kept_items';
+
+/** `sales`: `silver_sales` on a first build, `batch_sales` on a later one. */
+const CUSTOMERS_OF_BATCH = (sales: string) => `
   SELECT sha256(customer_unique_id) AS customer_sk, customer_unique_id,
          customer_zip_code_prefix, customer_city, customer_state
   FROM (
@@ -23,7 +59,7 @@ const CUSTOMERS_OF_BATCH = `
     FROM silver_customers GROUP BY customer_unique_id
     UNION ALL
     SELECT DISTINCT s.customer_unique_id, NULL, NULL, NULL
-    FROM silver_sales s ANTI JOIN silver_customers c ON c.customer_unique_id = s.customer_unique_id
+    FROM ${sales} s ANTI JOIN silver_customers c ON c.customer_unique_id = s.customer_unique_id
   )`;
 
 const PRODUCT_COLUMNS = `product_category_name, product_category_name_original,
@@ -38,13 +74,13 @@ const PRODUCTS_OF_BATCH = (existing: boolean) => `
         ANTI JOIN silver_products p ON p.product_id = s.product_id) missing
   ${existing ? 'ANTI JOIN gold.dim_product d ON d.product_id = missing.product_id' : ''}`;
 
-const FACTS_OF_BATCH = `
+const FACTS_OF_BATCH = (sales: string) => `
   SELECT order_id, order_item_id,
          sha256(customer_unique_id) AS customer_sk, sha256(product_id) AS product_sk,
          CAST(year(order_date) * 10000 + month(order_date) * 100 + day(order_date) AS INTEGER) AS order_date_sk,
          seller_id, order_status, order_purchase_timestamp,
          price AS sales_amount, freight_value
-  FROM silver_sales`;
+  FROM ${sales}`;
 
 const FACT_ORDER = 'order_date_sk, order_id, order_item_id';
 
@@ -70,16 +106,16 @@ const CREATE_TABLES = [
 /** A first build: each table filled straight from silver, in its clustering order. */
 const LOAD_FIRST = [
   `INSERT INTO gold.dim_customer
-   SELECT *, $1::TIMESTAMP FROM (${CUSTOMERS_OF_BATCH}) ORDER BY customer_sk`,
+   SELECT *, $1::TIMESTAMP FROM (${CUSTOMERS_OF_BATCH('silver_sales')}) ORDER BY customer_sk`,
   `INSERT INTO gold.dim_product
    SELECT *, $1::TIMESTAMP FROM (${PRODUCTS_OF_BATCH(false)}) ORDER BY product_sk`,
   `INSERT INTO gold.fact_sales
-   SELECT *, $1::TIMESTAMP, $1::TIMESTAMP FROM (${FACTS_OF_BATCH}) ORDER BY ${FACT_ORDER}`,
+   SELECT *, $1::TIMESTAMP, $1::TIMESTAMP FROM (${FACTS_OF_BATCH('silver_sales')}) ORDER BY ${FACT_ORDER}`,
 ];
 
 const MERGE_CUSTOMERS = `
   MERGE INTO gold.dim_customer AS t
-  USING (${CUSTOMERS_OF_BATCH}) AS s
+  USING (${CUSTOMERS_OF_BATCH('batch_sales')}) AS s
   ON t.customer_sk = s.customer_sk
   WHEN MATCHED AND (
     coalesce(s.customer_zip_code_prefix, t.customer_zip_code_prefix) IS DISTINCT FROM t.customer_zip_code_prefix
@@ -113,7 +149,7 @@ const FACT_VALUES =
 
 const MERGE_FACTS = `
   MERGE INTO gold.fact_sales AS t
-  USING (${FACTS_OF_BATCH}) AS s
+  USING (${FACTS_OF_BATCH('batch_sales')}) AS s
   ON t.order_id = s.order_id AND t.order_item_id = s.order_item_id
   WHEN MATCHED AND ((${FACT_VALUES.replace(/(\w+)/g, 's.$1')}) IS DISTINCT FROM (${FACT_VALUES.replace(/(\w+)/g, 't.$1')})) THEN UPDATE SET
     customer_sk = s.customer_sk, product_sk = s.product_sk, order_date_sk = s.order_date_sk,
@@ -161,15 +197,16 @@ export async function buildGold(db: DuckDbSession, loadedAt: string): Promise<Go
   const [{ existing }] = (await db.all<{ existing: number }>(
     "SELECT count(*) AS existing FROM duckdb_tables() WHERE schema_name = 'gold' AND table_name = 'fact_sales' AND NOT temporary",
   )) as [{ existing: number }];
-  const [{ batch }] = (await db.all<{ batch: number }>(
-    'SELECT count(*) AS batch FROM silver_sales',
-  )) as [{ batch: number }];
   let facts: GoldCounts['facts'];
   if (existing === 0) {
     for (const statement of CREATE_TABLES) await db.exec(statement);
     for (const statement of LOAD_FIRST) await db.exec(statement, [loadedAt]);
-    facts = { inserted: batch, updated: 0, unchanged: 0 };
+    facts = { inserted: await count(db, 'silver_sales'), updated: 0, unchanged: 0 };
   } else {
+    await db.exec(KEPT_ITEMS);
+    await db.exec(BATCH_SALES);
+    // The kept items count too (as updated: their order changed).
+    const batch = await count(db, 'batch_sales');
     const before = await count(db, 'gold.fact_sales');
     await db.exec(MERGE_CUSTOMERS, [loadedAt]);
     await db.exec(MERGE_PRODUCTS, [loadedAt]);

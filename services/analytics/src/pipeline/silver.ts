@@ -30,6 +30,17 @@ export const VALID_ITEM = `order_id IS NOT NULL AND try_cast(order_item_id AS IN
   AND product_id IS NOT NULL AND try_cast(price AS DECIMAL(18, 2)) IS NOT NULL
   AND try_cast(freight_value AS DECIMAL(18, 2)) IS NOT NULL`;
 
+/**
+ * What a sale takes from its order, as silver states the order now: the columns of
+ * `silver_sales` after the item's own, from `silver_orders o` LEFT JOIN
+ * `silver_customers c` on `customer_id`. Shared with gold, which gives them to the items
+ * already loaded of an order a later batch changes (`gold.ts`, `KEPT_ITEMS`).
+ */
+export const ORDER_OF_SALE = `o.order_status, o.order_purchase_timestamp,
+  CAST(o.order_purchase_timestamp AS DATE) AS order_date,
+  o.customer_id,
+  coalesce(c.customer_unique_id, o.customer_id) AS customer_unique_id`;
+
 const STATEMENTS = [
   `CREATE OR REPLACE TEMP TABLE silver_customers AS ${lastLinePerKey(
     ['customer_id'],
@@ -103,11 +114,7 @@ const STATEMENTS = [
    LEFT JOIN silver_category_translation t ON t.product_category_name = p.product_category_name_original`,
   `CREATE OR REPLACE TEMP TABLE silver_sales AS
    SELECT i.order_id, i.order_item_id, i.product_id, i.seller_id,
-          i.price, i.freight_value,
-          o.order_status, o.order_purchase_timestamp,
-          CAST(o.order_purchase_timestamp AS DATE) AS order_date,
-          o.customer_id,
-          coalesce(c.customer_unique_id, o.customer_id) AS customer_unique_id
+          i.price, i.freight_value, ${ORDER_OF_SALE}
    FROM silver_order_items i
    JOIN silver_orders o ON o.order_id = i.order_id
    LEFT JOIN silver_customers c ON c.customer_id = o.customer_id`,
