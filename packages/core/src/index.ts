@@ -78,7 +78,13 @@ export {
   createClientAddressResolver,
   type ClientAddressResolver,
 } from './http/client-address.js';
-export type { QueryOptions, QueryResult, SqlDatabase, SqlExecutor, Unlisten } from './sql/sql-database.js';
+export type {
+  QueryOptions,
+  QueryResult,
+  SqlDatabase,
+  SqlExecutor,
+  Unlisten,
+} from './sql/sql-database.js';
 export { createSqlDatabase, type SqlDatabaseOptions } from './sql/create-sql-database.js';
 export { advisoryLockKey } from './sql/advisory-key.js';
 export {
