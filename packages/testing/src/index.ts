@@ -16,6 +16,7 @@ export { CHROMIUM_PATH, chromiumSkipReason, launchChromium } from './chromium.js
 export { keepScreenshot } from './screenshots.js';
 export { freePort, portFree } from './free-port.js';
 export { RestartableService, type RestartableServiceOptions } from './restartable-service.js';
+export { copyWhilePaused, restoreCopy } from './power-loss.js';
 export {
   startOwnNats,
   startOwnPostgres,

@@ -18,6 +18,17 @@
  *   what writes to the disk: its recovery is the first record accepted after the disk's
  *   return that reaches the csv file. Left out, and said so, without fiu-utils.
  *
+ * With `--engines embedded` the service runs on its embedded defaults (the SQL-log broker,
+ * PGlite and csv files under its DATA_DIR; no DATABASE_URL or NATS_URL), bundled once and
+ * started by plain node with packages/testing's lock-free disk-fault library preloaded,
+ * and the faults are: kill -9 of the service; the disk full or failing under it for 2–4 s;
+ * a power loss (packages/testing's power-loss: the service paused while DATA_DIR is copied,
+ * run on for 1–3 s, killed and started again from the copy, as render's harness does). A
+ * record answered 202 inside a power loss's window (after the copy, before the kill) may be
+ * gone and is counted apart; one answered before it must be everywhere. PGlite is read from
+ * a copy of its folder taken while the service is paused, and at the end from the folder
+ * itself once the service is stopped.
+ *
  * Every answer is kept. At the end it waits for the targets and checks: every record
  * answered 202 is in the relational audit and in the CSV file exactly once, each key's
  * final state is its last accepted event (or a later one whose answer never came),
@@ -33,13 +44,16 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createSqlDatabase } from '@platform/core';
+import { createSqlDatabase, type SqlDatabase } from '@platform/core';
 import {
+  bundleEntry,
+  copyWhilePaused,
   EIO,
   ENOSPC,
   fiuAvailable,
   guardEngines,
   RestartableService,
+  restoreCopy,
   seededRandom,
   setDiskFull,
   setSyncFailing,
@@ -61,6 +75,8 @@ const { values: argv } = parseArgs({
     seed: { type: 'string', default: '1' },
     kinds: { type: 'string' },
     service: { type: 'string', default: 'integration' },
+    /** `postgres` (PostgreSQL and nats-server) or `embedded` (SQL-log broker, PGlite, files). */
+    engines: { type: 'string', default: 'postgres' },
     /** On a failed run, leave PostgreSQL and nats-server running to be looked at. */
     keep: { type: 'boolean', default: false },
     /** Quiet time before each fault: gap-ms plus up to twice as much again (seeded). */
@@ -106,7 +122,7 @@ interface Answer {
   endedAt: number;
 }
 
-const KINDS = [
+const ENGINE_KINDS = [
   'kill -9 service',
   'kill -9 postgres',
   'kill -9 nats',
@@ -119,7 +135,14 @@ const KINDS = [
   'disk full',
   'disk failing',
 ] as const;
-type FaultKind = (typeof KINDS)[number];
+const EMBEDDED_KINDS = ['kill -9 service', 'disk full', 'disk failing', 'power loss'] as const;
+const EMBEDDED = argv.engines === 'embedded';
+if (!EMBEDDED && argv.engines !== 'postgres') {
+  console.error(`chaos: --engines ${argv.engines}: postgres or embedded`);
+  process.exit(2);
+}
+type FaultKind = (typeof ENGINE_KINDS)[number] | (typeof EMBEDDED_KINDS)[number];
+const KINDS: readonly FaultKind[] = EMBEDDED ? EMBEDDED_KINDS : ENGINE_KINDS;
 const DISK_KINDS = new Set<FaultKind>(['fsync fails', 'disk full', 'disk failing']);
 
 // Stopped from outside (the test's timeout, Ctrl-C), even while the engines start, or
@@ -138,19 +161,34 @@ async function main(): Promise<void> {
     if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind} (${KINDS.join(', ')})`);
   const runStartedAt = Date.now();
   const work = mkdtempSync(join(tmpdir(), 'chaos-integration-'));
-  log(`seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; folder ${work}`);
-  const postgres = await guard.start(startOwnPostgres(), (engine) => engine.stop());
-  const nats = await guard.start(startOwnNats(), (engine) => engine.stop());
-  const pgProxy = await guard.start(
-    startTcpProxy({ host: '127.0.0.1', port: postgres.port }),
-    (proxy) => proxy.close(),
+  log(
+    `seed ${SEED}, ${FAULTS} faults of ${kinds.join(', ')}; engines ${argv.engines}; folder ${work}`,
   );
-  const natsProxy = await guard.start(
-    startTcpProxy({ host: '127.0.0.1', port: nats.port }),
-    (proxy) => proxy.close(),
-  );
-  // The checks read the engine directly, not through the proxies.
-  const direct = await createSqlDatabase({ url: postgres.url, dataDir: 'unused', poolSize: 2 });
+  const dataDir = join(work, 'data');
+  const pgliteDir = join(dataDir, 'integration', 'pglite');
+  let postgres: Awaited<ReturnType<typeof startOwnPostgres>> | undefined;
+  let nats: Awaited<ReturnType<typeof startOwnNats>> | undefined;
+  let pgProxy: Awaited<ReturnType<typeof startTcpProxy>> | undefined;
+  let natsProxy: Awaited<ReturnType<typeof startTcpProxy>> | undefined;
+  // The checks read the engine directly, not through the proxies; on the embedded
+  // defaults they read PGlite from a copy taken while the service is paused.
+  let direct: SqlDatabase | undefined;
+  if (!EMBEDDED) {
+    postgres = await guard.start(startOwnPostgres(), (engine) => engine.stop());
+    nats = await guard.start(startOwnNats(), (engine) => engine.stop());
+    const pg = postgres;
+    const ns = nats;
+    pgProxy = await guard.start(startTcpProxy({ host: '127.0.0.1', port: pg.port }), (proxy) =>
+      proxy.close(),
+    );
+    natsProxy = await guard.start(startTcpProxy({ host: '127.0.0.1', port: ns.port }), (proxy) =>
+      proxy.close(),
+    );
+    direct = await createSqlDatabase({ url: pg.url, dataDir: 'unused', poolSize: 2 });
+  }
+  // On the embedded defaults the service runs bundled by plain node (packages/testing's
+  // bundleEntry): each restart skips tsx's per-file transform.
+  const entry = EMBEDDED ? await bundleEntry(SERVICE_DIR, join(SERVICE_DIR, 'src', 'main.ts')) : '';
   const serviceLog = createWriteStream(join(work, 'service.log'));
   // Stable free ports (below the ephemeral range); a restart whose port another process
   // took meanwhile moves to a fresh one, and the load follows it (`base()`).
@@ -173,10 +211,15 @@ async function main(): Promise<void> {
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       };
-      const node = ['--import', 'tsx', 'src/main.ts'];
-      const child = fiu
-        ? spawnUnderFiu(process.execPath, node, options, false, { fileWrites: true })
-        : spawn(process.execPath, node, options);
+      const node = EMBEDDED ? [entry] : ['--import', 'tsx', 'src/main.ts'];
+      // The embedded run preloads the lock-free library alone (libfiu's wrappers take locks
+      // that hung render's service at a fork; packages/testing disk-faults.ts).
+      const child = !fiu
+        ? spawn(process.execPath, node, options)
+        : spawnUnderFiu(process.execPath, node, options, false, {
+            fileWrites: true,
+            lockFree: EMBEDDED,
+          });
       child.stdout!.pipe(serviceLog, { end: false });
       child.stderr!.pipe(serviceLog, { end: false });
       return child;
@@ -187,17 +230,47 @@ async function main(): Promise<void> {
     service.child?.kill('SIGKILL');
   });
   const base = () => service.url();
+  // No engine URL from this shell reaches the embedded run: it runs on its defaults.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(DATABASE_URL|NATS_URL)$/.test(name)),
+  );
   const env = {
-    ...process.env,
-    DATABASE_URL: `postgres://postgres@127.0.0.1:${pgProxy.port}/postgres`,
-    NATS_URL: `nats://127.0.0.1:${natsProxy.port}`,
-    DATA_DIR: join(work, 'data'),
+    ...inherited,
+    ...(EMBEDDED
+      ? {}
+      : {
+          DATABASE_URL: `postgres://postgres@127.0.0.1:${pgProxy!.port}/postgres`,
+          NATS_URL: `nats://127.0.0.1:${natsProxy!.port}`,
+        }),
+    DATA_DIR: dataDir,
     INTEGRATION_ROLES: 'submission,control-plane,relational,csv',
     // `CHAOS_LOG_LEVEL=info` follows each record (published, applied) in service.log.
     LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? 'warn',
     ATTACHMENT_REFRESH_MS: '1000',
   };
 
+  /**
+   * Runs `read` on the engine: PostgreSQL directly; PGlite from a copy of its folder taken
+   * while the service is paused (opened as after a crash), or from the folder itself once
+   * the service is stopped (`direct` set then).
+   */
+  const withDb = async <T>(read: (db: SqlDatabase) => Promise<T>): Promise<T> => {
+    if (direct) return read(direct);
+    const peek = join(work, 'peek');
+    copyWhilePaused(service.child!, pgliteDir, peek);
+    const db = await createSqlDatabase({ dataDir: peek });
+    try {
+      return await read(db);
+    } finally {
+      await db.close();
+    }
+  };
+  /** Power losses: answers that ended after the copy and began before the kill may be gone. */
+  const powerLosses: Array<{ copiedAt: number; killedAt: number }> = [];
+  const inLossWindow = (a: Answer) =>
+    powerLosses.some((p) => a.endedAt > p.copiedAt && a.startedAt < p.killedAt);
+  /** A 503 after PGlite's failed WAL sync: its commit is in doubt (README, durability). */
+  const inDoubt = (a: Answer) => a.status === 503 && /may or may not/.test(a.detail ?? '');
   const answers: Answer[] = [];
   const faults: Array<{ kind: FaultKind; recoveryMs: number }> = [];
   let stopLoad = false;
@@ -210,8 +283,10 @@ async function main(): Promise<void> {
     });
     // The seed attaches interns to relational and csv once both adapters registered.
     await until('the interns attachments', 60_000, async () => {
-      const { rows } = await direct.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM adapter_attachments WHERE contract_id = 'interns'",
+      const { rows } = await withDb((db) =>
+        db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM adapter_attachments WHERE contract_id = 'interns'",
+        ),
       );
       return rows[0]!.n >= 2;
     });
@@ -301,10 +376,9 @@ async function main(): Promise<void> {
     };
 
     const csvRows = async () => {
-      const text = await readFile(
-        join(work, 'data', 'integration', 'csv', 'interns.csv'),
-        'utf8',
-      ).catch(() => '');
+      const text = await readFile(join(dataDir, 'integration', 'csv', 'interns.csv'), 'utf8').catch(
+        () => '',
+      );
       const [header, ...rows] = parseCsv(text);
       const col = (name: string) => header?.indexOf(name) ?? -1;
       return rows.map((row) => ({ key: row[col('intern_id')]!, mentor: row[col('mentor')]! }));
@@ -337,24 +411,36 @@ async function main(): Promise<void> {
           await service.start();
           break;
         case 'kill -9 postgres':
-          await postgres.kill();
+          await postgres!.kill();
           await sleep(500 + faultRandom() * 1500);
-          await postgres.start();
+          await postgres!.start();
           returnedAt = Date.now();
           break;
         case 'kill -9 nats':
-          await nats.kill();
+          await nats!.kill();
           await sleep(500 + faultRandom() * 1500);
-          await nats.start();
+          await nats!.start();
           returnedAt = Date.now();
           break;
         case 'power loss nats':
-          nats.snapshot();
+          nats!.snapshot();
           await sleep(1000 + faultRandom() * 2000);
-          await nats.powerLoss();
-          await nats.start();
+          await nats!.powerLoss();
+          await nats!.start();
           returnedAt = Date.now();
           break;
+        case 'power loss': {
+          // The disk as a writeback stopped at the copy left it; the service runs on, is
+          // killed, and starts again from that image.
+          const copiedAt = copyWhilePaused(service.child!, dataDir, join(work, 'disk'));
+          await sleep(1000 + faultRandom() * 2000);
+          await service.kill();
+          powerLosses.push({ copiedAt, killedAt: Date.now() });
+          restoreCopy(join(work, 'disk'), dataDir);
+          returnedAt = Date.now();
+          await service.start();
+          break;
+        }
         case 'fsync fails': {
           // EIO from fsync and fdatasync (the csv journal's durability point) for 2 s while
           // its writes reach the page cache.
@@ -378,7 +464,7 @@ async function main(): Promise<void> {
         }
         default: {
           const [action, engine] = kind.split(' ') as ['cut' | 'stall', 'postgres' | 'nats'];
-          const proxy = engine === 'postgres' ? pgProxy : natsProxy;
+          const proxy = engine === 'postgres' ? pgProxy! : natsProxy!;
           proxy[action]();
           await sleep(2000);
           proxy.restore();
@@ -402,10 +488,12 @@ async function main(): Promise<void> {
       const answer = await fetch(`${base()}/health`).catch(() => undefined);
       return answer?.status === 200;
     });
-    const ok = answers.filter((a) => a.status === 202);
+    // A 202 inside a power loss's window may be gone: counted apart, not wanted.
+    const ok = answers.filter((a) => a.status === 202 && !inLossWindow(a));
+    const okInLossWindow = answers.filter((a) => a.status === 202 && inLossWindow(a));
     log(`load done: ${answers.length} requests, ${ok.length} accepted; waiting for the targets`);
-    const audited = async () => {
-      const { rows } = await direct.query<{ record_id: string; n: number }>(
+    const audited = async (db: SqlDatabase) => {
+      const { rows } = await db.query<{ record_id: string; n: number }>(
         `SELECT record_id::text AS record_id, count(*)::int AS n FROM audit_log
          WHERE contract_id = 'interns' GROUP BY record_id`,
       );
@@ -413,26 +501,29 @@ async function main(): Promise<void> {
     };
     const wanted = new Set(ok.map((a) => a.recordId!));
     // What each key may end as: its last accepted event, or a later one whose answer
-    // never came (it may have been stored before the cut).
+    // never came (it may have been stored before the cut), a 503 whose commit is in doubt,
+    // or a 202 inside a power loss's window (either way).
     const byKey = new Map<string, Answer[]>();
     for (const a of answers.sort((x, y) => x.startedAt - y.startedAt))
       byKey.set(a.key, [...(byKey.get(a.key) ?? []), a]);
     const allowedByKey = new Map<string, Set<string>>();
     for (const [key, events] of byKey) {
-      const lastOk = events.map((e) => e.status).lastIndexOf(202);
+      const maybe = (e: Answer) =>
+        e.status === 'none' || inDoubt(e) || (e.status === 202 && inLossWindow(e));
+      const lastOk = events.map((e) => e.status === 202 && !inLossWindow(e)).lastIndexOf(true);
       if (lastOk < 0) continue;
       allowedByKey.set(
         key,
         new Set(
           events
             .slice(lastOk)
-            .filter((e, i) => i === 0 || e.status === 'none')
+            .filter((e, i) => i === 0 || maybe(e))
             .map((e) => e.mentor),
         ),
       );
     }
-    const relationalFinal = async () => {
-      const { rows } = await direct.query<{ intern_id: string; mentor: string }>(
+    const relationalFinal = async (db: SqlDatabase) => {
+      const { rows } = await db.query<{ intern_id: string; mentor: string }>(
         'SELECT intern_id, mentor FROM interns',
       );
       return new Map(rows.map((r) => [r.intern_id, r.mentor]));
@@ -455,10 +546,12 @@ async function main(): Promise<void> {
     // Every accepted record in the relational audit and both targets at their final state.
     let missing = 0;
     const settled = await untilSettled(quietBoundMs, async () => {
-      const seen = await audited();
+      const [seen, relational] = await withDb(
+        async (db) => [await audited(db), await relationalFinal(db)] as const,
+      );
       missing =
         [...wanted].filter((id) => !seen.has(id)).length +
-        unsettled(await relationalFinal()) +
+        unsettled(relational) +
         unsettled(csvFinal(await csvRows()));
       return missing;
     });
@@ -467,16 +560,23 @@ async function main(): Promise<void> {
         `the targets did not move for ${quietBoundMs} ms before settling: ${missing} still missing`,
       );
 
-    const seen = await audited();
+    if (EMBEDDED) {
+      // The service stops; PGlite is opened as it left its folder.
+      service.stop();
+      await service.kill();
+      direct = await createSqlDatabase({ dataDir: pgliteDir });
+    }
+    const db = direct!;
+    const seen = await audited(db);
     const lost = [...wanted].filter((id) => !seen.has(id));
     const duplicated = [...seen.values()].filter((count) => count > 1).length;
     const problems: string[] = [];
-    const relational = await relationalFinal();
+    const relational = await relationalFinal(db);
     const csv = await csvRows();
     const csvByKey = csvFinal(csv);
     const csvDuplicated = csv.length - csvByKey.size;
     let refusedVisible = 0;
-    const { rows: auditMentors } = await direct.query<{ mentor: string }>(
+    const { rows: auditMentors } = await db.query<{ mentor: string }>(
       "SELECT payload->>'mentor' AS mentor FROM audit_log WHERE contract_id = 'interns'",
     );
     const everApplied = new Set(auditMentors.map((r) => r.mentor));
@@ -493,7 +593,12 @@ async function main(): Promise<void> {
           );
       }
       for (const e of events)
-        if (typeof e.status === 'number' && e.status !== 202 && everApplied.has(e.mentor)) {
+        if (
+          typeof e.status === 'number' &&
+          e.status !== 202 &&
+          !inDoubt(e) &&
+          everApplied.has(e.mentor)
+        ) {
           refusedVisible += 1;
           problems.push(
             `${key}: ${e.kind} answered ${e.status} (${e.detail}) at ${new Date(e.endedAt).toISOString()} was applied`,
@@ -513,7 +618,7 @@ async function main(): Promise<void> {
       .sort((a, b) => a - b);
     const quantile = (q: number) =>
       recoveries[Math.min(recoveries.length - 1, Math.floor(q * recoveries.length))] ?? 0;
-    console.log('\nintegration chaos, seed', SEED);
+    console.log(`\nintegration chaos, seed ${SEED}, engines ${argv.engines}`);
     console.log('| fault | count | recovery p50 (ms) | max (ms) |');
     console.log('| --- | --- | --- | --- |');
     for (const [kind, times] of byKind) {
@@ -528,6 +633,10 @@ async function main(): Promise<void> {
     console.log(
       `accepted ${ok.length}; lost ${lost.length}; duplicated ${duplicated + csvDuplicated}; refused but applied ${refusedVisible}; final-state problems ${problems.length}; service crashes ${service.crashes}; moved off a taken port ${service.relocations}`,
     );
+    if (EMBEDDED)
+      console.log(
+        `answered 202 inside a power loss's window ${okInLossWindow.length}, of them gone ${okInLossWindow.filter((a) => !seen.has(a.recordId!)).length} (allowed); 503 whose commit was in doubt ${answers.filter(inDoubt).length}`,
+      );
     console.log(
       `recovery after the engine's return: p50 ${quantile(0.5)} ms, p99 ${quantile(0.99)} ms`,
     );
@@ -567,8 +676,8 @@ async function main(): Promise<void> {
     stopLoad = true;
     service.stop();
     await service.kill();
-    await direct.close().catch(() => undefined);
-    if (argv.keep && process.exitCode === 1) {
+    await direct?.close().catch(() => undefined);
+    if (argv.keep && process.exitCode === 1 && postgres && nats) {
       log(`kept for a look: ${postgres.url}, ${nats.url} (Ctrl-C stops them)`);
     } else {
       await guard.stopAll();

@@ -39,14 +39,7 @@
  * violation.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import {
-  cpSync,
-  createWriteStream,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,12 +54,14 @@ import {
   EIO,
   ENOSPC,
   bundleEntry,
+  copyWhilePaused,
   diskFaultLibrary,
   guardEngines,
   madeOsuFixture,
   madeOsuFixturesDir,
   quantile,
   RestartableService,
+  restoreCopy,
   seededRandom,
   setDiskFull,
   sleep,
@@ -491,11 +486,7 @@ async function main(): Promise<void> {
           // Paused, the page cache holds every write made so far and no later one: the
           // copy is the disk as a writeback stopped at this moment left it.
           const running = processOf(api).child!;
-          running.kill('SIGSTOP');
-          const copiedAt = Date.now();
-          rmSync(join(work, 'disk'), { recursive: true, force: true });
-          cpSync(dataDir, join(work, 'disk'), { recursive: true });
-          running.kill('SIGCONT');
+          const copiedAt = copyWhilePaused(running, dataDir, join(work, 'disk'));
           await sleep(1000 + faultRandom() * 2000);
           await kill(api);
           powerLosses.push({
@@ -503,8 +494,7 @@ async function main(): Promise<void> {
             killedAt: api.killedAt.get(running.pid!)!,
             pid: running.pid!,
           });
-          rmSync(dataDir, { recursive: true, force: true });
-          cpSync(join(work, 'disk'), dataDir, { recursive: true });
+          restoreCopy(join(work, 'disk'), dataDir);
           returnedAt = Date.now();
           await start(api);
           break;
