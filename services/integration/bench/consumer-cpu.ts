@@ -14,10 +14,14 @@
  *
  * `CONSUMER_BENCH_ROUNDS` (default 1) rounds in one process, each with fresh topics and
  * adapters (the first round warms the JIT). Compare code by CPU per record, alternately.
+ * `CONSUMER_BENCH_NATS_PID`: a nats-server of the bench's own (`NATS_URL`); its CPU in the
+ * same window is printed a record too (`natsCpuMsPerRecord`), the server's side of the
+ * client's pulls, acks and deliveries. `monotonic` is the window on the clock a
+ * `--cpu-prof` stamps its samples with (µs), for cutting a profile to the rounds measured.
  *
  *   node --import tsx services/integration/bench/consumer-cpu.ts
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
@@ -45,6 +49,17 @@ if (missing || !(await postgresUrlForTests())) {
   console.log(`SKIP: ${missing ?? 'PostgreSQL'} not reachable — nothing measured`);
   process.exit(0);
 }
+
+const NATS_PID = process.env.CONSUMER_BENCH_NATS_PID;
+/** The nats-server's CPU so far in ms (user + system, from /proc), or 0 without a pid. */
+async function natsCpuMs(): Promise<number> {
+  if (!NATS_PID) return 0;
+  const stat = await readFile(`/proc/${NATS_PID}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** Records the adapter committed on the interns topics (its consumer's offsets, in memory). */
 /** Set by a preload that counts writes (optional): reset when the measure starts, printed with it. */
@@ -97,18 +112,24 @@ for (let round = 1; round <= ROUNDS; round += 1) {
       await Promise.all(sends);
     };
     let cpu: NodeJS.CpuUsage;
+    let natsFrom = 0;
+    let monotonicFrom = 0;
     const started = performance.now();
     let cpuFrom = started;
     if (MODE === 'drain') {
       for (let i = 0; i < RECORDS; i += 500) await publishAll(Math.min(500, RECORDS - i), i);
       cpu = process.cpuUsage();
       cpuFrom = performance.now();
+      natsFrom = await natsCpuMs();
+      monotonicFrom = monotonicUs();
       writeCounter?.reset();
       for (const adapter of adapters) await adapter.start();
     } else {
       for (const adapter of adapters) await adapter.start();
       cpu = process.cpuUsage();
       cpuFrom = performance.now();
+      natsFrom = await natsCpuMs();
+      monotonicFrom = monotonicUs();
       writeCounter?.reset();
       let sent = 0;
       const begun = performance.now();
@@ -129,6 +150,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
       10,
     );
     const used = process.cpuUsage(cpu);
+    const natsUsed = (await natsCpuMs()) - natsFrom;
     console.log(
       JSON.stringify({
         mode: MODE,
@@ -139,6 +161,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
         cpuMsPerRecord: Number(((used.user + used.system) / 1000 / RECORDS).toFixed(4)),
         userMs: Math.round(used.user / 1000),
         systemMs: Math.round(used.system / 1000),
+        ...(NATS_PID ? { natsCpuMsPerRecord: Number((natsUsed / RECORDS).toFixed(4)) } : {}),
         seconds: Number(((performance.now() - measuredFrom) / 1000).toFixed(2)),
         totalSeconds: Number(((performance.now() - started) / 1000).toFixed(2)),
         webhookRequests: receiver.deliveries.length,
@@ -149,6 +172,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
           Number((cpuFrom / 1000).toFixed(2)),
           Number((performance.now() / 1000).toFixed(2)),
         ],
+        monotonic: [monotonicFrom, monotonicUs()],
       }),
     );
   } finally {

@@ -209,7 +209,6 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       jsm,
       apiPrefix: JS_API_PREFIX,
       requests,
-      ackTimeoutMs: publishTimeout,
       prefix,
       logger: options.logger,
       options: consumerOptions,

@@ -18,7 +18,6 @@ import {
   type Consumer as NatsConsumer,
   type JetStreamClient,
   type JetStreamManager,
-  type JsMsg,
   type NatsConnection,
 } from 'nats';
 import { assignmentOf } from '../assignment-of.js';
@@ -28,6 +27,7 @@ import { resumePosition } from '../resume-position.js';
 import { jsonAnswer, type InboxRequests } from './inbox-requests.js';
 import { durableName, streamName } from './naming.js';
 import { PullInbox } from './pull-inbox.js';
+import type { PulledMessage } from './pulled-message.js';
 
 export const KEY_HEADER = 'Broker-Key';
 
@@ -87,8 +87,6 @@ export interface JetStreamConsumerDeps {
    * and the refresh's consumer-info requests are answered there, not by a client request each.
    */
   requests: InboxRequests;
-  /** How long a pull's worker waits for the server's confirmation. */
-  ackTimeoutMs: number;
   prefix: string;
   logger: Logger;
   options: ConsumerOptions;
@@ -161,12 +159,7 @@ interface RefreshedInfo {
 }
 
 const ACK = new TextEncoder().encode('+ACK');
-/** Where a message's ack goes: its reply subject (the client's `JsMsgImpl` has it; its type does not say so). */
-function ackSubjectOf(msg: JsMsg): string {
-  const reply = (msg as JsMsg & { reply?: string }).reply;
-  if (!reply) throw new Error('the message has no reply subject to ack');
-  return reply;
-}
+const NAK = new TextEncoder().encode('-NAK');
 const FETCH_EXPIRES_MS = 1000;
 /** See `JetStreamBrokerOptions.lingerMs`. */
 export const DEFAULT_LINGER_MS = 50;
@@ -420,15 +413,18 @@ export class JetStreamConsumer implements Consumer {
    * batch would have acked it too, unapplied (found by the chaos run: a stalled NATS
    * link lost records).
    */
-  private async rereadAfterLostDelivery(state: PartitionState, batch: JsMsg[]): Promise<void> {
-    const from = await this.safeRereadPosition(state, batch[0]!.info.streamSequence - 1);
+  private async rereadAfterLostDelivery(
+    state: PartitionState,
+    batch: PulledMessage[],
+  ): Promise<void> {
+    const from = await this.safeRereadPosition(state, batch[0]!.streamSequence - 1);
     this.deps.logger.warn(
       {
         groupId: this.deps.options.groupId,
         topic: state.topic,
         partition: state.partition,
         lastDelivery: state.lastDelivery,
-        deliveries: [batch[0]!.info.deliverySequence, batch.at(-1)!.info.deliverySequence],
+        deliveries: [batch[0]!.deliverySequence, batch.at(-1)!.deliverySequence],
         rereadAfter: from,
       },
       'a delivery never reached this worker (an abandoned pull); re-reading the partition',
@@ -512,8 +508,8 @@ export class JetStreamConsumer implements Consumer {
           // What an earlier poll brought meanwhile goes back, in order (nothing is held while paused).
           const held = inbox?.take() ?? [];
           if (held.length > 0) {
-            state.nakedFrom = held[0]!.info.streamSequence;
-            for (const msg of held) msg.nak();
+            state.nakedFrom = held[0]!.streamSequence;
+            this.nak(held);
           }
           await sleep(100);
           continue;
@@ -570,7 +566,7 @@ export class JetStreamConsumer implements Consumer {
         if (state.nakedFrom !== undefined && state.generation === generation) {
           // The batch was handed back from a record on: what arrived after it goes back
           // too, behind it, so nothing later of the partition overtakes the failed record.
-          for (const msg of current.take()) msg.nak();
+          this.nak(current.take());
         }
       }
     } finally {
@@ -601,38 +597,36 @@ export class JetStreamConsumer implements Consumer {
       );
       return;
     }
-    if (current.last!.info.pending === 0) return;
+    if (current.last!.pending === 0) return;
     current.pull({ batch: want, noWait: true });
     await current.wait(
       this.deps.batchFetchExpiresMs ?? FETCH_EXPIRES_MS,
       () =>
         current.size >= this.maxBatch ||
         current.endings > endings ||
-        current.last!.info.pending === 0 ||
+        current.last!.pending === 0 ||
         moved(),
     );
   }
 
   private openInbox(state: PartitionState): PullInbox {
-    state.inbox = new PullInbox(
-      this.deps.nc,
-      this.deps.apiPrefix,
-      state.stream,
-      this.durable,
-      this.deps.ackTimeoutMs,
-    );
+    state.inbox = new PullInbox(this.deps.nc, this.deps.apiPrefix, state.stream, this.durable, {
+      topic: state.topic,
+      partition: state.partition,
+      keyHeader: KEY_HEADER,
+    });
     return state.inbox;
   }
 
   /** One batch as the worker read it: checked for lost deliveries, then handled and acked. */
   private async handleBatch(
     state: PartitionState,
-    batch: JsMsg[],
+    batch: PulledMessage[],
     generation: number,
   ): Promise<void> {
     const deliveries = batch.map((msg) => ({
-      delivery: msg.info.deliverySequence,
-      sequence: msg.info.streamSequence,
+      delivery: msg.deliverySequence,
+      sequence: msg.streamSequence,
     }));
     const nakLost = state.nakedFrom !== undefined && deliveries[0]!.sequence !== state.nakedFrom;
     state.nakedFrom = undefined;
@@ -656,8 +650,8 @@ export class JetStreamConsumer implements Consumer {
       'batch received',
     );
     if (this.isPaused || this.stopped) {
-      state.nakedFrom = batch[0]!.info.streamSequence;
-      for (const msg of batch) msg.nak();
+      state.nakedFrom = batch[0]!.streamSequence;
+      this.nak(batch);
       return;
     }
     await this.process(state, batch, generation);
@@ -711,29 +705,17 @@ export class JetStreamConsumer implements Consumer {
     state.ackedThrough = info.delivered.stream_seq;
   }
 
-  private toRecord(state: PartitionState, msg: JsMsg): BrokerRecord {
-    const headers: Record<string, string> = {};
-    let key = '';
-    // The headers' entries, each name's first value (what `get` gives): `keys()` then
-    // `get(name)` built the list of names again for every name, in every message.
-    for (const [name, values] of msg.headers ?? []) {
-      const value = values[0] ?? '';
-      if (name === KEY_HEADER) key = value;
-      else headers[name] = value;
-    }
-    return {
-      topic: state.topic,
-      partition: state.partition,
-      offset: msg.info.streamSequence - 1,
-      key,
-      value: Buffer.from(msg.data),
-      headers,
-      timestamp: new Date(Math.floor(msg.info.timestampNanos / 1e6)),
-    };
+  /** Hands messages back: the server delivers them again before anything later. */
+  private nak(messages: PulledMessage[]): void {
+    for (const msg of messages) this.deps.nc.publish(msg.reply, NAK);
   }
 
-  private async process(state: PartitionState, batch: JsMsg[], generation: number): Promise<void> {
-    const records = batch.map((msg) => this.toRecord(state, msg));
+  private async process(
+    state: PartitionState,
+    batch: PulledMessage[],
+    generation: number,
+  ): Promise<void> {
+    const records = batch.map((msg) => msg.record);
     const interrupted = () => this.stopped || this.isPaused || state.generation !== generation;
     const { handled, error } = await this.deps.handler(records, interrupted);
     if (error !== undefined) {
@@ -755,13 +737,13 @@ export class JetStreamConsumer implements Consumer {
       try {
         // Ack-all: this one acks every earlier one; the server's answer confirms it (what
         // `ackedThrough`, the start of a re-read, relies on), answered into the one inbox.
-        await this.deps.requests.request(ackSubjectOf(last), ACK);
+        await this.deps.requests.request(last.reply, ACK);
         if (state.generation === generation) {
-          state.ackedThrough = last.info.streamSequence;
+          state.ackedThrough = last.streamSequence;
           state.progressed = true;
         }
-        state.committedOffset = last.info.streamSequence;
-        state.endOffset = Math.max(state.endOffset, last.info.streamSequence + last.info.pending);
+        state.committedOffset = last.streamSequence;
+        state.endOffset = Math.max(state.endOffset, last.streamSequence + last.pending);
       } catch (err) {
         this.deps.logger.warn(
           { err, stream: state.stream, offset: records[handled - 1]!.offset },
@@ -773,8 +755,8 @@ export class JetStreamConsumer implements Consumer {
       // The back-off is waited here, not as a nak delay: a delayed nak would let newer
       // messages overtake the failed ones.
       if (error !== undefined && !this.stopped) await sleep(this.deps.redeliveryDelayMs);
-      if (state.generation === generation) state.nakedFrom = batch[handled]!.info.streamSequence;
-      for (const msg of batch.slice(handled)) msg.nak();
+      if (state.generation === generation) state.nakedFrom = batch[handled]!.streamSequence;
+      this.nak(batch.slice(handled));
     }
   }
 }

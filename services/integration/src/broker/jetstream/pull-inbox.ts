@@ -14,11 +14,8 @@
  * `next()` also sent a second request of its own when two idle heartbeats were missed
  * (a stall of a second), whose message went to the inbox it dropped after the first.
  */
-import { createInbox, type JsMsg, type Msg, type NatsConnection, type Subscription } from 'nats';
-// The nats package's own module (not exported at its top; its path has a jetstream/ folder,
-// which the driver-boundary rule reads as one of our drivers).
-// eslint-disable-next-line no-restricted-imports
-import { toJsMsg } from 'nats/lib/jetstream/jsmsg.js';
+import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
+import { toPulledMessage, type PulledFrom, type PulledMessage } from './pulled-message.js';
 
 export interface PullRequest {
   batch: number;
@@ -32,7 +29,7 @@ export class PullInbox {
   private readonly inbox: string;
   private readonly sub: Subscription;
   private readonly subject: string;
-  private messages: JsMsg[] = [];
+  private messages: PulledMessage[] = [];
   private waiter: (() => void) | undefined;
   /** Statuses received (404 no messages, 408 expired, 409 ...): each ends a request. */
   private ended = 0;
@@ -43,7 +40,8 @@ export class PullInbox {
     apiPrefix: string,
     stream: string,
     durable: string,
-    private readonly ackTimeoutMs: number,
+    /** The partition the messages are records of (`pulled-message.ts`). */
+    private readonly from: PulledFrom,
   ) {
     this.subject = `${apiPrefix}.CONSUMER.MSG.NEXT.${stream}.${durable}`;
     this.inbox = createInbox(); // the connection is made without an inbox prefix
@@ -55,7 +53,7 @@ export class PullInbox {
     return this.messages.length;
   }
 
-  get last(): JsMsg | undefined {
+  get last(): PulledMessage | undefined {
     return this.messages.at(-1);
   }
 
@@ -74,7 +72,7 @@ export class PullInbox {
   }
 
   /** Takes up to `max` messages, the oldest first. */
-  take(max = Infinity): JsMsg[] {
+  take(max = Infinity): PulledMessage[] {
     return this.messages.splice(0, max);
   }
 
@@ -125,7 +123,7 @@ export class PullInbox {
       if (msg.headers?.code === 100) return;
       this.ended += 1;
     } else {
-      this.messages.push(toJsMsg(msg, this.ackTimeoutMs));
+      this.messages.push(toPulledMessage(msg, this.from));
     }
     this.waiter?.();
   }
