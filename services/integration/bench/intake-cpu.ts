@@ -7,8 +7,8 @@
  *
  *   INTAKE_RECORDS=5000 INTAKE_CONCURRENCY=32 node --import tsx services/integration/bench/intake-cpu.ts
  *
- * Prints one JSON line: records, seconds, POSTs a second, CPU ms a POST (user, system) and
- * the CPU ms a POST of the run's PostgreSQL backends.
+ * Prints one JSON line: records, seconds, POSTs a second, CPU ms a POST (user, system), the
+ * CPU ms a POST of the run's PostgreSQL backends and, given `INTAKE_NATS_PID`, nats-server's.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,8 +19,20 @@ import { startPlatform, type RunningPlatform } from '../src/platform.js';
 import { openBenchEngines } from './bench-engines.js';
 
 const RECORDS = Number(process.env.INTAKE_RECORDS ?? 5000);
-const WARM_UP = Number(process.env.INTAKE_WARM_UP ?? 1000);
+/**
+ * POSTs before the measure. 1,000 left V8 still compiling: in a 6,000-POST window after
+ * them, `perf` found 38 % of the process's CPU on its compiler threads (TurboFan), which
+ * `process.cpuUsage` counts, and the figure swung 0.52-0.77 ms a POST run to run; after
+ * 12,000, 0.40 ms and compiles gone (28 Nov 2026).
+ */
+const WARM_UP = Number(process.env.INTAKE_WARM_UP ?? 8000);
 const CONCURRENCY = Number(process.env.INTAKE_CONCURRENCY ?? 32);
+/**
+ * The nats-server's pid, to count its CPU a POST too: a server of the run's own (another
+ * helper's streams on a shared one count as ours), e.g. `nats-server -js -p 14222` and
+ * `NATS_URL=nats://127.0.0.1:14222`.
+ */
+const NATS_PID = process.env.INTAKE_NATS_PID ? Number(process.env.INTAKE_NATS_PID) : undefined;
 
 /** The clients: node:http with kept-alive sockets, in their own process; prints the seconds taken. */
 const CLIENT = `
@@ -75,16 +87,22 @@ async function backendCpu(db: SqlDatabase): Promise<Map<number, number>> {
   const { rows } = await db.query<{ pid: number }>(
     'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
   );
-  const tick = 1000 / 100; // USER_HZ
   for (const { pid } of rows) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) * tick);
-    } catch {
-      // A backend on another machine, or gone.
-    }
+    const ms = processCpu(pid);
+    if (ms !== undefined) cpu.set(pid, ms);
   }
   return cpu;
+}
+
+/** CPU (ms, 10 ms ticks) a process has used, from /proc; undefined when it cannot be read (another machine, gone). */
+function processCpu(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // USER_HZ
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -130,9 +148,14 @@ async function main(): Promise<void> {
     const run = randomBytes(3).toString('hex');
     await runClients(url, WARM_UP, `${run}w`);
     const pgBefore = await backendCpu(db);
+    const natsBefore = processCpu(NATS_PID);
+    const measuredFrom = performance.now();
     const before = process.cpuUsage();
     const seconds = await runClients(url, RECORDS, run);
     const cpu = process.cpuUsage(before);
+    const natsAfter = processCpu(NATS_PID);
+    const natsMs =
+      natsBefore === undefined || natsAfter === undefined ? undefined : natsAfter - natsBefore;
     let pgMs = 0;
     for (const [pid, ms] of await backendCpu(db)) pgMs += ms - (pgBefore.get(pid) ?? 0);
     process.stdout.write(
@@ -147,6 +170,14 @@ async function main(): Promise<void> {
         systemMsPerPost: Number((cpu.system / 1000 / RECORDS).toFixed(3)),
         // Backends of this run's database (10 ms ticks; those gone since are not counted).
         postgresCpuMsPerPost: Number((pgMs / RECORDS).toFixed(3)),
+        ...(natsMs === undefined
+          ? {}
+          : { natsCpuMsPerPost: Number((natsMs / RECORDS).toFixed(3)) }),
+        // The measured window in seconds since the process started (a --cpu-prof's clock).
+        window: [
+          Number((measuredFrom / 1000).toFixed(2)),
+          Number((performance.now() / 1000).toFixed(2)),
+        ],
       })}\n`,
     );
     if (process.env.INTAKE_PG_STATS === '1') await printTableStats(db);

@@ -140,7 +140,8 @@ export class OutboxRelay {
     );
     if (entries.length === 0) return 0;
     const positions = await this.publishInKeyOrder(entries, (entry) => entry.dedupeId);
-    await markSent(this.deps.db, positions);
+    // Queued any time ago (a dead process's, a failed request's): their window starts now.
+    await markSent(this.deps.db, positions, true);
     for (const p of positions) this.stranded.delete(p.recordId);
     return positions.length;
   }

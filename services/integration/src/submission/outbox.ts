@@ -5,6 +5,11 @@
  * the broker acknowledged, `markSent` records the position and applies the event to the
  * read model in one statement, so the read model never shows an event that has no
  * outbox row. Functions take the database handle first.
+ *
+ * An event is unsent while `intake_outbox_unsent` holds its `seq` (written with the row,
+ * deleted by the mark-sent), so marking sent sets only columns no index holds: a HOT
+ * update (migration 007). The reconciler's window is found by `window_at` (the queuing,
+ * or the relay's or reconciler's publish), not by `sent_at`.
  */
 import type { SqlExecutor } from '@platform/core';
 import type { Envelope } from '../contracts/envelope.js';
@@ -97,12 +102,15 @@ export async function enqueueEvent(
   owner: string,
 ): Promise<number | undefined> {
   const { rows } = await db.query<{ revision: number }>(
-    `INSERT INTO intake_outbox (record_id, contract_id, natural_key, kind, topic, envelope, revision, owner)
-     SELECT $1, $2, $3, $4, $5, $6::jsonb,
-       GREATEST(s.revision, COALESCE((SELECT max(o.revision) FROM intake_outbox o
-         WHERE o.contract_id = $2 AND o.natural_key = $3), 0)) + 1, $7
-     FROM submitted_records s WHERE s.contract_id = $2 AND s.natural_key = $3 AND s.state = 'active'
-     RETURNING revision`,
+    `WITH queued AS (
+       INSERT INTO intake_outbox (record_id, contract_id, natural_key, kind, topic, envelope, revision, owner)
+       SELECT $1, $2, $3, $4, $5, $6::jsonb,
+         GREATEST(s.revision, COALESCE((SELECT max(o.revision) FROM intake_outbox o
+           WHERE o.contract_id = $2 AND o.natural_key = $3), 0)) + 1, $7
+       FROM submitted_records s WHERE s.contract_id = $2 AND s.natural_key = $3 AND s.state = 'active'
+       RETURNING seq, revision
+     ), unsent AS (INSERT INTO intake_outbox_unsent (seq) SELECT seq FROM queued)
+     SELECT revision FROM queued`,
     [
       envelope.recordId,
       envelope.contractId,
@@ -129,19 +137,26 @@ export async function queuedRevisions(
 }
 
 /**
- * Marks published events sent at their broker position and applies them to the read
- * model (a create becomes active, an update replaces the state, a tombstone deletes),
- * unless the read model already holds a later revision of the key. One statement.
+ * Marks published events sent at their broker position (out of the unsent queue) and
+ * applies them to the read model (a create becomes active, an update replaces the state, a
+ * tombstone deletes), unless the read model already holds a later revision of the key.
+ * One statement. `restartWindow` (the relay, publishing events queued any time ago) starts
+ * their reconciler window now; a request's events keep the one their queuing started, so
+ * their outbox row's update stays HOT.
  */
-export async function markSent(db: SqlExecutor, positions: SentPosition[]): Promise<void> {
+export async function markSent(
+  db: SqlExecutor,
+  positions: SentPosition[],
+  restartWindow = false,
+): Promise<void> {
   if (positions.length === 0) return;
   await db.query(
     `WITH sent AS (
        UPDATE intake_outbox o SET sent_at = now(), partition = r.partition, "offset" = r."offset",
-         dedupe_id = COALESCE(r.dedupe_id, o.dedupe_id)
+         dedupe_id = COALESCE(r.dedupe_id, o.dedupe_id)${restartWindow ? ', window_at = now()' : ''}
        FROM ${POSITIONS} WHERE o.record_id = r.record_id
-       RETURNING o.record_id, o.contract_id, o.natural_key, o.kind, o.envelope, o.revision
-     )
+       RETURNING o.seq, o.record_id, o.contract_id, o.natural_key, o.kind, o.envelope, o.revision
+     ), dequeued AS (DELETE FROM intake_outbox_unsent u USING sent WHERE u.seq = sent.seq)
      UPDATE submitted_records s SET
        state = CASE WHEN sent.kind = 'delete' THEN 'deleted' ELSE 'active' END,
        record_id = sent.record_id,
@@ -172,8 +187,9 @@ export async function discardUnsent(db: SqlExecutor, recordIds: string[]): Promi
   const { rows } = await db.query<{ record_id: string }>(
     `WITH gone AS (
        DELETE FROM intake_outbox o WHERE o.record_id = ANY($1::uuid[]) AND o.sent_at IS NULL
-       RETURNING o.record_id, o.contract_id, o.natural_key, o.kind
-     ), creates AS (SELECT * FROM gone WHERE kind = 'create'),
+       RETURNING o.seq, o.record_id, o.contract_id, o.natural_key, o.kind
+     ), dequeued AS (DELETE FROM intake_outbox_unsent u USING gone WHERE u.seq = gone.seq),
+     creates AS (SELECT * FROM gone WHERE kind = 'create'),
      removed AS (
        DELETE FROM submitted_records s USING creates c
        WHERE s.contract_id = c.contract_id AND s.natural_key = c.natural_key AND s.record_id = c.record_id
@@ -201,10 +217,9 @@ export async function unsentEntries(
   limit: number,
 ): Promise<OutboxEntry[]> {
   const { rows } = await db.query<EntryRow>(
-    `SELECT ${ENTRY_COLUMNS} FROM intake_outbox
-     WHERE sent_at IS NULL
-       AND ((owner <> $1 AND created_at < now() - make_interval(secs => $2::double precision / 1000))
-         OR record_id = ANY($3::uuid[]))
+    `SELECT ${ENTRY_COLUMNS} FROM intake_outbox o JOIN intake_outbox_unsent u USING (seq)
+     WHERE (o.owner <> $1 AND o.created_at < now() - make_interval(secs => $2::double precision / 1000))
+       OR o.record_id = ANY($3::uuid[])
      ORDER BY seq LIMIT $4`,
     [owner, leaseMs, stranded, limit],
   );
@@ -238,8 +253,8 @@ export async function sentSpans(db: SqlExecutor, windowMs: number): Promise<Sent
     `SELECT topic, partition, min("offset") AS from_offset, max("offset") AS to_offset,
        count(*) AS events, count(DISTINCT "offset") AS offsets
      FROM intake_outbox
-     WHERE sent_at > now() - make_interval(secs => $1::double precision / 1000)
-       AND partition IS NOT NULL AND "offset" IS NOT NULL
+     WHERE window_at > now() - make_interval(secs => $1::double precision / 1000)
+       AND sent_at IS NOT NULL AND partition IS NOT NULL AND "offset" IS NOT NULL
      GROUP BY topic, partition`,
     [windowMs],
   );
@@ -262,8 +277,8 @@ export async function recentlySent(
 ): Promise<OutboxEntry[]> {
   const { rows } = await db.query<EntryRow>(
     `SELECT ${ENTRY_COLUMNS} FROM intake_outbox
-     WHERE sent_at > now() - make_interval(secs => $1::double precision / 1000)
-       AND topic = $2 AND partition = $3 AND "offset" IS NOT NULL
+     WHERE window_at > now() - make_interval(secs => $1::double precision / 1000)
+       AND sent_at IS NOT NULL AND topic = $2 AND partition = $3 AND "offset" IS NOT NULL
      ORDER BY seq LIMIT $4`,
     [windowMs, slot.topic, slot.partition, limit],
   );
@@ -274,8 +289,8 @@ export async function recentlySent(
 export async function markResent(db: SqlExecutor, positions: SentPosition[]): Promise<void> {
   if (positions.length === 0) return;
   await db.query(
-    `UPDATE intake_outbox o SET sent_at = now(), partition = r.partition, "offset" = r."offset",
-       dedupe_id = COALESCE(r.dedupe_id, o.dedupe_id)
+    `UPDATE intake_outbox o SET sent_at = now(), window_at = now(), partition = r.partition,
+       "offset" = r."offset", dedupe_id = COALESCE(r.dedupe_id, o.dedupe_id)
      FROM ${POSITIONS}
      WHERE o.record_id = r.record_id`,
     positionArrays(positions),
@@ -286,7 +301,8 @@ export async function markResent(db: SqlExecutor, positions: SentPosition[]): Pr
 export async function pruneSent(db: SqlExecutor, windowMs: number): Promise<number> {
   const { rows } = await db.query<{ n: string | number }>(
     `WITH gone AS (DELETE FROM intake_outbox
-       WHERE sent_at < now() - make_interval(secs => $1::double precision / 1000) RETURNING 1)
+       WHERE window_at < now() - make_interval(secs => $1::double precision / 1000)
+         AND sent_at IS NOT NULL RETURNING 1)
      SELECT count(*) AS n FROM gone`,
     [windowMs],
   );
@@ -296,7 +312,7 @@ export async function pruneSent(db: SqlExecutor, windowMs: number): Promise<numb
 /** Unsent events (a gauge for /metrics and the relay's log). */
 export async function countUnsent(db: SqlExecutor): Promise<number> {
   const { rows } = await db.query<{ n: string | number }>(
-    'SELECT count(*) AS n FROM intake_outbox WHERE sent_at IS NULL',
+    'SELECT count(*) AS n FROM intake_outbox_unsent',
   );
   return Number(rows[0]?.n ?? 0);
 }

@@ -118,7 +118,8 @@ export async function reserveCreates(
        INSERT INTO intake_outbox (record_id, contract_id, natural_key, kind, topic, envelope, revision, owner)
        SELECT r.record_id, r.contract_id, r.natural_key, 'create', r.topic, r.envelope, taken.revision, $2
        FROM taken JOIN r ON r.record_id = taken.record_id
-     )
+       RETURNING seq
+     ), unsent AS (INSERT INTO intake_outbox_unsent (seq) SELECT seq FROM queued)
      SELECT record_id::text AS record_id, inserted, revision FROM taken`,
     [`${rows}]`, owner],
     // Every request's micro-batch runs it: parsed and planned once a session. Its plan
