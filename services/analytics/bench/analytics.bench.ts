@@ -31,6 +31,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { generateDataset } from '../src/generate/generate-dataset.js';
 import { READ_NAMES, READS, type ReadName, type ReadSpec } from '../src/sales/catalog.js';
 import { warehouseDir, warehousePath } from '../src/warehouse/paths.js';
+import type { ServerTimes } from './server-times.js';
 
 const SIZES = (process.env.BENCH_ORDERS ?? '100000,1000000').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
@@ -68,22 +69,38 @@ interface LineResult {
   label: string;
   mcp: boolean;
   p99: number;
+  /** The p99 of the requests' time in the server (`server-times.ts`), ms. */
+  serverP99?: number;
+  /** Collections the load client made during the timed requests (0 expected). */
+  clientGcs?: number;
 }
 
-function report(
-  label: string,
-  samples: number[],
-  seconds: number,
-  cpuMsPerRequest?: number,
-): LineResult {
+/** What the load client and the server said about a line, beyond its samples. */
+interface LineCosts {
+  /** The server's CPU time per request (every thread), ms. */
+  serverCpuMs: number;
+  server: ServerTimes;
+  /** The load client's CPU per timed request, ms, and its collections during them. */
+  clientCpuMs: number;
+  clientGcs: number;
+}
+
+function report(label: string, samples: number[], seconds: number, costs?: LineCosts): LineResult {
   const p = percentiles(samples);
   const f = (ms: number) => ms.toFixed(1).padStart(7);
-  const cpu =
-    cpuMsPerRequest === undefined ? '' : `  server CPU ${cpuMsPerRequest.toFixed(2)} ms/req`;
+  const g = (ms: number) => ms.toFixed(2);
+  const extra = costs
+    ? `  server CPU ${g(costs.serverCpuMs)} ms/req, in server p50 ${g(costs.server.p50)} p99 ${g(costs.server.p99)} max ${g(costs.server.max)} ms, GC ${costs.server.gcs} (max ${g(costs.server.gcMaxMs)} ms); client CPU ${g(costs.clientCpuMs)} ms/req, GC ${costs.clientGcs}`
+    : '';
   console.log(
-    `${label.padEnd(66)} p50 ${f(p.p50)}  p95 ${f(p.p95)}  p99 ${f(p.p99)}  max ${f(p.max)} ms  ${(samples.length / seconds).toFixed(0).padStart(5)} req/s${cpu}`,
+    `${label.padEnd(66)} p50 ${f(p.p50)}  p95 ${f(p.p95)}  p99 ${f(p.p99)}  max ${f(p.max)} ms  ${(samples.length / seconds).toFixed(0).padStart(5)} req/s${extra}`,
   );
-  return { label, mcp: label.startsWith('MCP'), p99: p.p99 };
+  return {
+    label,
+    mcp: label.startsWith('MCP'),
+    p99: p.p99,
+    ...(costs ? { serverP99: costs.server.p99, clientGcs: costs.clientGcs } : {}),
+  };
 }
 
 /** Calls made from this process (MCP client, chat POSTs). */
@@ -128,14 +145,13 @@ async function measureLoad(
   // included) per request is the server's cost, a figure that other work on the machine
   // disturbs far less than latency.
   const { base } = server;
-  const cpuBefore = await server.cpuMs();
   const tool = target.tool ? [target.tool.name, JSON.stringify(target.tool.arguments)] : [];
-  const { stdout } = await run(
+  const client = spawn(
     ...onCore(LAST_CORE, process.execPath, [
-      // The server's young generation (package.json nodeOptions): the client's own
-      // scavenges, 16 per 1,000 REST requests with the default, each held up every
-      // answer in flight, and were counted as the server's latency.
+      // The server's young generation (package.json nodeOptions), so it does not shrink
+      // after the client's full collection before its timed requests (`--expose-gc`).
       ...NODE_OPTIONS,
+      '--expose-gc',
       '--import',
       'tsx',
       loadClient,
@@ -144,12 +160,36 @@ async function measureLoad(
       String(CONCURRENCY),
       ...tool,
     ]),
-    { maxBuffer: 16 << 20, env: { ...process.env, BENCH_WARMUP: String(WARMUP) } },
+    { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, BENCH_WARMUP: String(WARMUP) } },
   );
+  const exited = new Promise<number | null>((done) => client.once('exit', done));
+  const lines = createInterface({ input: client.stdout })[Symbol.asyncIterator]();
+  const nextLine = async () => {
+    const { value, done } = await lines.next();
+    if (done) throw new Error(`load client exited: ${await exited}`);
+    return value as string;
+  };
+  // The client's warm-up is over: from here the server's CPU and times are the line's.
+  if ((await nextLine()) !== 'warmed') throw new Error('load client: no warm-up line');
+  await server.times();
+  const cpuBefore = await server.cpuMs();
+  client.stdin.write('go\n');
+  const { samples, seconds, clientCpuMs, clientGcs } = JSON.parse(await nextLine()) as {
+    samples: number[];
+    seconds: number;
+    clientCpuMs: number;
+    clientGcs: number;
+  };
   const cpu = (await server.cpuMs()) - cpuBefore;
-  const { samples, seconds } = JSON.parse(stdout.trim()) as { samples: number[]; seconds: number };
-  // The client's warm-up requests are served too.
-  return report(target.label, samples, seconds, cpu / (samples.length + WARMUP));
+  const times = await server.times();
+  client.stdin.end();
+  if ((await exited) !== 0) throw new Error('load client failed');
+  return report(target.label, samples, seconds, {
+    serverCpuMs: cpu / samples.length,
+    server: times,
+    clientCpuMs: clientCpuMs / samples.length,
+    clientGcs,
+  });
 }
 
 /** Each REST read and the MCP view tool with the same arguments (from the query string). */
@@ -196,6 +236,8 @@ interface BenchServer {
   base: string;
   /** The server process's CPU time so far, ms. */
   cpuMs(): Promise<number>;
+  /** Its requests' times and collections since the last call (`server-times.ts`). */
+  times(): Promise<ServerTimes>;
   close(): Promise<void>;
 }
 
@@ -230,6 +272,10 @@ async function startServer(
     async cpuMs() {
       child.stdin.write('cpu\n');
       return Number(await nextLine());
+    },
+    async times() {
+      child.stdin.write('times\n');
+      return JSON.parse(await nextLine()) as ServerTimes;
     },
     async close() {
       child.stdin.end('close\n');
@@ -319,6 +365,10 @@ function printSummary(
     const p99s = lines.map((line) => line.p99);
     return `${Math.min(...p99s).toFixed(1)}–${Math.max(...p99s).toFixed(1)} ms`;
   };
+  const serverRange = (lines: LineResult[]) => {
+    const p99s = lines.map((line) => line.serverP99 ?? NaN);
+    return `${Math.min(...p99s).toFixed(2)}–${Math.max(...p99s).toFixed(2)} ms`;
+  };
   const within = (lines: LineResult[], goal: number) =>
     `${lines.filter((line) => line.p99 <= goal).length} of ${lines.length} lines ≤ ${goal} ms`;
   // The lines past the goal, by name while they are few enough to read.
@@ -335,7 +385,8 @@ function printSummary(
     .join(' ')}):
   build ${builds.first.seconds.toFixed(2)} s, MERGE re-run ${builds.merge.seconds.toFixed(2)} s; peak RSS ${builds.first.peakRssMb} / ${builds.merge.peakRssMb} MB
   uncached p99: REST ${range(rest(uncached))}, MCP ${range(mcp(uncached))}; ${within(uncached, 20)}; over: ${over(uncached, 20)}
-  cached p99:   REST ${range(rest(cached))}, MCP ${range(mcp(cached))}; ${within(cached, 5)}; over: ${over(cached, 5)}`);
+  cached p99:   REST ${range(rest(cached))}, MCP ${range(mcp(cached))}; ${within(cached, 5)}; over: ${over(cached, 5)}
+  in the server (request event to finish), p99: uncached ${serverRange(uncached)}, cached ${serverRange(cached)}; load client collections during timed requests: ${[...uncached, ...cached].reduce((sum, line) => sum + (line.clientGcs ?? 0), 0)}`);
 }
 
 /** The clock of the first core as /proc/cpuinfo gives it (Node's `cpus()` says 0 on some VMs). */

@@ -9,12 +9,15 @@
  * It logs as the service does by default (`info`: one line per request), to LOG_FILE
  * rather than standard output, which carries the lines below.
  * Prints its URL as one line; on stdin, `cpu` prints this process's CPU time so far (ms,
- * DuckDB's threads included) and `close` closes the app and exits.
+ * DuckDB's threads included), `times` the requests' times in the server and its
+ * collections since the last `times` (`server-times.ts`, one JSON line), and `close`
+ * closes the app and exits.
  */
 import { createInterface } from 'node:readline';
 import { createLogger, listen } from '@platform/core';
 import { buildAnalyticsApp } from '../src/app.js';
 import { warmRequestPath } from '../src/startup/warm-request-path.js';
+import { recordServerTimes } from './server-times.js';
 import { createWarehouse } from '../src/warehouse/warehouse.js';
 
 const [file, mode, logFile] = process.argv.slice(2);
@@ -34,11 +37,15 @@ const app = await buildAnalyticsApp({
 // As main.ts does before its port opens (its default number of requests).
 const warmUp = await warmRequestPath(app, { requests: 2000, logger });
 logger.info(warmUp, warmUp.warmed ? 'request path warmed' : 'request path not warmed');
+// After the warm-up, whose requests are not served ones.
+const serverTimes = recordServerTimes(app.server);
 process.stdout.write(`${await listen(app, { port: 0, host: '127.0.0.1' })}\n`);
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line === 'cpu') {
     const { user, system } = process.cpuUsage();
     process.stdout.write(`${(user + system) / 1000}\n`);
+  } else if (line === 'times') {
+    process.stdout.write(`${JSON.stringify(serverTimes.take())}\n`);
   } else if (line === 'close') {
     void app.close().then(async () => {
       await warehouse.close();

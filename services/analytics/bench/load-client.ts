@@ -1,19 +1,31 @@
 /**
  * The benchmark's HTTP client, run in its own process so that the latency measured is
  * the server's as a client sees it, not shared with the client's own work on one event
- * loop. Sends `requests` requests at `concurrency` after 5 warm-up requests and prints the
- * latencies (ms) as one JSON array: GETs of `url`, or, given a tool name, MCP `tools/call`
- * POSTs of that tool to `url` (the stateless Streamable HTTP endpoint, as a client that
- * initialized once would send them).
- *   node bench/load-client.ts URL REQUESTS CONCURRENCY [TOOL ARGUMENTS_JSON]
+ * loop. Sends BENCH_WARMUP untimed requests, prints `warmed` and waits for a line on
+ * stdin (the bench starts counting the server's CPU and times then), sends `requests`
+ * timed requests at `concurrency` and prints one JSON line: the latencies (ms), the
+ * line's seconds, and the client's own costs during the timed requests (CPU, collections). GETs of `url`, or, given a tool
+ * name, MCP `tools/call` POSTs of that tool to `url` (the stateless Streamable HTTP
+ * endpoint, as a client that initialized once would send them).
+ *   node --expose-gc bench/load-client.ts URL REQUESTS CONCURRENCY [TOOL ARGUMENTS_JSON]
  *
- * Requests go through `node:http` with one keep-alive socket per concurrent request (as
- * load tools such as wrk or autocannon do), not `fetch`: measured on the 2-core machine
- * (27 Nov), fetch cost the client 0.6–0.8 ms of CPU per request against 0.15 ms, on the
- * same two cores as the server, so a large part of each measured latency (p50 2–9 ms
- * against 0.9 ms for the same cached read) was the client's own work, not the server's.
+ * What a sample is: from the write of the request's bytes to its keep-alive socket (one
+ * per concurrent request, opened before the warm-up) to the arrival of the answer's last
+ * byte, as wrk measures (`raw-http.ts`). It includes the kernel's loopback, the server's
+ * wait for its core and its work, and this process's wait for its own core; it leaves out
+ * building the request and checking the answer, done outside the span.
+ *
+ * Earlier clients and why not (README, Benchmark): `fetch` cost 0.6–0.8 ms of CPU per
+ * request, `node:http` 0.3–0.5 ms (27 Nov, loaded), as much as the server's cached read,
+ * on the same two cores: four answers arriving together waited in the client for each
+ * other's parsing, and its scavenges (1–3 per 1,000 requests, 5–40 ms each at load) held
+ * every answer in flight. This client allocates little, collects fully before its timed
+ * requests (`--expose-gc`; the bench gives it a young generation that does not shrink)
+ * and reports any collection during them, so a line says whether the client paused.
  */
-import { Agent, request as httpRequest } from 'node:http';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { RawHttpConnection, type RawAnswer } from './raw-http.js';
 
 const [url, requestsArg, concurrencyArg, tool, argumentsArg] = process.argv.slice(2);
 if (!url) {
@@ -24,106 +36,68 @@ const requests = Number(requestsArg ?? 200);
 const concurrency = Number(concurrencyArg ?? 4);
 const toolArguments: unknown = JSON.parse(argumentsArg ?? '{}');
 const target = new URL(url);
-const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+const host = `${target.hostname}:${target.port}`;
+const path = `${target.pathname}${target.search}`;
 
-/** One request; resolves with the status and the whole body. */
-function send(
-  method: string,
-  headers: Record<string, string>,
-  body?: string,
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: `${target.pathname}${target.search}`,
-        method,
-        headers,
-        agent,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('error', reject);
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
+const getBytes = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`, 'latin1');
+
+/** A `tools/call` POST with JSON-RPC id `id`. */
+function toolCallBytes(id: number): Buffer {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: tool, arguments: toolArguments },
   });
+  return Buffer.from(
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\ncontent-type: application/json\r\n` +
+      `accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }
 
-let id = 0;
 /** The answer checked whole, after its id: a byte-equal repeat needs no second parse. */
-let checkedTail: string | undefined;
+let checkedTail: Buffer | undefined;
 
-/**
- * Checks an answer of `tools/call` (a refused call would measure the error path, not the
- * tool). Run after the request's time is taken, and cheap: an answer equal to the first
- * one checked, apart from its id, is not parsed again, so the client's own work (a parse
- * of the whole page, 16 KB for the LTV page, and its garbage) delays the answers of the
- * other requests in flight less.
- */
-function checkToolAnswer(requestId: number, status: number, body: string): void {
-  const prefix = `{"jsonrpc":"2.0","id":${requestId},`;
+/** Checks an answer of `tools/call` (a refused call would measure the error path, not the tool). */
+function checkToolAnswer(id: number, { status, body }: RawAnswer): void {
+  const prefix = Buffer.from(`{"jsonrpc":"2.0","id":${id},`);
   if (
     status === 200 &&
     checkedTail !== undefined &&
     body.length === prefix.length + checkedTail.length &&
-    body.startsWith(prefix) &&
-    body.endsWith(checkedTail)
+    body.subarray(0, prefix.length).equals(prefix) &&
+    body.subarray(prefix.length).equals(checkedTail)
   )
     return;
-  const answer = JSON.parse(body) as { result?: { isError?: boolean }; error?: unknown };
+  const answer = JSON.parse(body.toString()) as { result?: { isError?: boolean } };
   if (status !== 200 || !answer.result || answer.result.isError)
-    throw new Error(`${tool}: ${status} ${body.slice(0, 300)}`);
-  if (body.startsWith(prefix)) checkedTail = body.slice(prefix.length);
+    throw new Error(`${tool}: ${status} ${body.toString().slice(0, 300)}`);
+  if (body.subarray(0, prefix.length).equals(prefix))
+    checkedTail = Buffer.from(body.subarray(prefix.length));
 }
 
-/** One MCP `tools/call`; resolves with the check of its answer, to run once timed. */
-async function callTool(): Promise<() => void> {
-  const requestId = ++id;
-  const { status, body } = await send(
-    'POST',
-    {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: requestId,
-      method: 'tools/call',
-      params: { name: tool, arguments: toolArguments },
-    }),
-  );
-  return () => checkToolAnswer(requestId, status, body);
-}
-
-async function get(): Promise<() => void> {
-  const { status } = await send('GET', {});
-  return () => {
-    if (status !== 200) throw new Error(`${url}: ${status}`);
-  };
-}
-
-const call = tool ? callTool : get;
+const connections = await Promise.all(
+  Array.from({ length: concurrency }, () =>
+    RawHttpConnection.open(target.hostname, Number(target.port)),
+  ),
+);
+let nextId = 0;
 
 /** `count` requests at `concurrency`; their times (ms), each checked after it is taken. */
 async function timedRequests(count: number): Promise<number[]> {
   const times: number[] = [];
   let next = 0;
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    connections.map(async (connection) => {
       while (next++ < count) {
-        const t = performance.now();
-        const check = await call();
-        // A request's time ends when its whole answer has arrived, as a load tool's does.
-        times.push(performance.now() - t);
-        check();
+        const id = ++nextId;
+        const bytes = tool ? toolCallBytes(id) : getBytes;
+        const sentAt = performance.now();
+        const answer = await connection.send(bytes);
+        times.push(answer.arrivedAt - sentAt);
+        if (tool) checkToolAnswer(id, answer);
+        else if (answer.status !== 200) throw new Error(`${url}: ${answer.status}`);
       }
     }),
   );
@@ -131,13 +105,37 @@ async function timedRequests(count: number): Promise<number[]> {
 }
 
 // Untimed, at the same concurrency: this process is new for each line, and its first
-// requests run while V8 compiles its HTTP client (on a background thread, taking a core
-// from the server) — a load tool in C has no such start. The server's code for this read
-// warms up with it, as a served process's has long done. 5 requests were too few to cover it.
+// requests run while V8 compiles its code (on a background thread, taking a core from the
+// server); the server's code for this read warms up with it, as a served process's has.
 await timedRequests(Number(process.env.BENCH_WARMUP ?? 200));
+// Whatever the start and the warm-up left is collected now, not during the timed requests.
+(globalThis as { gc?: () => void }).gc?.();
+// The bench starts counting the server's CPU and times here: it answers `go` on stdin.
+process.stdout.write('warmed\n');
+await new Promise<void>((resolve) =>
+  createInterface({ input: process.stdin }).once('line', () => resolve()),
+);
+const collections: number[] = [];
+const observer = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) collections.push(entry.duration);
+});
+observer.observe({ entryTypes: ['gc'] });
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 const samples = await timedRequests(requests);
-agent.destroy();
+const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuBefore);
+// Entries are delivered asynchronously: one turn of the loop before reading them.
+await new Promise((resolve) => setImmediate(resolve));
+observer.disconnect();
+for (const connection of connections) connection.close();
+process.stdin.destroy();
 process.stdout.write(
-  `${JSON.stringify({ samples, seconds: (performance.now() - started) / 1000 })}\n`,
+  `${JSON.stringify({
+    samples,
+    seconds,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+    clientGcs: collections.length,
+    clientGcMs: collections.reduce((sum, ms) => sum + ms, 0),
+  })}\n`,
 );
