@@ -3,6 +3,8 @@
  * the process's peak RSS (DuckDB's native memory included). Used by the benchmark.
  *   node --import tsx bench/pipeline-worker.ts SOURCE_DIR WAREHOUSE_FILE
  */
+// First, as in `analytics build` (cli-entry.ts): DuckDB's allocator settings apply at load.
+import '../src/pipeline/build-allocator.js';
 import { runPipeline } from '../src/pipeline/run-pipeline.js';
 
 const [sourceDir, warehouseFile] = process.argv.slice(2);
