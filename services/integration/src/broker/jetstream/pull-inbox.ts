@@ -15,7 +15,7 @@
  * (a stall of a second), whose message went to the inbox it dropped after the first.
  */
 import { createInbox, type Msg, type NatsConnection, type Subscription } from 'nats';
-import { toPulledMessage, type PulledFrom, type PulledMessage } from './pulled-message.js';
+import { toPulled, type PulledFrom, type PulledMessage } from './pulled-message.js';
 
 export interface PullRequest {
   batch: number;
@@ -117,13 +117,19 @@ export class PullInbox {
     if (err) {
       // The subscription itself failed (permissions): nothing more comes to it.
       this.ended += 1;
-    } else if (msg.subject === this.inbox) {
-      // A status, not a message: 100 is an idle heartbeat (never asked for), anything
-      // else ends a request (404 nothing there, 408 expired, 409 consumer deleted, ...).
-      if (msg.headers?.code === 100) return;
-      this.ended += 1;
     } else {
-      this.messages.push(toPulledMessage(msg, this.from));
+      // A message has an ack subject to answer to; a status (sent to the inbox itself)
+      // has none. Told apart by the reply, which a message's reading needs anyway (the
+      // subject would be decoded for this alone).
+      const reply = msg.reply;
+      if (reply) {
+        this.messages.push(toPulled(msg, reply, this.from));
+      } else {
+        // A status: 100 is an idle heartbeat (never asked for), anything else ends a
+        // request (404 nothing there, 408 expired, 409 consumer deleted, ...).
+        if (msg.headers?.code === 100) return;
+        this.ended += 1;
+      }
     }
     this.waiter?.();
   }

@@ -46,21 +46,36 @@ const HEADER_LINE = '\r\n';
  * The reply subject's numbers. Two forms (the server's, `parseInfo` in the client):
  * `$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<delivery seq>.<time>.<pending>`
  * and, with a domain and account hash, `$JS.ACK.<domain>.<hash>.<stream>.<consumer>.…
- * .<pending>.<random>`. Names hold no dots, so the numbers are found by position.
+ * .<pending>.<random>`. Names hold no dots, so the numbers are found by position: the
+ * dots are counted and the four numbers read digit by digit in place (a `split` made an
+ * array of nine to twelve strings a message, 2.3 % of a drain's CPU).
  */
+const DOT = 46;
+const ZERO = 48;
+const dots = new Int32Array(13);
 function ackInfo(
   reply: string,
-): [stream: number, delivery: number, nanos: number, pending: number] {
-  const tokens = reply.split('.');
-  const at = tokens.length === 9 ? 5 : tokens.length >= 12 ? 7 : -1;
-  if (at < 0 || tokens[0] !== '$JS' || tokens[1] !== 'ACK')
-    throw new Error(`not a JetStream message: ${reply}`);
-  return [
-    Number(tokens[at]),
-    Number(tokens[at + 1]),
-    Number(tokens[at + 2]),
-    Number(tokens[at + 3]),
-  ];
+): [stream: number, delivery: number, millis: number, pending: number] {
+  let count = 0;
+  for (let i = 0; i < reply.length && count < dots.length; i += 1)
+    if (reply.charCodeAt(i) === DOT) dots[count++] = i;
+  // tokens = dots + 1: 9 in the first form, 12 (or more, later fields) in the second
+  const at = count === 8 ? 4 : count >= 11 ? 6 : -1;
+  if (at < 0 || !reply.startsWith('$JS.ACK.')) throw new Error(`not a JetStream message: ${reply}`);
+  /** The token after dot `dot`, its last `drop` digits left off. */
+  const number = (dot: number, drop = 0): number => {
+    const end = (dot + 1 < count ? dots[dot + 1]! : reply.length) - drop;
+    let value = 0;
+    for (let i = dots[dot]! + 1; i < end; i += 1) {
+      const digit = reply.charCodeAt(i) - ZERO;
+      if (digit < 0 || digit > 9) throw new Error(`not a JetStream message: ${reply}`);
+      value = value * 10 + digit;
+    }
+    return value;
+  };
+  // The time is in nanoseconds (19 digits, past a double's exact integers): its
+  // milliseconds are read without the last six digits, exactly.
+  return [number(at), number(at + 1), number(at + 2, 6), number(at + 3)];
 }
 
 /** `name: value` lines after the status line; the key header goes to `key`. */
@@ -89,9 +104,13 @@ function readHeaders(
 }
 
 export function toPulledMessage(msg: Msg, from: PulledFrom): PulledMessage {
-  const reply = msg.reply;
+  return toPulled(msg, msg.reply, from);
+}
+
+/** `toPulledMessage` with the reply subject already read (the inbox reads it first). */
+export function toPulled(msg: Msg, reply: string, from: PulledFrom): PulledMessage {
   if (!reply) throw new Error('a pulled message without a reply subject');
-  const [streamSequence, deliverySequence, nanos, pending] = ackInfo(reply);
+  const [streamSequence, deliverySequence, millis, pending] = ackInfo(reply);
   const raw = msg as unknown as RawMsg;
   const bytes = raw._rdata;
   const headerLength = raw._msg?.hdr;
@@ -125,7 +144,7 @@ export function toPulledMessage(msg: Msg, from: PulledFrom): PulledMessage {
       key,
       value,
       headers,
-      timestamp: new Date(Math.floor(nanos / 1e6)),
+      timestamp: new Date(millis),
     },
     reply,
     streamSequence,
