@@ -91,7 +91,7 @@ describe(
           value: Buffer.from(client.data),
           headers: expected,
           // exactly, from the subject's nanoseconds (the client's float rounds a few up)
-          timestamp: new Date(Number(BigInt(msg.reply.split('.')[7]!) / 1_000_000n)),
+          timestamp: new Date(Number(BigInt(msg.reply!.split('.')[7]!) / 1_000_000n)),
         });
       }
       const [first, second, third] = got.map((msg) => toPulledMessage(msg, from).record);

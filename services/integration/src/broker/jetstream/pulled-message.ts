@@ -104,7 +104,7 @@ function readHeaders(
 }
 
 export function toPulledMessage(msg: Msg, from: PulledFrom): PulledMessage {
-  return toPulled(msg, msg.reply, from);
+  return toPulled(msg, msg.reply ?? '', from);
 }
 
 /** `toPulledMessage` with the reply subject already read (the inbox reads it first). */
