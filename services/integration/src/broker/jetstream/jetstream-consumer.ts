@@ -499,9 +499,6 @@ export class JetStreamConsumer implements Consumer {
 
   private async work(state: PartitionState): Promise<void> {
     let inbox: PullInbox | undefined;
-    /** When the last long poll was sent and not yet seen to end (a message or a status). */
-    let pollSentAt: number | undefined;
-    let pollEndings = 0;
     try {
       while (!this.stopped) {
         if (this.isPaused) {
@@ -530,26 +527,23 @@ export class JetStreamConsumer implements Consumer {
           }
           if (state.generation !== generation) continue;
           inbox = this.openInbox(state);
-          pollSentAt = undefined;
         }
         const current = inbox;
         const moved = () => this.stopped || this.isPaused || state.generation !== generation;
         if (current.size === 0) {
-          // Wait for the first message with a long poll; a poll the worker stopped waiting
-          // for (a stalled server) still answers into the same inbox, so another is sent.
+          // Wait for the first message with a long poll (sent with the last batch's ack
+          // when that handed everything over, see `process`); a poll the worker stopped
+          // waiting for (a stalled server) still answers into the same inbox, so another
+          // is sent only once it is past its expiry and grace.
           const now = Date.now();
-          if (pollSentAt === undefined || now - pollSentAt > FETCH_EXPIRES_MS + POLL_GRACE_MS) {
-            current.pull({ batch: 1, expiresMs: FETCH_EXPIRES_MS });
-            pollSentAt = now;
-            pollEndings = current.endings;
-          }
+          const endings = current.endings;
+          current.longPoll(FETCH_EXPIRES_MS, POLL_GRACE_MS);
           await current.wait(
             FETCH_EXPIRES_MS + POLL_GRACE_MS,
-            () => current.size > 0 || current.endings > pollEndings || moved(),
+            () => current.size > 0 || !current.polling || moved(),
           );
-          if (current.size > 0 || current.endings > pollEndings) pollSentAt = undefined;
           // Refused at once (the durable being made again, no responders): not a busy loop.
-          if (current.size === 0 && current.endings > pollEndings && Date.now() - now < 500)
+          if (current.size === 0 && current.endings > endings && Date.now() - now < 500)
             await sleep(250);
           if (current.size === 0 || moved()) continue;
         }
@@ -734,6 +728,12 @@ export class JetStreamConsumer implements Consumer {
     if (state.generation !== generation) return;
     if (handled > 0) {
       const last = batch[handled - 1]!;
+      if (handled === batch.length && state.inbox?.size === 0 && !this.isPaused && !this.stopped) {
+        // The next batch's long poll goes out with this ack (one socket write, and the
+        // next record comes without waiting for the ack's answer first); the server
+        // holds it while the batch fills `max_ack_pending`, until the ack lands.
+        state.inbox.longPoll(FETCH_EXPIRES_MS, POLL_GRACE_MS);
+      }
       try {
         // Ack-all: this one acks every earlier one; the server's answer confirms it (what
         // `ackedThrough`, the start of a re-read, relies on), answered into the one inbox.

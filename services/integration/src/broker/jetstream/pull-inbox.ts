@@ -33,6 +33,10 @@ export class PullInbox {
   private waiter: (() => void) | undefined;
   /** Statuses received (404 no messages, 408 expired, 409 ...): each ends a request. */
   private ended = 0;
+  /** Messages received so far. */
+  private received = 0;
+  /** The last long poll (`longPoll`): when it was sent, and the counts then. */
+  private lastPoll: { at: number; ended: number; received: number; waitMs: number } | undefined;
   private closed = false;
 
   constructor(
@@ -60,6 +64,36 @@ export class PullInbox {
   /** How many requests have ended with a status so far (compare before and after a wait). */
   get endings(): number {
     return this.ended;
+  }
+
+  /**
+   * True while the last long poll can still answer: nothing received since it was sent
+   * (it asks for one message; a status ends it) and not past its expiry and grace (a
+   * server that died with it). Then no other is sent: one would only double the pulls.
+   */
+  get polling(): boolean {
+    const poll = this.lastPoll;
+    return (
+      poll !== undefined &&
+      this.ended === poll.ended &&
+      this.received === poll.received &&
+      Date.now() - poll.at <= poll.waitMs
+    );
+  }
+
+  /**
+   * Sends the long poll for a batch's first message (`expiresMs` at the server), unless
+   * one is out (`polling`, which gives up on it `graceMs` after its expiry).
+   */
+  longPoll(expiresMs: number, graceMs: number): void {
+    if (this.closed || this.polling) return;
+    this.pull({ batch: 1, expiresMs });
+    this.lastPoll = {
+      at: Date.now(),
+      ended: this.ended,
+      received: this.received,
+      waitMs: expiresMs + graceMs,
+    };
   }
 
   pull(request: PullRequest): void {
@@ -123,6 +157,7 @@ export class PullInbox {
       // subject would be decoded for this alone).
       const reply = msg.reply;
       if (reply) {
+        this.received += 1;
         this.messages.push(toPulled(msg, reply, this.from));
       } else {
         // A status: 100 is an idle heartbeat (never asked for), anything else ends a
