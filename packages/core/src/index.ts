@@ -72,6 +72,7 @@ export {
 } from './http/access/scopes.js';
 export { checkHealth, type HealthCheck, type HealthReport } from './http/health.js';
 export { createMetricsRegistry } from './http/metrics.js';
+export { startTypeScriptWorker } from './threads/typescript-worker.js';
 export { handleShutdown, listen, type Closer, type ShutdownOptions } from './http/run-service.js';
 export {
   CLIENT_ADDRESS_HEADER,

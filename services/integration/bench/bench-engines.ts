@@ -19,6 +19,7 @@ import { createTestDatabase, postgresUrlForTests, type TestDatabase } from '@pla
 import { createJetStreamBroker } from '../src/broker/jetstream/jetstream-broker.js';
 import type { Broker } from '../src/broker/broker.js';
 import { integrationEnvSchema, type IntegrationEnv } from '../src/config.js';
+import type { ThreadEngines } from '../src/role-threads/role-thread-protocol.js';
 import { deleteStreams } from '../test/helpers/broker-drivers.js';
 
 export interface BenchEngines {
@@ -27,6 +28,8 @@ export interface BenchEngines {
   logger: Logger;
   /** JetStream, when `natsUrl` was given; the platform uses its SQL log otherwise. */
   broker: Broker | undefined;
+  /** How adapter threads open these same engines (`startPlatform`'s `threadEngines`). */
+  threadEngines: ThreadEngines;
   /** The platform's config on these engines (HOST, DATA_DIR, NATS_URL) with `extra` settings. */
   config(extra?: Record<string, string>): IntegrationEnv;
   /** Closes the broker and the database and removes the streams, the database and the folder. */
@@ -82,6 +85,12 @@ export async function openBenchEngines(options: BenchEngineOptions): Promise<Ben
     db,
     logger,
     broker,
+    threadEngines: {
+      databaseUrl: testDb?.url,
+      natsUrl,
+      natsPrefix: prefix,
+      lingerMs: options.lingerMs,
+    },
     config: (extra = {}) =>
       loadConfig(integrationEnvSchema, {
         HOST: '127.0.0.1',

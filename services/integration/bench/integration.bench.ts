@@ -55,6 +55,14 @@ const SOAK_EVENTS = ((flag) => (flag === '1' ? 100_000 : Number(flag ?? 0)))(
 );
 const POLL_MS = 20;
 /**
+ * BENCH_PHASE_MARKS=1 prints `PHASE <driver>-<phase> start|end <epoch ms>` on stderr, so a
+ * sampler outside the process (per-thread CPU from /proc) can cut its samples by phase.
+ */
+const PHASE_MARKS = process.env.BENCH_PHASE_MARKS === '1';
+const mark = (name: string, event: 'start' | 'end') => {
+  if (PHASE_MARKS) process.stderr.write(`PHASE ${name} ${event} ${Date.now()}\n`);
+};
+/**
  * The webhook attachment's batch body (issue 11 item 3): BENCH_WEBHOOK_BATCH=N posts JSON
  * arrays of up to N envelopes, 0 one envelope a request (the figures before 27 Nov 2026,
  * 15:00 UTC). On by default, at the attachment's own default size: a receiver taking
@@ -142,7 +150,10 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     // The refresh (heartbeat and attachment re-read) at its default, as `npm start` runs it:
     // attachments reach adapters by the control plane's watch now, and at 500 ms the
     // heartbeats' re-reads were the embedded default's second most frequent statements.
-    ...engines.config(),
+    // ADAPTER_THREADS from the bench's environment (main, workers); unset, the default.
+    ...engines.config(
+      process.env.ADAPTER_THREADS ? { ADAPTER_THREADS: process.env.ADAPTER_THREADS } : {},
+    ),
     PORT: 0,
     RELATIONAL_ADAPTER_PORT: 0,
     CSV_ADAPTER_PORT: 0,
@@ -163,7 +174,13 @@ async function runDriver(driver: string): Promise<Result | undefined> {
   const hook = await webhookServer(hooks, noteLanding);
   let platform: RunningPlatform | undefined;
   try {
-    platform = await startPlatform({ env, logger, db, ...(broker ? { broker } : {}) });
+    platform = await startPlatform({
+      env,
+      logger,
+      db,
+      ...(broker ? { broker } : {}),
+      threadEngines: engines.threadEngines,
+    });
     const cp = platform.urls['control-plane']!;
     const attach = await fetch(`${cp}/contracts/interns/adapters`, {
       method: 'POST',
@@ -180,7 +197,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     });
     if (attach.status !== 201)
       throw new Error(`webhook attachment: ${attach.status} ${await attach.text()}`);
-    for (const adapter of platform.adapters) await adapter.runtime.refresh();
+    for (const adapter of platform.adapters) await adapter.refresh();
 
     /** Submitted ids not yet seen in the table (the poll looks only for those). */
     const pendingTable = new Set<string>();
@@ -325,10 +342,15 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       submittedAt: number,
       cpuAtStart: NodeJS.CpuUsage,
     ): Promise<Phase> => {
-      const deadline = Date.now() + 600_000;
+      const deadline = Date.now() + Number(process.env.BENCH_SETTLE_MS ?? 600_000);
       while (phaseLanded < submitted.size) {
         if (Date.now() > deadline)
-          throw new Error('records did not reach all targets within 10 minutes');
+          throw new Error(
+            `records did not reach all targets within 10 minutes: of ${submitted.size}, ` +
+              `${[...submitted.keys()].filter((id) => inTable.has(id)).length} in the table, ` +
+              `${[...submitted.keys()].filter((id) => inFile.has(id)).length} in the file, ` +
+              `${[...submitted.keys()].filter((id) => hooks.has(id)).length} at the webhook`,
+          );
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
       const cpu = process.cpuUsage(cpuAtStart);
@@ -370,6 +392,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     phase = burst;
     phaseLanded = 0;
     let left = RECORDS;
+    mark(`${driver}-throughput`, 'start');
     const cpuBurst = process.cpuUsage();
     const startedBurst = performance.now();
     await Promise.all(
@@ -381,12 +404,14 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       }),
     );
     const throughput = await settle(burst, startedBurst, performance.now(), cpuBurst);
+    mark(`${driver}-throughput`, 'end');
 
     // Batch intake: records:batch requests, a few at once.
     const batched = new Map<string, number>();
     phase = batched;
     phaseLanded = 0;
     let batchLeft = BATCH_RECORDS;
+    mark(`${driver}-batch`, 'start');
     const cpuBatch = process.cpuUsage();
     const startedBatch = performance.now();
     await Promise.all(
@@ -399,11 +424,13 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       }),
     );
     const batch = await settle(batched, startedBatch, performance.now(), cpuBatch);
+    mark(`${driver}-batch`, 'end');
 
     // Latency: single POSTs at a steady rate (the issue's goal: p99 ≤ 250 ms at 1,000/s).
     const paced = new Map<string, number>();
     phase = paced;
     phaseLanded = 0;
+    mark(`${driver}-paced`, 'start');
     const cpuPaced = process.cpuUsage();
     const startedPaced = performance.now();
     const inFlight: Promise<void>[] = [];
@@ -414,6 +441,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     }
     await Promise.all(inFlight);
     const latency = await settle(paced, startedPaced, performance.now(), cpuPaced);
+    mark(`${driver}-paced`, 'end');
     polling = false;
     await poller;
     agent.destroy();

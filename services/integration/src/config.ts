@@ -15,6 +15,9 @@ import {
 import { z } from 'zod';
 import { parseRetention } from './broker/retention.js';
 
+/** The service's name: logs, its folder under DATA_DIR, its database. */
+export const SERVICE = 'integration';
+
 export const ROLES = ['submission', 'control-plane', 'relational', 'csv', 'webhook'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -44,6 +47,14 @@ export const integrationEnvSchema = coreEnvSchema.extend({
       },
     )
     .default([...ROLES]),
+  /**
+   * Where the adapter roles of this process run: `main`, on the main thread beside the
+   * other parts; `workers`, each in a worker thread of its own with its own database and
+   * broker connections (needs PostgreSQL: PGlite is one session inside the main thread).
+   * Main by default: on 2 cores the threads cost more CPU a record than they free on the
+   * main thread (README, "Adapter threads"). @defaultValue main
+   */
+  ADAPTER_THREADS: z.enum(['main', 'workers']).default('main'),
   /** Control plane for adapters. @defaultValue the control plane of this process, else http://127.0.0.1:8083 */
   CONTROL_PLANE_URL: urlVar(['http', 'https']).optional(),
   /** Submission service the console (on the control plane) reads records from. @defaultValue this process's, else http://127.0.0.1:PORT */

@@ -4,7 +4,9 @@
  * or broker that is unreachable at start, or lost during it, is waited for: the whole
  * start is tried again (it closes what it opened when it fails) with a growing back-off.
  * Any other failed start (a bad URL or credentials, a port in use, an incompatible
- * shipped contract) is logged and ends the process with exit code 1.
+ * shipped contract) is logged and ends the process with exit code 1, and so does an
+ * adapter's worker thread that crashes (`ADAPTER_THREADS`; the README's "Adapter threads"):
+ * the rest is closed first, and the supervisor restarts the process.
  */
 import { createLogger, handleShutdown, loadConfigOrExit, waitForDependency } from '@platform/core';
 import { integrationEnvSchema } from './config.js';
@@ -13,11 +15,22 @@ import { unavailableAtStartup } from './startup-dependencies.js';
 
 const env = loadConfigOrExit(integrationEnvSchema);
 const logger = createLogger({ service: SERVICE, level: env.LOG_LEVEL });
-let platform: RunningPlatform;
+let platform: RunningPlatform | undefined;
+let crashed = false;
+const onThreadCrash = (role: string, error: Error) => {
+  if (crashed) return;
+  crashed = true;
+  logger.fatal({ err: error, role }, 'an adapter thread crashed: closing the platform and exiting');
+  // Bounded like a signal's shutdown: a close that hangs must not keep a half process up.
+  setTimeout(() => process.exit(1), 15_000).unref();
+  void (platform?.close() ?? Promise.resolve())
+    .catch((closeError: unknown) => logger.error({ err: closeError }, 'closing after a crash'))
+    .finally(() => process.exit(1));
+};
 try {
   platform = await waitForDependency(
     'starting the platform (database, migrations, broker, topics)',
-    () => startPlatform({ env, logger }),
+    () => startPlatform({ env, logger, onThreadCrash }),
     { logger, unavailable: unavailableAtStartup },
   );
 } catch (error) {
@@ -28,4 +41,4 @@ logger.info(
   { urls: platform.urls, broker: platform.broker.driver, database: platform.db.engine },
   'integration platform started',
 );
-handleShutdown({ logger, closers: [() => platform.close()] });
+handleShutdown({ logger, closers: [() => platform!.close()] });

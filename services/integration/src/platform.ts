@@ -5,25 +5,21 @@
  * webhook (8084) adapters. `npm start` runs them all in one process on the embedded
  * defaults; in production each role runs alone with the same code.
  */
-import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import {
   accessPolicyFromEnv,
-  allowedOutbound,
+  ConfigError,
   listen,
   listenHost,
   openSqlDatabase,
-  serviceDataDir,
+  allowedOutbound,
   type Logger,
   type SqlDatabase,
 } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
-import type { Adapter } from './adapters/runtime/build-adapter.js';
-import { createControlPlaneClient } from './adapters/runtime/control-plane-client.js';
-import { buildCsvAdapter } from './adapters/csv/build-csv-adapter.js';
-import { buildRelationalAdapter } from './adapters/relational/build-relational-adapter.js';
-import { buildWebhookAdapter } from './adapters/webhook/build-webhook-adapter.js';
+import { ADAPTER_ROLES, startRoleAdapter, type AdapterRole } from './adapter-roles.js';
 import { createBroker, type Broker, type Consumer } from './broker/broker.js';
-import type { IntegrationEnv, Role } from './config.js';
+import { SERVICE, type IntegrationEnv, type Role } from './config.js';
 import { listContracts } from './contracts/contract-store.js';
 import {
   contractTopics,
@@ -36,17 +32,33 @@ import { seedInternsContract } from './control-plane/seed-interns.js';
 import { startDeadLetterConsumer } from './dead-letters/dead-letter-consumer.js';
 import { migrateIntegration } from './migrations.js';
 import { buildSubmissionApp } from './submission/app.js';
-import { concretePort } from './free-port.js';
 import { platformApiKey } from './platform-key.js';
+import { startRoleThread } from './role-threads/role-thread-host.js';
+import type { ThreadEngines } from './role-threads/role-thread-protocol.js';
 
-export const SERVICE = 'integration';
+export { SERVICE };
+
+/** An adapter role this process runs, on the main thread or in a worker thread of its own. */
+export interface PlatformAdapter {
+  readonly role: AdapterRole;
+  readonly type: string;
+  readonly consumerGroup: string;
+  /** Its admin API. */
+  readonly url: string;
+  /** The thread running it: 0 for the main thread (`node:worker_threads`' `threadId`). */
+  readonly threadId: number;
+  /** Re-registers the type and reloads attachments now. */
+  refresh(): Promise<void>;
+  /** Stops consuming (the batch in flight finishes) and closes the role's target. */
+  stop(): Promise<void>;
+}
 
 export interface RunningPlatform {
   db: SqlDatabase;
   broker: Broker;
   /** Base URL of each running part. */
   urls: Partial<Record<Role, string>>;
-  adapters: Adapter[];
+  adapters: PlatformAdapter[];
   /** Stops HTTP apps, consumers, the broker and the database, in that order. */
   close(): Promise<void>;
 }
@@ -58,6 +70,38 @@ export interface PlatformOptions {
   db?: SqlDatabase;
   /** An already open broker (tests: an isolated JetStream prefix); else created from the env. */
   broker?: Broker;
+  /**
+   * How adapter threads open the engines passed as `db` and `broker` (their URLs, the
+   * JetStream prefix); `ADAPTER_THREADS=workers` with injected engines needs it.
+   */
+  threadEngines?: ThreadEngines;
+  /**
+   * An adapter thread ended without being asked to. @defaultValue logs it and exits the
+   * process with code 1 (the README's "Adapter threads": `main.ts` closes the rest first)
+   */
+  onThreadCrash?: (role: AdapterRole, error: Error) => void;
+}
+
+/**
+ * How the adapter threads open the engines (`ADAPTER_THREADS=workers`), or undefined for
+ * the main thread; a `workers` setting that cannot be honoured is a configuration error.
+ */
+function adapterThreadEngines(
+  env: IntegrationEnv,
+  db: SqlDatabase,
+  options: Pick<PlatformOptions, 'db' | 'broker' | 'threadEngines'>,
+): ThreadEngines | undefined {
+  if (env.ADAPTER_THREADS === 'main') return undefined;
+  const injected = options.db !== undefined || options.broker !== undefined;
+  const engines =
+    options.threadEngines ??
+    (injected ? undefined : { databaseUrl: env.DATABASE_URL, natsUrl: env.NATS_URL });
+  if (engines?.databaseUrl === undefined || db.engine !== 'postgres')
+    throw new ConfigError(
+      'ADAPTER_THREADS',
+      'workers needs PostgreSQL (DATABASE_URL): PGlite is one session inside the main thread',
+    );
+  return engines;
 }
 
 export async function startPlatform({
@@ -72,12 +116,18 @@ export async function startPlatform({
   const closers: Array<() => Promise<unknown>> = [];
   const apps: FastifyInstance[] = [];
   const urls: Partial<Record<Role, string>> = {};
-  const adapters: Adapter[] = [];
+  const adapters: PlatformAdapter[] = [];
   let broker: Broker | undefined;
   const close = async () => {
     // Adapters first (they call the control plane), then the HTTP apps, then consumers.
-    for (const adapter of adapters.splice(0).reverse())
-      await adapter.stop().catch((error) => logger.error({ err: error }, 'stopping an adapter'));
+    // Together: each finishes its own batch in flight, within one shutdown's time limit.
+    await Promise.all(
+      adapters
+        .splice(0)
+        .map((adapter) =>
+          adapter.stop().catch((error) => logger.error({ err: error }, 'stopping an adapter')),
+        ),
+    );
     for (const app of apps.splice(0))
       await app.close().catch((error) => logger.error({ err: error }, 'closing an app'));
     for (const closer of closers.splice(0).reverse())
@@ -151,66 +201,62 @@ export async function startPlatform({
       env.CONTROL_PLANE_URL ??
       urls['control-plane'] ??
       `http://127.0.0.1:${env.CONTROL_PLANE_PORT}`;
-    const localHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-    const adapterDeps = (prefix: 'RELATIONAL' | 'CSV' | 'WEBHOOK', port: number) => ({
-      broker: broker!,
-      adminUrl: `http://${localHost}:${port}`,
-      logger,
-      attachments: createControlPlaneClient({ baseUrl: controlPlaneUrl, apiKey }),
-      access,
-      refreshIntervalMs: env.ATTACHMENT_REFRESH_MS,
-      retry: {
-        maxAttempts: env[`${prefix}_RETRY_ATTEMPTS`],
-        initialBackoffMs: env[`${prefix}_RETRY_BACKOFF_MS`],
-        outageBudgetMs: env[`${prefix}_OUTAGE_BUDGET_MS`],
-      },
-    });
-    const dataDir = serviceDataDir(env, SERVICE);
-    const plans: Array<[Role, number, (port: number) => Promise<Adapter>]> = [
-      [
-        'relational',
-        env.RELATIONAL_ADAPTER_PORT,
-        (port) =>
-          buildRelationalAdapter({
-            ...adapterDeps('RELATIONAL', port),
-            db,
-            allowedTables: env.RELATIONAL_ALLOWED_TABLES,
-          }),
-      ],
-      [
-        'csv',
-        env.CSV_ADAPTER_PORT,
-        (port) =>
-          buildCsvAdapter({
-            ...adapterDeps('CSV', port),
-            baseDir: join(dataDir, 'csv'),
-            compactEntries: env.CSV_JOURNAL_COMPACT_ENTRIES,
-            recordIdsKeep: env.CSV_RECORD_IDS_KEEP,
-          }),
-      ],
-      [
-        'webhook',
-        env.WEBHOOK_ADAPTER_PORT,
-        (port) =>
-          buildWebhookAdapter({
-            ...adapterDeps('WEBHOOK', port),
-            stateDir: join(dataDir, 'webhook'),
-            allowedOutbound: allowedOutbound(env),
-            deliveredKeep: env.WEBHOOK_DELIVERED_KEEP,
-          }),
-      ],
-    ];
-    for (const [role, configuredPort, build] of plans) {
-      if (!roles.has(role)) continue;
-      const port = await concretePort(configuredPort, host);
-      const adapter = await build(port);
-      adapters.push(adapter);
-      urls[role] = await listen(adapter.app, { port, host });
-      await adapter.start();
-      logger.info(
-        { role, url: urls[role], consumerGroup: adapter.consumerGroup },
-        'adapter started',
+    const adapterRoles = ADAPTER_ROLES.filter((role) => roles.has(role));
+    const threadEngines = adapterRoles.length ? adapterThreadEngines(env, db, options) : undefined;
+    if (threadEngines) {
+      const onCrash =
+        options.onThreadCrash ??
+        ((role: AdapterRole, error: Error) => {
+          logger.fatal({ err: error, role }, 'an adapter thread crashed: exiting');
+          process.exit(1);
+        });
+      // Started together: each thread loads the code and opens its engines on its own.
+      const started = await Promise.allSettled(
+        adapterRoles.map((role) =>
+          startRoleThread(
+            { role, env, engines: threadEngines, controlPlaneUrl, logLevel: logger.level },
+            onCrash,
+          ),
+        ),
       );
+      for (const outcome of started) {
+        if (outcome.status !== 'fulfilled') continue;
+        const thread = outcome.value;
+        adapters.push(thread);
+        urls[thread.role] = thread.url;
+        logger.info(
+          {
+            role: thread.role,
+            url: thread.url,
+            consumerGroup: thread.consumerGroup,
+            threadId: thread.threadId,
+          },
+          'adapter started in a worker thread',
+        );
+      }
+      const failed = started.find((outcome) => outcome.status === 'rejected');
+      if (failed) throw (failed as PromiseRejectedResult).reason;
+    } else {
+      for (const role of adapterRoles) {
+        const { adapter, url } = await startRoleAdapter(role, {
+          env,
+          logger,
+          broker,
+          db,
+          controlPlaneUrl,
+        });
+        adapters.push({
+          role,
+          type: adapter.type,
+          consumerGroup: adapter.consumerGroup,
+          url,
+          threadId,
+          refresh: () => adapter.runtime.refresh(),
+          stop: () => adapter.stop(),
+        });
+        urls[role] = url;
+        logger.info({ role, url, consumerGroup: adapter.consumerGroup }, 'adapter started');
+      }
     }
   } catch (error) {
     await close().catch(() => undefined);

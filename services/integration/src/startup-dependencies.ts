@@ -8,6 +8,7 @@
  */
 import { unavailableDependency } from '@platform/core';
 import { BrokerUnavailableError } from './broker/broker.js';
+import { RoleThreadStartError } from './role-threads/role-thread-host.js';
 
 /** nats.js `ErrorCode`s of a server that is not there (yet), not of one that said no. */
 const NATS_UNREACHABLE = new Set([
@@ -19,6 +20,8 @@ const NATS_UNREACHABLE = new Set([
 ]);
 
 export function unavailableAtStartup(error: unknown): string | undefined {
+  // An adapter thread classified its own failure before its error crossed into this thread.
+  if (error instanceof RoleThreadStartError) return error.unavailable;
   const broker = error instanceof BrokerUnavailableError;
   const cause = broker ? error.cause : error;
   const code = (cause as { code?: unknown } | null)?.code;

@@ -10,8 +10,12 @@ export interface CreateBrokerOptions {
   natsUrl?: string | undefined;
   /** nats-server's monitoring URL, where its sync setting is read (`NATS_MONITOR_URL`). */
   natsMonitorUrl?: string | undefined;
-  /** Database of the SQL-log driver (unused with NATS). */
-  db: SqlDatabase;
+  /** JetStream's stream and subject prefix (tests and benches: one of their own). @defaultValue the driver's */
+  natsPrefix?: string | undefined;
+  /** JetStream workers' linger (`JetStreamBrokerOptions.lingerMs`). @defaultValue the driver's */
+  lingerMs?: number | undefined;
+  /** Database of the SQL-log driver (unused with NATS: a thread running only csv or webhook opens none). */
+  db: SqlDatabase | undefined;
   logger: Logger;
   /** Message limit of the SQL-log driver (JetStream takes the server's). @defaultValue 1048576 */
   sqlLogMaxMessageBytes?: number | undefined;
@@ -27,8 +31,12 @@ export async function createBroker(options: CreateBrokerOptions): Promise<Broker
       url: options.natsUrl,
       logger: options.logger,
       monitorUrl: options.natsMonitorUrl,
+      ...(options.natsPrefix ? { prefix: options.natsPrefix } : {}),
+      ...(options.lingerMs === undefined ? {} : { lingerMs: options.lingerMs }),
       ...(options.retention ? { retention: options.retention } : {}),
     });
+  if (!options.db)
+    throw new Error('the SQL-log broker needs a database (or NATS_URL for JetStream)');
   return createSqlLogBroker({
     db: options.db,
     logger: options.logger,

@@ -14,11 +14,14 @@ import {
   type JetStreamBrokerOptions,
 } from '../../src/broker/jetstream/jetstream-broker.js';
 import { createSqlLogBroker } from '../../src/broker/sql-log/sql-log-broker.js';
+import type { ThreadEngines } from '../../src/role-threads/role-thread-protocol.js';
 
 export interface OpenBroker {
   broker: Broker;
   /** The SQL database backing the broker (the SQL-log drivers) or a fresh PGlite for others. */
   db: SqlDatabase;
+  /** How an adapter thread opens this broker (and its database, on PostgreSQL) itself. */
+  threadEngines?: ThreadEngines;
   cleanup(): Promise<void>;
 }
 
@@ -64,6 +67,7 @@ export const BROKER_DRIVERS: BrokerDriverCase[] = [
       return {
         broker,
         db,
+        threadEngines: { databaseUrl: testDb.url },
         cleanup: async () => {
           await broker.close();
           await db.close().catch(() => undefined);
@@ -90,6 +94,7 @@ export const BROKER_DRIVERS: BrokerDriverCase[] = [
       return {
         broker,
         db,
+        threadEngines: { natsUrl: url, natsPrefix: prefix },
         cleanup: async () => {
           await broker.close();
           await db.close();
@@ -117,6 +122,27 @@ export async function deleteStreams(url: string, prefix: string): Promise<void> 
 export function selectedDrivers(): BrokerDriverCase[] {
   const wanted = process.env.BROKER_DRIVERS?.split(',').map((name) => name.trim());
   return wanted ? BROKER_DRIVERS.filter((driver) => wanted.includes(driver.name)) : BROKER_DRIVERS;
+}
+
+/**
+ * The drivers among `names` that `BROKER_DRIVERS` selects, each with the engine missing to
+ * run it (undefined when runnable); `needsPostgres` adds PostgreSQL for a platform test
+ * whose own tables live there.
+ */
+export async function driversToRun(
+  names: string[],
+  needsPostgres: (name: string) => boolean,
+): Promise<Array<{ driver: BrokerDriverCase; missing: string | undefined }>> {
+  const runs = [];
+  for (const driver of selectedDrivers().filter((d) => names.includes(d.name))) {
+    const missing =
+      (await driver.missing()) ??
+      (needsPostgres(driver.name) && !(await postgresUrlForTests())
+        ? 'PostgreSQL on 127.0.0.1:5432'
+        : undefined);
+    runs.push({ driver, missing });
+  }
+  return runs;
 }
 
 /** Polls `check` until it returns true or the time runs out (then throws with `what`). */

@@ -18,32 +18,16 @@ import {
   submissionClient,
 } from '@platform/client';
 import { createSqlDatabase, type SqlDatabase } from '@platform/core';
-import {
-  createTestDatabase,
-  postgresUrlForTests,
-  skipReason,
-  type TestDatabase,
-} from '@platform/testing';
+import { createTestDatabase, skipReason, type TestDatabase } from '@platform/testing';
 import { startPlatform, type RunningPlatform } from '../../src/platform.js';
-import {
-  BROKER_DRIVERS,
-  silentLogger,
-  waitFor,
-  type OpenBroker,
-} from '../helpers/broker-drivers.js';
+import { driversToRun, silentLogger, waitFor, type OpenBroker } from '../helpers/broker-drivers.js';
 import { internPayload } from '../support/contracts.js';
 import { platformEnv } from '../support/platform-env.js';
 
-const VARIANTS = BROKER_DRIVERS.filter(
-  (d) => d.name === 'sql-log-pglite' || d.name === 'jetstream',
-);
-const wanted = process.env.BROKER_DRIVERS?.split(',').map((s) => s.trim());
+const RUNS = await driversToRun(['sql-log-pglite', 'jetstream'], (name) => name === 'jetstream');
 
-for (const driver of VARIANTS.filter((d) => !wanted || wanted.includes(d.name))) {
+for (const { driver, missing } of RUNS) {
   const needsPostgres = driver.name === 'jetstream';
-  const missing =
-    (await driver.missing()) ??
-    (needsPostgres && !(await postgresUrlForTests()) ? 'PostgreSQL on 127.0.0.1:5432' : undefined);
   describe(
     `whole platform in one process: ${driver.name}${needsPostgres ? ' + PostgreSQL' : ''}`,
     { skip: skipReason(`${missing} (platform on ${driver.name})`, !missing) },

@@ -3,6 +3,7 @@
  * `GET /interns` over its own target (when the target has a view), on top of core's
  * `/health`, `/metrics` and `/openapi.json`.
  */
+import { isMainThread, threadId } from 'node:worker_threads';
 import { createHttpApp, type AccessPolicy, type Logger } from '@platform/core';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -82,6 +83,8 @@ export async function buildAdminApp(deps: {
     metrics: deps.metrics,
     ...(deps.access ? { access: deps.access } : {}),
     health: {
+      // Which thread runs this adapter (ADAPTER_THREADS): its id, and whether it is a worker.
+      thread: async () => ({ threadId, worker: !isMainThread }),
       broker: () => deps.broker.ping(),
       ...(target.ping ? { target: () => target.ping!() } : {}),
     },
