@@ -18,12 +18,12 @@ import {
   markSent,
   pruneSent,
   recentlySent,
-  sentSpans,
   unsentEntries,
   type OutboxEntry,
   type SentPosition,
 } from './outbox.js';
 import { publishEnvelope } from './publish-envelope.js';
+import { SentSpanCache } from './sent-span-cache.js';
 
 export interface OutboxSettings {
   /**
@@ -75,9 +75,11 @@ export class OutboxRelay {
   /** Set by `strand`: the loop runs another pass before it sleeps. */
   private woken = false;
   private lastReconcile = 0;
+  private readonly spans: SentSpanCache;
 
   constructor(private readonly deps: OutboxRelayDeps) {
     this.settings = { ...DEFAULT_OUTBOX_SETTINGS, ...deps.settings };
+    this.spans = new SentSpanCache(this.settings.windowMs);
   }
 
   start(): void {
@@ -150,11 +152,14 @@ export class OutboxRelay {
    * Asks the broker about each partition's span of the window's events first (one
    * question each, no envelope read); only a partition it cannot vouch for is read and
    * checked record by record. Reading every envelope of the window every few seconds
-   * cost more than the intake itself once thousands of records a second came in.
+   * cost more than the intake itself once thousands of records a second came in; so did
+   * summing the whole window's offsets every pass: the spans' settled part is kept
+   * (`SentSpanCache`) and dropped after any pass that had to read a partition.
    */
   private async reconcile(): Promise<number> {
     const lost: OutboxEntry[] = [];
-    for (const span of await sentSpans(this.deps.db, this.settings.windowMs)) {
+    let vouched = true;
+    for (const span of await this.spans.spans(this.deps.db)) {
       // Two events at one offset: the broker lost its tail and gave the offset again.
       if (
         span.offsets === span.events &&
@@ -166,6 +171,7 @@ export class OutboxRelay {
         ))
       )
         continue;
+      vouched = false;
       const entries = await recentlySent(
         this.deps.db,
         this.settings.windowMs,
@@ -179,6 +185,9 @@ export class OutboxRelay {
       const missing = await this.deps.broker.missing(span.topic, span.partition, records);
       for (const entry of entries) if (missing.has(entry.dedupeId)) lost.push(entry);
     }
+    // The broker could not vouch for a partition: what it lost moves to new offsets, and
+    // a kept span may hold an offset given twice; the next pass sums the window afresh.
+    if (!vouched) this.spans.clear();
     if (lost.length === 0) return 0;
     lost.sort((a, b) => a.seq - b.seq);
     this.deps.logger.warn(
