@@ -18,6 +18,7 @@ import { ContractCache } from '../../src/submission/contract-cache.js';
 import { markSent } from '../../src/submission/outbox.js';
 import { OutboxRelay } from '../../src/submission/outbox-relay.js';
 import { reserveCreates } from '../../src/submission/read-model.js';
+import { SentSpanCache } from '../../src/submission/sent-span-cache.js';
 import { BROKER_DRIVERS, silentLogger } from '../helpers/broker-drivers.js';
 import { internPayload, internsLike } from '../support/contracts.js';
 import { openHarness, type Harness } from '../support/harness.js';
@@ -144,6 +145,45 @@ for (const driver of SQL_LOG) {
         assert.deepEqual(await relay.runOnce(), { published: 0, republished: 1 });
         assert.deepEqual(await relay.runOnce(), { published: 0, republished: 0 }, 'not again');
       });
+
+      it(
+        'an event written by a transaction open over a bucket is counted once it commits',
+        { skip: driver.name === 'sql-log-pglite' && 'PGlite runs one transaction at a time' },
+        async () => {
+          // Its `window_at` is its transaction's start, in a bucket the calls see end while
+          // the transaction is open: kept as settled (empty), the event would never count.
+          const bucketMs = 200;
+          const cache = new SentSpanCache(300_000, bucketMs);
+          const spanOf = async () =>
+            (await cache.spans(h.db)).find((span) => span.topic === 'spans.open-transaction');
+          let commit!: () => void;
+          const committed = new Promise<void>((resolve) => (commit = resolve));
+          let written!: () => void;
+          const inserted = new Promise<void>((resolve) => (written = resolve));
+          const transaction = h.db.transaction(async (tx) => {
+            await tx.query(
+              `INSERT INTO intake_outbox (record_id, contract_id, natural_key, kind, topic, envelope,
+                 revision, owner, sent_at, partition, "offset")
+               VALUES (gen_random_uuid(), 'spans', 'open', 'create', 'spans.open-transaction',
+                 '{}'::jsonb, 1, 'spans-test', now(), 0, 7)`,
+            );
+            written();
+            await committed;
+          });
+          await inserted;
+          const start = Date.now();
+          // Calls over more than two buckets while it is open.
+          while (Date.now() - start < 3 * bucketMs) assert.equal(await spanOf(), undefined);
+          commit();
+          await transaction;
+          const span = await spanOf();
+          assert.deepEqual(
+            span && [span.fromOffset, span.toOffset, span.events],
+            [7, 7, 1],
+            "the committed event is in its partition's span",
+          );
+        },
+      );
     },
   );
 }
