@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, createSqlDatabase, type Logger, type SqlDatabase } from '@platform/core';
 import { createTestDatabase, natsUrlForTests, postgresUrlForTests } from '@platform/testing';
-import { connect } from 'nats';
+import { connect, type NatsConnection } from 'nats';
+import { durableName, streamName } from '../../src/broker/jetstream/naming.js';
 import type { Broker } from '../../src/broker/broker.js';
 import {
   createJetStreamBroker,
@@ -162,3 +163,46 @@ export async function waitFor(
 }
 
 export const uniqueName = (base: string) => `${base}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * A JetStream broker under a prefix of its own beside a second connection, to watch or
+ * pull the group's durables from outside, and one-partition topics named with their
+ * stream and a fresh group's durable. `close` removes the streams.
+ */
+export interface JetStreamBeside {
+  open: OpenBroker;
+  nc: NatsConnection;
+  topic(base: string): Promise<{ topic: string; groupId: string; stream: string; durable: string }>;
+  close(): Promise<void>;
+}
+
+export async function openJetStreamBeside(
+  logger?: Logger,
+  options: Partial<JetStreamBrokerOptions> = {},
+): Promise<JetStreamBeside> {
+  const prefix = `T${randomBytes(5).toString('hex').toUpperCase()}`;
+  const url = (await natsUrlForTests())!;
+  const jetstream = BROKER_DRIVERS.find((d) => d.name === 'jetstream')!;
+  const open = await jetstream.open(logger, { ...options, prefix });
+  const nc = await connect({ servers: url });
+  return {
+    open,
+    nc,
+    async topic(base) {
+      const topic = uniqueName(base);
+      const groupId = uniqueName('g');
+      await open.broker.ensureTopic({ name: topic, partitions: 1 });
+      return {
+        topic,
+        groupId,
+        stream: streamName(prefix, topic, 0),
+        durable: durableName(groupId),
+      };
+    },
+    async close() {
+      await open.cleanup();
+      await deleteStreams(url, prefix);
+      await nc.close();
+    },
+  };
+}

@@ -10,6 +10,7 @@
  * later of its partition.
  * Topics that do not exist yet are picked up by a periodic refresh.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '@platform/core';
 import {
   AckPolicy,
@@ -50,6 +51,11 @@ interface PartitionState extends Assignment {
   progressed?: boolean;
   /** Refresh rounds in a row that found the durable gone (see `recreate`). */
   goneRounds?: number;
+  /**
+   * Re-reads after a lost delivery since this worker's last confirmed ack (kept across
+   * the re-made durables; see `rereadBackoffMs`).
+   */
+  rereadsInARow?: number;
   /**
    * The durable's delivery sequence of the last message this worker received (0: a
    * durable made afresh). Every delivery, redeliveries included, takes the next one, so
@@ -169,6 +175,24 @@ const REFRESH_MS = 1000;
 /** How much longer than its linger the client waits for a linger pull's expiry to reach it. */
 const LINGER_GRACE_MS = 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `sleep`, ended early (resolved) when `signal` aborts. */
+const sleepUnless = (ms: number, signal: AbortSignal): Promise<unknown> =>
+  delay(ms, undefined, { signal }).catch(() => undefined);
+/** The longest wait before a re-read of a partition that keeps losing deliveries. */
+export const MAX_REREAD_BACKOFF_MS = 5000;
+
+/**
+ * How long a worker waits before its `inARow`-th re-read after a lost delivery with no
+ * batch acked in between. The first goes at once (a lost delivery is a one-off, and the
+ * record it lost should come again within the batch's latency); from the second on,
+ * 100 ms doubling up to `MAX_REREAD_BACKOFF_MS`. A partition that loses every re-made
+ * durable's deliveries (another reader on the durable, a pull nobody reads) would
+ * otherwise be made again hundreds of times a second, each time a consumer info, a
+ * delete and an add (the workers-mode bench of 28 Nov 2026: 30,478 in one phase).
+ */
+export function rereadBackoffMs(inARow: number): number {
+  return inARow <= 1 ? 0 : Math.min(MAX_REREAD_BACKOFF_MS, 100 * 2 ** (inARow - 2));
+}
 
 export class JetStreamConsumer implements Consumer {
   private readonly topics: Set<string>;
@@ -179,7 +203,10 @@ export class JetStreamConsumer implements Consumer {
   private isPaused = false;
   private stopped = false;
   private refreshTimer: NodeJS.Timeout | undefined;
+  /** The refresh running or queued (`refresh`); settles, never rejects. */
   private refreshing: Promise<void> | undefined;
+  /** Ends the waits a stopping consumer must not sit out (a re-read's back-off). */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: JetStreamConsumerDeps) {
     this.topics = new Set(deps.options.topics);
@@ -195,14 +222,14 @@ export class JetStreamConsumer implements Consumer {
   async start(): Promise<void> {
     await this.refresh();
     this.refreshTimer = setInterval(() => {
-      this.refreshing ??= this.refresh()
-        .catch((error) =>
-          this.deps.logger.warn(
-            { err: error, groupId: this.deps.options.groupId },
-            'broker refresh failed',
-          ),
-        )
-        .finally(() => (this.refreshing = undefined));
+      // One running or queued (an `addTopics`'s) is this round's.
+      if (this.refreshing) return;
+      this.refresh().catch((error) =>
+        this.deps.logger.warn(
+          { err: error, groupId: this.deps.options.groupId },
+          'broker refresh failed',
+        ),
+      );
     }, REFRESH_MS);
   }
 
@@ -222,7 +249,23 @@ export class JetStreamConsumer implements Consumer {
 
   async seek(topic: string, partition: number, offset: number): Promise<void> {
     const state = this.partitions.get(`${topic}\u0000${partition}`);
-    const stream = state?.stream ?? streamName(this.deps.prefix, topic, partition);
+    await this.remake(
+      state?.stream ?? streamName(this.deps.prefix, topic, partition),
+      state,
+      offset,
+    );
+  }
+
+  /**
+   * Makes the durable on `stream` again to deliver from `offset` + 1; `state`, the
+   * worker reading it (if any), drops what it holds and starts on the new one. A worker's
+   * own re-reads pass their own state, never one looked up by partition.
+   */
+  private async remake(
+    stream: string,
+    state: PartitionState | undefined,
+    offset: number,
+  ): Promise<void> {
     if (state) this.forget(state);
     await this.deps.jsm.consumers.delete(stream, this.durable).catch(() => undefined);
     const info = await this.deps.jsm.consumers.add(
@@ -277,6 +320,7 @@ export class JetStreamConsumer implements Consumer {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.refreshTimer);
+    this.stopping.abort();
     for (const state of this.partitions.values()) state.inbox?.interrupt();
     await this.refreshing;
     await Promise.all([...this.partitions.values()].map((state) => state.worker));
@@ -296,8 +340,30 @@ export class JetStreamConsumer implements Consumer {
     };
   }
 
+  /**
+   * Runs a refresh after the one running, if any. Never two at once: each finds a new
+   * topic unassigned and, across its awaits, both assigned it — two workers on one
+   * durable, the second's state replacing the first's in the map while the first's went
+   * on pulling. They split the deliveries, so each saw holes and made the durable again,
+   * and the orphan's re-reads (its state never forgotten) never ended: the livelock of
+   * the workers-mode bench (28 Nov 2026), an `addTopics` beside the periodic refresh.
+   */
+  private refresh(): Promise<void> {
+    const run = (this.refreshing ?? Promise.resolve()).then(() => this.refreshPartitions());
+    const settled: Promise<void> = run
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        if (this.refreshing === settled) this.refreshing = undefined;
+      });
+    this.refreshing = settled;
+    return run;
+  }
+
   /** Assigns partitions of topics that now exist and refreshes offsets of the others. */
-  private async refresh(): Promise<void> {
+  private async refreshPartitions(): Promise<void> {
     for (const topic of this.topics) {
       if ([...this.partitions.values()].some((state) => state.topic === topic)) continue;
       const count = await this.deps.partitionsOf(topic);
@@ -389,7 +455,7 @@ export class JetStreamConsumer implements Consumer {
       },
       'messages stranded in an abandoned pull; re-reading the partition',
     );
-    await this.seek(state.topic, state.partition, await this.safeRereadPosition(state));
+    await this.remake(state.stream, state, await this.safeRereadPosition(state));
     return true;
   }
 
@@ -416,8 +482,11 @@ export class JetStreamConsumer implements Consumer {
   private async rereadAfterLostDelivery(
     state: PartitionState,
     batch: PulledMessage[],
+    generation: number,
   ): Promise<void> {
-    const from = await this.safeRereadPosition(state, batch[0]!.streamSequence - 1);
+    const inARow = (state.rereadsInARow ?? 0) + 1;
+    state.rereadsInARow = inARow;
+    const backoffMs = rereadBackoffMs(inARow);
     this.deps.logger.warn(
       {
         groupId: this.deps.options.groupId,
@@ -425,11 +494,19 @@ export class JetStreamConsumer implements Consumer {
         partition: state.partition,
         lastDelivery: state.lastDelivery,
         deliveries: [batch[0]!.deliverySequence, batch.at(-1)!.deliverySequence],
-        rereadAfter: from,
+        rereadsInARow: inARow,
+        backoffMs,
       },
       'a delivery never reached this worker (an abandoned pull); re-reading the partition',
     );
-    await this.seek(state.topic, state.partition, from);
+    if (backoffMs > 0) {
+      // Holding the batch (the refresh leaves a holding worker's durable alone); a stop
+      // ends the wait, a seek meanwhile makes the re-read moot.
+      await sleepUnless(backoffMs, this.stopping.signal);
+      if (this.stopped || state.generation !== generation) return;
+    }
+    const from = await this.safeRereadPosition(state, batch[0]!.streamSequence - 1);
+    await this.remake(state.stream, state, from);
   }
 
   private async assign(topic: string, partition: number): Promise<void> {
@@ -479,6 +556,9 @@ export class JetStreamConsumer implements Consumer {
         this.consumerConfig(DeliverPolicy.StartSequence, Math.max(start, committed) + 1),
       );
     }
+    // Assigned meanwhile (`refresh` runs one at a time; this keeps a second worker off
+    // the durable whatever the caller).
+    if (this.partitions.has(`${topic}\u0000${partition}`)) return;
     const state: PartitionState = {
       topic,
       partition,
@@ -625,7 +705,7 @@ export class JetStreamConsumer implements Consumer {
     const nakLost = state.nakedFrom !== undefined && deliveries[0]!.sequence !== state.nakedFrom;
     state.nakedFrom = undefined;
     if (nakLost || deliveryGap(deliveries, state.lastDelivery, state.ackedThrough)) {
-      await this.rereadAfterLostDelivery(state, batch).catch((err: unknown) =>
+      await this.rereadAfterLostDelivery(state, batch, generation).catch((err: unknown) =>
         this.deps.logger.warn(
           { err, stream: state.stream },
           're-reading a partition after a lost delivery failed; retrying',
@@ -741,6 +821,7 @@ export class JetStreamConsumer implements Consumer {
         if (state.generation === generation) {
           state.ackedThrough = last.streamSequence;
           state.progressed = true;
+          state.rereadsInARow = 0;
         }
         state.committedOffset = last.streamSequence;
         state.endOffset = Math.max(state.endOffset, last.streamSequence + last.pending);
