@@ -364,6 +364,7 @@ export class JetStreamConsumer implements Consumer {
 
   /** Assigns partitions of topics that now exist and refreshes offsets of the others. */
   private async refreshPartitions(): Promise<void> {
+    if (this.stopped) return; // one queued behind a stop assigns nothing
     for (const topic of this.topics) {
       if ([...this.partitions.values()].some((state) => state.topic === topic)) continue;
       const count = await this.deps.partitionsOf(topic);
@@ -487,6 +488,14 @@ export class JetStreamConsumer implements Consumer {
     const inARow = (state.rereadsInARow ?? 0) + 1;
     state.rereadsInARow = inARow;
     const backoffMs = rereadBackoffMs(inARow);
+    if (backoffMs > 0) {
+      // Holding the batch (the refresh leaves a holding worker's durable alone); a stop
+      // ends the wait, a seek meanwhile makes the re-read moot.
+      await sleepUnless(backoffMs, this.stopping.signal);
+      if (this.stopped || state.generation !== generation) return;
+    }
+    // Read after the wait: a lost connection meanwhile (`distrustAcks`) moves it back.
+    const from = await this.safeRereadPosition(state, batch[0]!.streamSequence - 1);
     this.deps.logger.warn(
       {
         groupId: this.deps.options.groupId,
@@ -494,18 +503,12 @@ export class JetStreamConsumer implements Consumer {
         partition: state.partition,
         lastDelivery: state.lastDelivery,
         deliveries: [batch[0]!.deliverySequence, batch.at(-1)!.deliverySequence],
+        rereadAfter: from,
         rereadsInARow: inARow,
         backoffMs,
       },
       'a delivery never reached this worker (an abandoned pull); re-reading the partition',
     );
-    if (backoffMs > 0) {
-      // Holding the batch (the refresh leaves a holding worker's durable alone); a stop
-      // ends the wait, a seek meanwhile makes the re-read moot.
-      await sleepUnless(backoffMs, this.stopping.signal);
-      if (this.stopped || state.generation !== generation) return;
-    }
-    const from = await this.safeRereadPosition(state, batch[0]!.streamSequence - 1);
     await this.remake(state.stream, state, from);
   }
 
