@@ -26,6 +26,7 @@ export const PLATFORM_TABLES: readonly string[] = [
   'contracts',
   'dead_letters',
   'intake_outbox',
+  'intake_outbox_unsent',
   'platform_seeds',
   'relational_key_revisions',
   'relational_offsets',
