@@ -119,7 +119,7 @@ async function printTableStats(db: SqlDatabase): Promise<void> {
   for (const row of tables) process.stdout.write(`${JSON.stringify(row)}\n`);
   const statements = await db
     .query(
-      `SELECT calls, round(total_exec_time::numeric, 1) AS ms, rows, shared_blks_hit, shared_blks_dirtied,
+      `SELECT calls, round(total_exec_time::numeric, 1) AS ms, round(total_plan_time::numeric, 1) AS plan_ms, rows, shared_blks_hit, shared_blks_dirtied,
          wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query
        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
        ORDER BY total_exec_time DESC LIMIT 8`,

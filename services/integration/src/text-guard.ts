@@ -39,8 +39,10 @@ function readsUrl(request: FastifyRequest): boolean {
 }
 
 export function installTextGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  // Callback-style: nothing here awaits, and every request runs it (issue 11).
+  app.addHook('preValidation', (request, _reply, done) => {
     if ((request.url.includes('%00') && readsUrl(request)) || holdsUnstorableText(request.body))
-      throw integrationErrors.TEXT_UNSTORABLE();
+      done(integrationErrors.TEXT_UNSTORABLE());
+    else done();
   });
 }

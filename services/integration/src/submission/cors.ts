@@ -14,13 +14,17 @@ export function installInternsCors(app: FastifyInstance, origins: readonly strin
   const isInterns = (url: string) =>
     url === '/interns' || url.startsWith('/interns?') || url.startsWith('/interns/');
 
-  app.addHook('onRequest', async (request, reply) => {
-    if (!isInterns(request.url)) return;
-    const origin = request.headers.origin;
-    reply.header('vary', 'Origin');
-    if (typeof origin !== 'string' || !(allowed.has(origin) || allowed.has('*'))) return;
-    reply.header('access-control-allow-origin', allowed.has('*') ? '*' : origin);
-    reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+  // Callback-style: nothing here awaits, and every request runs it (issue 11).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isInterns(request.url)) {
+      const origin = request.headers.origin;
+      reply.header('vary', 'Origin');
+      if (typeof origin === 'string' && (allowed.has(origin) || allowed.has('*'))) {
+        reply.header('access-control-allow-origin', allowed.has('*') ? '*' : origin);
+        reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+      }
+    }
+    done();
   });
 
   app.options(

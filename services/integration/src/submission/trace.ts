@@ -39,7 +39,8 @@ export function installTraceIds(app: FastifyInstance): void {
     chosen.set(raw as IncomingMessage, traceId);
     return logger.child({ ...bindings, traceId }, options);
   });
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style: nothing here awaits, and every request runs it (issue 11).
+  app.addHook('onRequest', (request, reply, done) => {
     let traceId = chosen.get(request.raw);
     if (traceId === undefined) {
       traceId = traceIdFor(request.headers, request.id);
@@ -48,6 +49,7 @@ export function installTraceIds(app: FastifyInstance): void {
     }
     request.traceId = traceId;
     reply.header(TRACE_HEADER, traceId);
+    done();
   });
 }
 

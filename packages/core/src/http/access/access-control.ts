@@ -12,7 +12,7 @@
  */
 import { coreErrors, replyWithError } from '../../errors/core-errors.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Counter, type Registry } from 'prom-client';
 import type { AccessPolicy } from './access-policy.js';
 import type { ApiKey } from './api-keys.js';
@@ -149,7 +149,8 @@ export function installAccessControl(
 
   app.decorateRequest('apiKeyName', undefined);
   app.decorateRequest('callerScopes', undefined);
-  app.addHook('onRequest', async (request, reply) => {
+  /** Checks a request's key against its route's scope; answers it (and returns the reply) when refused. */
+  const refused = (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined => {
     const scope = request.routeOptions.config.scope;
     // Unmatched requests (404) carry no scope; they reach only the not-found handler.
     if (scope === undefined) return;
@@ -187,6 +188,11 @@ export function installAccessControl(
       );
     }
     requests.labels(key.name, 'accepted').inc();
+    return undefined;
+  };
+  // Callback-style: nothing here awaits, and every request runs it (issue 11).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!refused(request, reply)) done();
   });
 }
 
