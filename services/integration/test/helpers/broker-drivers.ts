@@ -172,6 +172,8 @@ export const uniqueName = (base: string) => `${base}-${randomBytes(4).toString('
 export interface JetStreamBeside {
   open: OpenBroker;
   nc: NatsConnection;
+  /** The broker's stream prefix (`streamName`). */
+  prefix: string;
   topic(base: string): Promise<{ topic: string; groupId: string; stream: string; durable: string }>;
   close(): Promise<void>;
 }
@@ -188,6 +190,7 @@ export async function openJetStreamBeside(
   return {
     open,
     nc,
+    prefix,
     async topic(base) {
       const topic = uniqueName(base);
       const groupId = uniqueName('g');

@@ -158,6 +158,8 @@ export function deliveryGap(
 
 /** What the refresh reads of a durable's info. */
 interface RefreshedInfo {
+  /** When the durable was made (`instance`). */
+  created: string;
   num_ack_pending: number;
   num_pending: number;
   delivered: { consumer_seq: number; stream_seq: number };
@@ -194,9 +196,13 @@ export function rereadBackoffMs(inARow: number): number {
   return inARow <= 1 ? 0 : Math.min(MAX_REREAD_BACKOFF_MS, 100 * 2 ** (inARow - 2));
 }
 
+const partitionKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
 export class JetStreamConsumer implements Consumer {
   private readonly topics: Set<string>;
   private readonly partitions = new Map<string, PartitionState>();
+  /** Each topic's partition count, once known (a topic's partitions never change). */
+  private readonly partitionCounts = new Map<string, number>();
   private readonly durable: string;
   private readonly maxBatch: number;
   private readonly lingerMs: number;
@@ -219,8 +225,23 @@ export class JetStreamConsumer implements Consumer {
     return this.isPaused;
   }
 
+  /**
+   * Assigns the partitions of the topics that exist and starts their workers. When that
+   * fails part-way (a server error on one partition), the consumer is stopped before the
+   * error goes to the caller: workers already started on the earlier partitions would
+   * otherwise go on pulling for a consumer nobody holds, and the caller, told the
+   * subscribe failed, subscribes again — a second reader of each of those durables. The
+   * two split the deliveries, each saw holes and re-made the durable (re-reads in pairs,
+   * at the back-off cap, until the process ended): the 200-fault chaos run of 28 Nov
+   * 2026, whose csv adapter started as NATS lost power (`jetstream-two-pulls.test.ts`).
+   */
   async start(): Promise<void> {
-    await this.refresh();
+    try {
+      await this.refresh();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
     this.refreshTimer = setInterval(() => {
       // One running or queued (an `addTopics`'s) is this round's.
       if (this.refreshing) return;
@@ -248,7 +269,7 @@ export class JetStreamConsumer implements Consumer {
   }
 
   async seek(topic: string, partition: number, offset: number): Promise<void> {
-    const state = this.partitions.get(`${topic}\u0000${partition}`);
+    const state = this.partitions.get(partitionKey(topic, partition));
     await this.remake(
       state?.stream ?? streamName(this.deps.prefix, topic, partition),
       state,
@@ -362,15 +383,42 @@ export class JetStreamConsumer implements Consumer {
     return run;
   }
 
-  /** Assigns partitions of topics that now exist and refreshes offsets of the others. */
+  /**
+   * Assigns the partitions not assigned yet of topics that now exist, and refreshes
+   * offsets of the others. A partition whose assign failed (a server error mid-refresh)
+   * is tried again on the next round, whatever became of its topic's other partitions
+   * (once, a topic with any partition assigned was skipped, so one failed partition went
+   * unread until the process restarted). Rejects with the first failure, after trying
+   * every partition and refreshing the assigned ones.
+   */
   private async refreshPartitions(): Promise<void> {
     if (this.stopped) return; // one queued behind a stop assigns nothing
+    let failure: { error: unknown } | undefined;
     for (const topic of this.topics) {
-      if ([...this.partitions.values()].some((state) => state.topic === topic)) continue;
-      const count = await this.deps.partitionsOf(topic);
-      if (count === undefined) continue;
-      for (let partition = 0; partition < count; partition += 1)
-        await this.assign(topic, partition);
+      let count = this.partitionCounts.get(topic);
+      if (count === undefined) {
+        try {
+          count = await this.deps.partitionsOf(topic);
+        } catch (error) {
+          failure ??= { error };
+          continue;
+        }
+        if (count === undefined) continue;
+        this.partitionCounts.set(topic, count);
+      }
+      for (let partition = 0; partition < count; partition += 1) {
+        if (this.stopped) return;
+        if (this.partitions.has(partitionKey(topic, partition))) continue;
+        try {
+          await this.assign(topic, partition);
+        } catch (error) {
+          this.deps.logger.warn(
+            { err: error, groupId: this.deps.options.groupId, topic, partition },
+            'assigning a partition failed; trying again on the next refresh',
+          );
+          failure ??= { error };
+        }
+      }
     }
     for (const state of this.partitions.values()) {
       if (!state.handle || this.stopped) continue;
@@ -385,6 +433,18 @@ export class JetStreamConsumer implements Consumer {
         const generation = state.generation;
         const info = await this.consumerInfo(state.stream);
         if (state.generation !== generation) continue; // a seek moved the offsets meanwhile
+        if (state.instance !== '' && info.created !== state.instance) {
+          // Made again by someone this worker was not told about (another process's or
+          // thread's rewind after lost records): what it holds and its pulls belong to the
+          // durable that is gone, and an ack of its batch would land on the new one. It
+          // starts over on the new durable (a re-read then starts where that was made to).
+          this.deps.logger.warn(
+            { groupId: this.deps.options.groupId, topic: state.topic, partition: state.partition },
+            'the consumer was made again elsewhere; reading the new one',
+          );
+          this.forget(state);
+          continue;
+        }
         if (await this.redeliverStranded(state, info)) continue;
         // The reply may predate an ack that landed while it travelled: offsets only move
         // forward here (a seek sets them directly).
@@ -404,6 +464,7 @@ export class JetStreamConsumer implements Consumer {
         );
       }
     }
+    if (failure) throw failure.error;
   }
 
   /** The durable's info on `stream`, asked through the broker's one inbox. */
@@ -559,9 +620,10 @@ export class JetStreamConsumer implements Consumer {
         this.consumerConfig(DeliverPolicy.StartSequence, Math.max(start, committed) + 1),
       );
     }
-    // Assigned meanwhile (`refresh` runs one at a time; this keeps a second worker off
-    // the durable whatever the caller).
-    if (this.partitions.has(`${topic}\u0000${partition}`)) return;
+    const handle = await js.consumers.get(stream, this.durable);
+    // Assigned meanwhile, or stopped (`refresh` runs one at a time; this keeps a second
+    // worker off the durable whatever the caller): checked after the last await.
+    if (this.stopped || this.partitions.has(partitionKey(topic, partition))) return;
     const state: PartitionState = {
       topic,
       partition,
@@ -569,21 +631,33 @@ export class JetStreamConsumer implements Consumer {
       committedOffset: Math.max(start, committed),
       endOffset: info.delivered.stream_seq + info.num_pending,
       generation: 0,
-      handle: await js.consumers.get(stream, this.durable),
+      handle,
       worker: undefined,
       holding: false,
       lastDelivery: info.delivered.consumer_seq,
       instance: info.created,
       ackedThrough: Math.max(start, committed),
     };
-    this.partitions.set(`${topic}\u0000${partition}`, state);
+    this.partitions.set(partitionKey(topic, partition), state);
     state.worker = this.work(state);
+  }
+
+  /**
+   * True while `state` is its partition's own state in a running consumer: a worker
+   * pulls only then. Two readers of one durable split its deliveries, each sees holes
+   * and re-makes the durable under the other (see `start`), so a worker whose state was
+   * replaced, or whose consumer stopped, ends rather than pull beside the one in charge.
+   */
+  private owns(state: PartitionState): boolean {
+    return (
+      !this.stopped && this.partitions.get(partitionKey(state.topic, state.partition)) === state
+    );
   }
 
   private async work(state: PartitionState): Promise<void> {
     let inbox: PullInbox | undefined;
     try {
-      while (!this.stopped) {
+      while (this.owns(state)) {
         if (this.isPaused) {
           // What an earlier poll brought meanwhile goes back, in order (nothing is held while paused).
           const held = inbox?.take() ?? [];
@@ -608,11 +682,11 @@ export class JetStreamConsumer implements Consumer {
             await sleep(250);
             continue;
           }
-          if (state.generation !== generation) continue;
+          if (state.generation !== generation || !this.owns(state)) continue;
           inbox = this.openInbox(state);
         }
         const current = inbox;
-        const moved = () => this.stopped || this.isPaused || state.generation !== generation;
+        const moved = () => !this.owns(state) || this.isPaused || state.generation !== generation;
         if (current.size === 0) {
           // Wait for the first message with a long poll (sent with the last batch's ack
           // when that handed everything over, see `process`); a poll the worker stopped
@@ -811,7 +885,12 @@ export class JetStreamConsumer implements Consumer {
     if (state.generation !== generation) return;
     if (handled > 0) {
       const last = batch[handled - 1]!;
-      if (handled === batch.length && state.inbox?.size === 0 && !this.isPaused && !this.stopped) {
+      if (
+        handled === batch.length &&
+        state.inbox?.size === 0 &&
+        !this.isPaused &&
+        this.owns(state)
+      ) {
         // The next batch's long poll goes out with this ack (one socket write, and the
         // next record comes without waiting for the ack's answer first); the server
         // holds it while the batch fills `max_ack_pending`, until the ack lands.
