@@ -16,7 +16,10 @@
  * adapters (the first round warms the JIT). Compare code by CPU per record, alternately.
  * `CONSUMER_BENCH_NATS_PID`: a nats-server of the bench's own (`NATS_URL`); its CPU in the
  * same window is printed a record too (`natsCpuMsPerRecord`), the server's side of the
- * client's pulls, acks and deliveries. `monotonic` is the window on the clock a
+ * client's pulls, acks and deliveries. `CONSUMER_BENCH_PG_CPU=1`: the CPU of the PostgreSQL
+ * backends connected to the bench's database (the adapters' pool: the relational target's
+ * statements), from `/proc`, a record (`pgCpuMsPerRecord`; PostgreSQL on this machine;
+ * its WAL writer and checkpointer not counted). `monotonic` is the window on the clock a
  * `--cpu-prof` stamps its samples with (µs), for cutting a profile to the rounds measured.
  *
  *   node --import tsx services/integration/bench/consumer-cpu.ts
@@ -58,6 +61,21 @@ async function natsCpuMs(): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+}
+/** CPU ms so far of each PostgreSQL backend connected to `db`'s database (from /proc). */
+async function pgBackendsCpuMs(db: SqlDatabase): Promise<Map<number, number>> {
+  const cpu = new Map<number, number>();
+  if (process.env.CONSUMER_BENCH_PG_CPU !== '1') return cpu;
+  const { rows } = await db.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+  );
+  for (const { pid } of rows) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+    if (!stat) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+  }
+  return cpu;
 }
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
@@ -113,6 +131,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
     };
     let cpu: NodeJS.CpuUsage;
     let natsFrom = 0;
+    let pgFrom = new Map<number, number>();
     let monotonicFrom = 0;
     const started = performance.now();
     let cpuFrom = started;
@@ -121,6 +140,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
       cpu = process.cpuUsage();
       cpuFrom = performance.now();
       natsFrom = await natsCpuMs();
+      pgFrom = await pgBackendsCpuMs(db);
       monotonicFrom = monotonicUs();
       writeCounter?.reset();
       for (const adapter of adapters) await adapter.start();
@@ -129,6 +149,7 @@ for (let round = 1; round <= ROUNDS; round += 1) {
       cpu = process.cpuUsage();
       cpuFrom = performance.now();
       natsFrom = await natsCpuMs();
+      pgFrom = await pgBackendsCpuMs(db);
       monotonicFrom = monotonicUs();
       writeCounter?.reset();
       let sent = 0;
@@ -151,6 +172,8 @@ for (let round = 1; round <= ROUNDS; round += 1) {
     );
     const used = process.cpuUsage(cpu);
     const natsUsed = (await natsCpuMs()) - natsFrom;
+    let pgUsed = 0;
+    for (const [pid, ms] of await pgBackendsCpuMs(db)) pgUsed += ms - (pgFrom.get(pid) ?? 0);
     console.log(
       JSON.stringify({
         mode: MODE,
@@ -162,6 +185,9 @@ for (let round = 1; round <= ROUNDS; round += 1) {
         userMs: Math.round(used.user / 1000),
         systemMs: Math.round(used.system / 1000),
         ...(NATS_PID ? { natsCpuMsPerRecord: Number((natsUsed / RECORDS).toFixed(4)) } : {}),
+        ...(process.env.CONSUMER_BENCH_PG_CPU === '1'
+          ? { pgCpuMsPerRecord: Number((pgUsed / RECORDS).toFixed(4)) }
+          : {}),
         seconds: Number(((performance.now() - measuredFrom) / 1000).toFixed(2)),
         totalSeconds: Number(((performance.now() - started) / 1000).toFixed(2)),
         webhookRequests: receiver.deliveries.length,

@@ -37,6 +37,7 @@
  * BEGIN and COMMIT four in all, whatever the batch holds. PostgreSQL and PGlite both run
  * them (a multi-statement string would not take parameters on the pg driver).
  */
+import { createHash } from 'node:crypto';
 import type { SqlExecutor } from '@platform/core';
 import type { TargetEvent, WriteOutcome } from '../runtime/adapter-target.js';
 import {
@@ -169,7 +170,7 @@ const POSITION_SQL = `SELECT next_offset, last_record_id, last_published_at FROM
 const STORE_POSITION_SQL = `INSERT INTO relational_offsets
     (attachment_id, consumer_group, topic, partition, next_offset, last_record_id, last_published_at)
   SELECT $1, p.consumer_group, p.topic, p.partition, p.next_offset, p.last_record_id, p.last_published_at
-  FROM jsonb_to_record($ROWS::jsonb) AS p(consumer_group text, topic text, partition integer, next_offset bigint, last_record_id text, last_published_at bigint)
+  FROM jsonb_to_recordset($ROWS::jsonb) AS p(consumer_group text, topic text, partition integer, next_offset bigint, last_record_id text, last_published_at bigint)
   ON CONFLICT (attachment_id, consumer_group, topic, partition) DO UPDATE
     SET next_offset = EXCLUDED.next_offset, last_record_id = EXCLUDED.last_record_id,
       last_published_at = EXCLUDED.last_published_at, updated_at = now()`;
@@ -181,12 +182,13 @@ const STORE_POSITION_SQL = `INSERT INTO relational_offsets
  * created, updated and deleted topics are consumed side by side, and two batches deciding
  * on one key must do it one after the other.
  */
-const READ_SQL = `WITH p AS (
+export const READ_SQL = `WITH p AS (
     SELECT o.next_offset, o.last_record_id, o.last_published_at FROM relational_offsets o
     JOIN unnest($2::text[], $3::text[], $4::int[]) AS s (consumer_group, topic, partition)
       ON o.consumer_group = s.consumer_group AND o.topic = s.topic AND o.partition = s.partition
     WHERE o.attachment_id = $1 ORDER BY o.consumer_group, o.topic, o.partition FOR UPDATE OF o),
-  a AS (SELECT record_id::text AS record_id FROM audit_log WHERE attachment_id = $1 AND record_id = ANY($5::uuid[])),
+  a AS (SELECT u.id::text AS record_id FROM unnest($5::uuid[]) AS u (id)
+    CROSS JOIN LATERAL (SELECT 1 FROM audit_log l WHERE l.attachment_id = $1 AND l.record_id = u.id LIMIT 1) AS hit),
   r AS (INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
     SELECT $1, k, 0 FROM unnest($6::text[]) AS k ORDER BY k
     ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = relational_key_revisions.revision
@@ -194,6 +196,34 @@ const READ_SQL = `WITH p AS (
   SELECT 'p' AS kind, next_offset::text AS a, last_record_id AS b, last_published_at::text AS c FROM p
   UNION ALL SELECT 'a', record_id, NULL, NULL FROM a
   UNION ALL SELECT 'r', natural_key, revision::text, NULL FROM r`;
+
+/**
+ * Prepared once a session (PostgreSQL): parsed and planned once, not every batch. Safe
+ * with a generic plan: the audit look-up probes the index once per record id (the
+ * `LATERAL … LIMIT 1` is never turned into a scan of the attachment's whole audit log,
+ * which the planner chose for `record_id = ANY(…)` and which grew with the log), the
+ * offsets table holds one row per partition, and the rest are inserts.
+ */
+const READ_OPTIONS = { prepareAs: 'relational_batch_read' };
+
+/**
+ * The write statement's text depends only on the mapping and on which statements a batch
+ * needs, so a handful of texts recur: each is prepared under a name derived from it (one
+ * name, one text). Beyond `MAX_PREPARED` texts (a process with very many attachments),
+ * the rest run unprepared.
+ */
+const prepared = new Map<string, { prepareAs: string }>();
+const MAX_PREPARED = 256;
+function preparedAs(text: string): { prepareAs: string } | undefined {
+  let options = prepared.get(text);
+  if (!options && prepared.size < MAX_PREPARED) {
+    options = {
+      prepareAs: `relational_batch_write_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`,
+    };
+    prepared.set(text, options);
+  }
+  return options;
+}
 
 /** A `relational_offsets` row as a position (its publish time absent in rows written before it was kept). */
 const storedPosition = (
@@ -241,14 +271,18 @@ export async function writeRelationalBatch(
     a: string;
     b: string | null;
     c: string | null;
-  }>(READ_SQL, [
-    m.attachmentId,
-    slots.map((slot) => slot.consumerGroup),
-    slots.map((slot) => slot.topic),
-    slots.map((slot) => slot.partition),
-    events.map((e) => e.envelope.recordId),
-    revised,
-  ]);
+  }>(
+    READ_SQL,
+    [
+      m.attachmentId,
+      slots.map((slot) => slot.consumerGroup),
+      slots.map((slot) => slot.topic),
+      slots.map((slot) => slot.partition),
+      events.map((e) => e.envelope.recordId),
+      revised,
+    ],
+    READ_OPTIONS,
+  );
   // The stored positions (rows `p`) are read for their locks only; see 5.
   const seen = new Set(known.filter((row) => row.kind === 'a').map((row) => row.a.toLowerCase()));
   const applied = new Map<string, number>();
@@ -337,24 +371,27 @@ export async function writeRelationalBatch(
       REVISIONS_SQL,
       JSON.stringify(newest.map((e) => ({ natural_key: e.naturalKey, revision: e.revision }))),
     );
-  for (const { slot: at, position } of positionsAfter(events))
+  // Every slot's position in one statement (one row a slot), so the statement's text
+  // does not depend on how many partitions the batch spans.
+  const positions = positionsAfter(events);
+  if (positions.length > 0)
     cte(
       STORE_POSITION_SQL,
-      JSON.stringify({
-        consumer_group: at.consumerGroup,
-        topic: at.topic,
-        partition: at.partition,
-        next_offset: position.nextOffset,
-        last_record_id: position.lastRecordId,
-        last_published_at: position.lastPublishedAt ?? null,
-      }),
+      JSON.stringify(
+        positions.map(({ slot: at, position }) => ({
+          consumer_group: at.consumerGroup,
+          topic: at.topic,
+          partition: at.partition,
+          next_offset: position.nextOffset,
+          last_record_id: position.lastRecordId,
+          last_published_at: position.lastPublishedAt ?? null,
+        })),
+      ),
     );
   const changed = new Set<string>();
   if (parts.length > 0) {
-    const { rows: returned } = await tx.query<{ k: string }>(
-      `WITH ${parts.join(',\n')} ${changedKeys || 'SELECT NULL::text AS k WHERE false'}`,
-      params,
-    );
+    const text = `WITH ${parts.join(',\n')} ${changedKeys || 'SELECT NULL::text AS k WHERE false'}`;
+    const { rows: returned } = await tx.query<{ k: string }>(text, params, preparedAs(text));
     for (const row of returned) changed.add(row.k);
   }
   // keys as the statements return them → natural keys of the events
