@@ -137,12 +137,36 @@ export async function queuedRevisions(
 }
 
 /**
+ * One call of `intake_turn` (migration 008): marks `positions` sent, then, given
+ * `createsJson`, reserves and queues those creates (`reserveCreates`), in one round trip
+ * and one transaction. Returns the creates' reservation rows.
+ */
+export async function intakeTurn(
+  db: SqlExecutor,
+  positions: SentPosition[],
+  restartWindow: boolean,
+  createsJson: string | null,
+  owner: string | null,
+): Promise<Array<{ record_id: string; inserted: boolean; revision: number }>> {
+  const { rows } = await db.query<{ record_id: string; inserted: boolean; revision: number }>(
+    `SELECT record_id, inserted, revision
+     FROM intake_turn($1::uuid[], $2::integer[], $3::bigint[], $4::text[], $5::boolean, $6::jsonb, $7::text)`,
+    [...positionArrays(positions), restartWindow, createsJson, owner],
+    // Every request's micro-batch runs it: parsed once a session. The function plans its
+    // mark-sent each call with the positions known (the migration says why).
+    { prepareAs: 'integration_intake_turn' },
+  );
+  return rows;
+}
+
+/**
  * Marks published events sent at their broker position (out of the unsent queue) and
  * applies them to the read model (a create becomes active, an update replaces the state, a
  * tombstone deletes), unless the read model already holds a later revision of the key.
  * One statement. `restartWindow` (the relay, publishing events queued any time ago) starts
  * their reconciler window now; a request's events keep the one their queuing started, so
- * their outbox row's update stays HOT.
+ * their outbox row's update stays HOT. A request's events are marked in the turn that
+ * reserves the next creates (`reserveAndMarkSent`, read-model.ts).
  */
 export async function markSent(
   db: SqlExecutor,
@@ -150,31 +174,7 @@ export async function markSent(
   restartWindow = false,
 ): Promise<void> {
   if (positions.length === 0) return;
-  await db.query(
-    `WITH sent AS (
-       UPDATE intake_outbox o SET sent_at = now(), partition = r.partition, "offset" = r."offset",
-         dedupe_id = COALESCE(r.dedupe_id, o.dedupe_id)${restartWindow ? ', window_at = now()' : ''}
-       FROM ${POSITIONS} WHERE o.record_id = r.record_id
-       RETURNING o.seq, o.record_id, o.contract_id, o.natural_key, o.kind, o.envelope, o.revision
-     ), dequeued AS (DELETE FROM intake_outbox_unsent u USING sent WHERE u.seq = sent.seq)
-     UPDATE submitted_records s SET
-       state = CASE WHEN sent.kind = 'delete' THEN 'deleted' ELSE 'active' END,
-       record_id = sent.record_id,
-       record_type = sent.envelope->>'recordType',
-       schema_version = (sent.envelope->>'schemaVersion')::integer,
-       payload = CASE WHEN sent.kind = 'delete' THEN s.payload ELSE sent.envelope->'payload' END,
-       occurred_at = (sent.envelope->>'occurredAt')::timestamptz,
-       trace_id = (sent.envelope->>'traceId')::uuid,
-       revision = sent.revision,
-       updated_at = now()
-     FROM sent
-     WHERE s.contract_id = sent.contract_id AND s.natural_key = sent.natural_key
-       AND (s.revision < sent.revision OR (s.revision = sent.revision AND s.record_id = sent.record_id))`,
-    // Not prepared (`prepareAs`): a generic plan made while the tables were small joined
-    // them by sequential scans and kept doing so as they grew (37 buffer hits a record
-    // against 22, 27 Nov 2026); planned each time, it finds the rows by key.
-    positionArrays(positions),
-  );
+  await intakeTurn(db, positions, restartWindow, null, null);
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { SqlExecutor } from '@platform/core';
 import type { Envelope } from '../contracts/envelope.js';
-import { storedEnvelope } from './outbox.js';
+import { intakeTurn, storedEnvelope, type SentPosition } from './outbox.js';
 
 export interface ReadModelRecord {
   recordId: string;
@@ -86,6 +86,20 @@ export async function reserveCreates(
   creates: QueuedCreate[],
   owner: string,
 ): Promise<Reservation[]> {
+  return reserveAndMarkSent(db, creates, [], owner);
+}
+
+/**
+ * One turn of the intake (migration 008's `intake_turn`): `positions` marked sent
+ * (`markSent`), then `creates` reserved (`reserveCreates`), in one round trip and one
+ * commit where each was its own. Returns the creates' reservations, in order.
+ */
+export async function reserveAndMarkSent(
+  db: SqlExecutor,
+  creates: QueuedCreate[],
+  positions: SentPosition[],
+  owner: string,
+): Promise<Reservation[]> {
   const firstOfKey = new Map<string, number>();
   creates.forEach(({ envelope: e }, i) => {
     const slot = `${e.contractId}\u0000${e.naturalKey}`;
@@ -96,36 +110,7 @@ export async function reserveCreates(
     const { envelope, topic, storedJson } = creates[i]!;
     rows += `${rows ? ',' : '['}{"topic":${JSON.stringify(topic)},"e":${storedJson ?? JSON.stringify(storedEnvelope(envelope))}}`;
   }
-  const { rows: taken } = await db.query<{
-    record_id: string;
-    inserted: boolean;
-    revision: number;
-  }>(
-    `WITH r AS (SELECT e->>'contractId' AS contract_id, e->>'naturalKey' AS natural_key, (e->>'recordId')::uuid AS record_id,
-       e->>'recordType' AS record_type, (e->>'schemaVersion')::integer AS schema_version, e->'payload' AS payload,
-       (e->>'occurredAt')::timestamptz AS occurred_at, (e->>'traceId')::uuid AS trace_id, topic, e AS envelope
-       FROM jsonb_to_recordset($1::jsonb) AS j(topic text, e jsonb)),
-     taken AS (
-       INSERT INTO submitted_records (contract_id, natural_key, record_id, record_type, schema_version, payload, occurred_at, trace_id, state)
-       SELECT r.contract_id, r.natural_key, r.record_id, r.record_type, r.schema_version, r.payload, r.occurred_at, r.trace_id, 'pending'
-       FROM r
-       ON CONFLICT (contract_id, natural_key) DO UPDATE SET record_id = EXCLUDED.record_id, record_type = EXCLUDED.record_type,
-         schema_version = EXCLUDED.schema_version, payload = EXCLUDED.payload, occurred_at = EXCLUDED.occurred_at,
-         trace_id = EXCLUDED.trace_id, state = 'pending', revision = submitted_records.revision + 1, created_at = now(), updated_at = now()
-       WHERE submitted_records.state = 'deleted'
-       RETURNING record_id, (xmax = 0) AS inserted, revision
-     ), queued AS (
-       INSERT INTO intake_outbox (record_id, contract_id, natural_key, kind, topic, envelope, revision, owner)
-       SELECT r.record_id, r.contract_id, r.natural_key, 'create', r.topic, r.envelope, taken.revision, $2
-       FROM taken JOIN r ON r.record_id = taken.record_id
-       RETURNING seq
-     ), unsent AS (INSERT INTO intake_outbox_unsent (seq) SELECT seq FROM queued)
-     SELECT record_id::text AS record_id, inserted, revision FROM taken`,
-    [`${rows}]`, owner],
-    // Every request's micro-batch runs it: parsed and planned once a session. Its plan
-    // does not depend on the tables' size (inserts; conflicts found by the primary key).
-    { prepareAs: 'integration_reserve_creates' },
-  );
+  const taken = await intakeTurn(db, positions, false, rows ? `${rows}]` : null, owner);
   const byId = new Map(taken.map((row) => [row.record_id.toLowerCase(), row]));
   return creates.map(({ envelope: e }) => {
     const row = byId.get(e.recordId.toLowerCase());

@@ -37,10 +37,15 @@ import type { ContractCache } from './contract-cache.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import type { Operation, SubmissionMetrics } from './metrics.js';
 import { revisionsAfterLostAnswer } from './in-doubt-write.js';
-import { discardUnsent, enqueueEvent, markSent, type SentPosition } from './outbox.js';
+import { discardUnsent, enqueueEvent, type SentPosition } from './outbox.js';
 import type { OutboxRelay } from './outbox-relay.js';
 import { publishEnvelope, withRevision } from './publish-envelope.js';
-import { findActive, reserveCreates, type QueuedCreate, type Reservation } from './read-model.js';
+import {
+  findActive,
+  reserveAndMarkSent,
+  type QueuedCreate,
+  type Reservation,
+} from './read-model.js';
 
 export interface SubmissionDeps {
   db: SqlDatabase;
@@ -61,29 +66,49 @@ export interface SubmissionDeps {
 }
 
 /**
- * The intake writes, each one statement for all the events in flight at once: creates
- * reserved and queued in the outbox, published events marked sent. `relay` finishes what
- * a request could not.
+ * The intake writes, one call (`intake_turn`) for all the events in flight at once:
+ * published events marked sent, then creates reserved and queued in the outbox. `relay`
+ * finishes what a request could not.
  */
 export interface IntakeWriter {
   owner: string;
-  reserve: MicroBatcher<QueuedCreate, Reservation>;
-  sent: MicroBatcher<SentPosition, void>;
+  reserve: Pick<MicroBatcher<QueuedCreate, Reservation>, 'run'>;
+  sent: Pick<MicroBatcher<SentPosition, void>, 'run'>;
   relay: Pick<OutboxRelay, 'strand'>;
 }
+
+/** An item of an intake turn: a create to reserve or a published event to mark sent. */
+type TurnItem = { create: QueuedCreate; sent?: undefined } | { sent: SentPosition };
 
 export function createIntakeWriter(
   db: SqlDatabase,
   owner: string,
   relay: Pick<OutboxRelay, 'strand'>,
 ): IntakeWriter {
+  // One batcher for both: the marks of the events published since the last turn ride
+  // with the next creates (one round trip and one commit a turn, not two).
+  const turn = new MicroBatcher<TurnItem, Reservation | undefined>(async (items) => {
+    const creates: QueuedCreate[] = [];
+    const positions: SentPosition[] = [];
+    for (const item of items) {
+      if (item.sent) positions.push(item.sent);
+      else creates.push(item.create);
+    }
+    const reservations = await reserveAndMarkSent(db, creates, positions, owner);
+    let next = 0;
+    return items.map((item) => (item.sent ? undefined : reservations[next++]));
+  });
   return {
     owner,
-    reserve: new MicroBatcher((creates) => reserveCreates(db, creates, owner)),
-    sent: new MicroBatcher(async (positions) => {
-      await markSent(db, positions);
-      return positions.map(() => undefined);
-    }),
+    reserve: {
+      run: (creates) => turn.run(creates.map((create) => ({ create }))) as Promise<Reservation[]>,
+    },
+    sent: {
+      run: async (positions) => {
+        await turn.run(positions.map((sent) => ({ sent })));
+        return positions.map(() => undefined);
+      },
+    },
     relay,
   };
 }
