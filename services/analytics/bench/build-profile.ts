@@ -12,17 +12,19 @@
  * The warehouse file is removed first (a first build) unless `--rerun` is given: then an
  * existing warehouse is built over (the MERGE path of an incremental batch or a re-run).
  */
-// First, as in `analytics build` (cli-entry.ts): DuckDB's allocator settings apply at load.
-import '../src/pipeline/build-allocator.js';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { runPipeline, type StatementReport } from '../src/pipeline/run-pipeline.js';
+import { configureBuildAllocator } from '../src/pipeline/build-allocator.js';
+import type { StatementReport } from '../src/pipeline/run-pipeline.js';
 
 const [sourceDir, warehouseFile, mode] = process.argv.slice(2);
 if (!sourceDir || !warehouseFile || (mode !== undefined && mode !== '--rerun')) {
   process.stderr.write('usage: build-profile SOURCE_DIR WAREHOUSE_FILE [--rerun]\n');
   process.exit(2);
 }
+// First, as in `analytics build` (cli-entry.ts): DuckDB's allocator settings apply at load.
+configureBuildAllocator(sourceDir);
+const { runPipeline } = await import('../src/pipeline/run-pipeline.js');
 if (mode !== '--rerun') rmSync(warehouseFile, { force: true });
 const PAGE_MB = 4096 / 2 ** 20;
 /** Resident set now, MB (statm's second field, in pages). */

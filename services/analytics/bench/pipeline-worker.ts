@@ -3,15 +3,16 @@
  * the process's peak RSS (DuckDB's native memory included). Used by the benchmark.
  *   node --import tsx bench/pipeline-worker.ts SOURCE_DIR WAREHOUSE_FILE
  */
-// First, as in `analytics build` (cli-entry.ts): DuckDB's allocator settings apply at load.
-import '../src/pipeline/build-allocator.js';
-import { runPipeline } from '../src/pipeline/run-pipeline.js';
+import { configureBuildAllocator } from '../src/pipeline/build-allocator.js';
 
 const [sourceDir, warehouseFile] = process.argv.slice(2);
 if (!sourceDir || !warehouseFile) {
   process.stderr.write('usage: pipeline-worker SOURCE_DIR WAREHOUSE_FILE\n');
   process.exit(2);
 }
+// First, as in `analytics build` (cli-entry.ts): DuckDB's allocator settings apply at load.
+configureBuildAllocator(sourceDir);
+const { runPipeline } = await import('../src/pipeline/run-pipeline.js');
 const result = await runPipeline({ sourceDir, warehouseFile });
 process.stdout.write(
   `${JSON.stringify({
