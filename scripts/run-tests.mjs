@@ -10,6 +10,9 @@
 //                                                   (scripts/test-failures-reporter.mjs)
 //   TEST_TIMINGS_FILE=t.txt ...                     also writes each file's time to t.txt,
 //                                                   slowest first (scripts/test-timings-reporter.mjs)
+//   TEST_CPU_FILE=c.txt ...                         also appends each file's CPU seconds (its own
+//                                                   and its waited children's) to c.txt
+//                                                   (scripts/test-exit-guard.mjs)
 //   TEST_LIST_ONLY=1 ...                            prints the files in start order, runs none
 //
 // Files start in the order of scripts/slow-tests.txt first (the slowest files), then the
@@ -98,6 +101,14 @@ const child = spawn(
     ...reporters,
     ...files,
   ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      ...(process.env.TEST_CPU_FILE && { TEST_CPU_FILE: resolve(process.env.TEST_CPU_FILE) }),
+    },
+  },
 );
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

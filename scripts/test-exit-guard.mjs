@@ -56,3 +56,25 @@ if (isTestFile) {
   // into an exit with the status the default action would have given.
   process.once('SIGTERM', () => exit.call(process, 128 + 15));
 }
+
+// 3. TEST_CPU_FILE=f (scripts/run-tests.mjs passes an absolute path): each test file
+//    appends the CPU seconds it used, with its children's that it waited for (utime,
+//    stime, cutime, cstime of /proc/self/stat), so the suite's CPU can be kept down file
+//    by file: on 2 cores the suite is CPU-bound, and wall times mostly show the neighbours.
+if (isTestFile && process.env.TEST_CPU_FILE) {
+  const { appendFileSync, readFileSync } = await import('node:fs');
+  process.on('exit', () => {
+    try {
+      const stat = readFileSync('/proc/self/stat', 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // Fields 14–17 of proc(5), counted from the state (field 3) at index 0.
+      const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+      appendFileSync(
+        process.env.TEST_CPU_FILE,
+        `${(ticks / 100).toFixed(1)}\t${process.argv[1]}\n`,
+      );
+    } catch {
+      // No /proc (not Linux): no figure.
+    }
+  });
+}

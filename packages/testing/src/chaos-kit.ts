@@ -16,6 +16,28 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/**
+ * Draws fault kinds in rounds, each round a seeded shuffle of `kinds`: every kind comes
+ * once in any `kinds.length` faults in a row. A short run (`npm test`) then covers every
+ * kind with as many faults as there are kinds, where independent draws need about three
+ * times as many to miss none; the long runs keep independent draws (`pick`), so their
+ * recorded seeds still repeat.
+ */
+export function kindsInRounds<T>(kinds: readonly T[], random: () => number): () => T {
+  let round: T[] = [];
+  return () => {
+    if (round.length === 0) {
+      round = [...kinds];
+      // Fisher–Yates, from the seeded stream.
+      for (let i = round.length - 1; i > 0; i -= 1) {
+        const j = Math.floor(random() * (i + 1));
+        [round[i], round[j]] = [round[j]!, round[i]!];
+      }
+    }
+    return round.pop()!;
+  };
+}
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Resolves once `check` holds (a throwing check counts as not yet); throws after `timeoutMs`. */

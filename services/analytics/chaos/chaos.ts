@@ -28,6 +28,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import {
   bundleEntry,
   diskFaultLibrary,
+  kindsInRounds,
   quantile,
   RestartableService,
   seededRandom,
@@ -54,6 +55,8 @@ const { values: argv } = parseArgs({
      * taken 0.5–2 s earlier).
      */
     kinds: { type: 'string' },
+    /** Kinds drawn in rounds, each a seeded shuffle of all kinds (the short run in `npm test`). */
+    'every-kind': { type: 'boolean', default: false },
   },
 });
 const FAULTS = Number(argv.faults);
@@ -242,11 +245,14 @@ async function main(): Promise<void> {
         reads.some((r) => r.at >= since && r.buildId === buildId),
       );
 
+    const nextKind = argv['every-kind']
+      ? kindsInRounds(KIND_LIST, random)
+      : () => KIND_LIST[Math.floor(random() * KIND_LIST.length)]!;
     for (let i = 0; i < FAULTS; i += 1) {
       // The fault after `step` step lines, a part of the next step's time later.
       const step = Math.floor(random() * (stepMs.length + 1));
       const delay = random() * (stepMs[step] ?? stepMs.at(-1) ?? 100);
-      const kind = KIND_LIST[Math.floor(random() * KIND_LIST.length)]!;
+      const kind = nextKind();
       const build = runBuild(['build', '--source', source], kind === 'disk-full');
       // Step 0 is timed from the build's start (its scratch copy appearing), not from the
       // spawn: Node's start-up takes longer than the first step, so a fault timed from

@@ -52,6 +52,7 @@ import {
   ENOSPC,
   fiuAvailable,
   guardEngines,
+  kindsInRounds,
   RestartableService,
   restoreCopy,
   seededRandom,
@@ -81,6 +82,8 @@ const { values: argv } = parseArgs({
     keep: { type: 'boolean', default: false },
     /** Quiet time before each fault: gap-ms plus up to twice as much again (seeded). */
     'gap-ms': { type: 'string', default: '1000' },
+    /** Kinds drawn in rounds, each a seeded shuffle of all kinds (the short run in `npm test`). */
+    'every-kind': { type: 'boolean', default: false },
     /** 0: recovery times are reported, not held to a bound (timed checks do not belong in tests). */
     'recovery-bound-ms': { type: 'string', default: '10000' },
   },
@@ -400,9 +403,12 @@ async function main(): Promise<void> {
       return Number.POSITIVE_INFINITY;
     };
 
+    const nextKind = argv['every-kind']
+      ? kindsInRounds(kinds, faultRandom)
+      : () => pick(kinds, faultRandom);
     for (let i = 0; i < FAULTS; i += 1) {
       await sleep(GAP_MS + faultRandom() * 2 * GAP_MS);
-      const kind = pick(kinds, faultRandom);
+      const kind = nextKind();
       let returnedAt: number;
       switch (kind) {
         case 'kill -9 service':

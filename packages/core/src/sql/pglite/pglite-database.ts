@@ -39,7 +39,8 @@ import { isDiskFailure } from '../../errors/dependency-unavailable.js';
 import { ADVISORY_LOCK_SQL, advisoryLockKey, assertChannelName } from '../advisory-key.js';
 import { JSON_TYPE_OIDS, parseJsonValue } from '../json-values.js';
 import type { QueryResult, SqlDatabase, SqlExecutor } from '../sql-database.js';
-import { openMemoryPglite } from './memory-template.js';
+import { dropFreshClusterCopy, openMemoryPglite } from './memory-template.js';
+import { copyForNewFolder, emptyNewFolder, finishNewFolder } from './new-folder.js';
 import { guardPanics, type PanicGuard } from './panic-guard.js';
 import { WalSync, type NodeFsInternals } from './wal-sync.js';
 
@@ -117,7 +118,21 @@ export async function createPgliteDatabase({
       return { pg, wal: undefined, guard: guardPanics(pg) };
     }
     const wal = new WalSync(dataDir, beforeWalSync);
-    const pg = await PGlite.create({ fs: new WalWatchingNodeFS(dataDir, wal), parsers });
+    // A new folder from the copy of a fresh cluster (new-folder.ts): initdb is most of
+    // the cost of a first start.
+    const copy = await copyForNewFolder(dataDir);
+    const create = (loadDataDir?: Blob) =>
+      PGlite.create({ fs: new WalWatchingNodeFS(dataDir, wal), parsers, loadDataDir });
+    let pg: PGlite;
+    try {
+      pg = await create(copy);
+    } catch (error) {
+      if (!copy) throw error;
+      // A copy that does not load (cut short, another build): initdb, as without one.
+      await dropFreshClusterCopy();
+      await emptyNewFolder(dataDir);
+      pg = await create();
+    }
     // Without the hook nothing could be synced: refuse rather than acknowledge in the dark.
     if (!wal.watching) {
       await pg.close();
@@ -125,6 +140,7 @@ export async function createPgliteDatabase({
     }
     try {
       await wal.syncDataDir();
+      if (copy) await finishNewFolder(dataDir);
     } catch (error) {
       // Dropped unclosed, as a retired instance: its folder cannot take a sync.
       await wal.close();
