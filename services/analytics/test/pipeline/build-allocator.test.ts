@@ -61,8 +61,20 @@ describe(
       assert.ok(smallHeld >= HELD_MB, `a small build's allocator held only ${smallHeld} MB`);
     });
 
-    it('chooses by the CSV files’ bytes; an unreadable folder counts as large', () => {
+    it('chooses by the CSV files’ bytes; an unreadable folder counts as large', async () => {
       assert.equal(buildMallocConf(small), undefined);
+      // 200,000 orders (94 MB of CSV) peaked at 793–871 MB with the decay: already large.
+      const mid = join(root, 'mid');
+      await run('mkdir', [mid]);
+      await writeFile(join(mid, 'olist_orders_dataset.csv'), '');
+      await truncate(join(mid, 'olist_orders_dataset.csv'), 94_000_000);
+      assert.equal(buildMallocConf(mid), 'dirty_decay_ms:0,muzzy_decay_ms:0');
+      // 100,000 orders (45 MB) keep DuckDB's faster default.
+      const hundredK = join(root, 'hundred-k');
+      await run('mkdir', [hundredK]);
+      await writeFile(join(hundredK, 'olist_orders_dataset.csv'), '');
+      await truncate(join(hundredK, 'olist_orders_dataset.csv'), 45_000_000);
+      assert.equal(buildMallocConf(hundredK), undefined);
       assert.equal(buildMallocConf(large), 'dirty_decay_ms:0,muzzy_decay_ms:0');
       assert.equal(buildMallocConf(join(root, 'missing')), 'dirty_decay_ms:0,muzzy_decay_ms:0');
     });
