@@ -80,13 +80,28 @@ const sourceUrls: Plugin = {
   },
 };
 
+/** This process's bundles, by entry: a test that starts a service five times bundles it once. */
+const bundles = new Map<string, Promise<string>>();
+
 /**
  * Compiles `entry` (a `.ts` file inside a workspace package: `packageDir`) and returns the
- * path of the bundle. Each call compiles afresh (a fraction of a second), so the bundle
- * is never older than the sources; the file is named by its content, so harnesses running
- * at once share one when their sources agree, and the folder holds one file per version.
+ * path of the bundle. Each process compiles it afresh on its first call (a fraction of a
+ * second), so the bundle is never older than the sources it started with; the file is
+ * named by its content, so harnesses running at once share one when their sources agree,
+ * and the folder holds one file per version.
  */
-export async function bundleEntry(packageDir: string, entry: string): Promise<string> {
+export function bundleEntry(packageDir: string, entry: string): Promise<string> {
+  const key = `${packageDir}\0${entry}`;
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = writeBundle(packageDir, entry);
+    bundles.set(key, bundle);
+    bundle.catch(() => bundles.delete(key));
+  }
+  return bundle;
+}
+
+async function writeBundle(packageDir: string, entry: string): Promise<string> {
   const outDir = join(packageDir, 'node_modules', '.cache', 'bundled-entries');
   const result = await build({
     entryPoints: [entry],

@@ -34,6 +34,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleEntry } from './bundled-entry.js';
 import { skipReason } from './engines.js';
 import { freePort } from './free-port.js';
 
@@ -255,9 +256,12 @@ export async function startServiceUnderFiu(
 ) {
   const work = mkdtempSync(join(tmpdir(), 'disk-fault-'));
   const port = await freePort();
+  // Bundled once, as the chaos harnesses run it: tsx's loader costs about a second of CPU
+  // a start, and these tests start the service again and again.
+  const main = await bundleEntry(serviceDir, join(serviceDir, 'src', 'main.ts'));
   const child = spawnUnderFiu(
     process.execPath,
-    ['--import', 'tsx', 'src/main.ts'],
+    [main],
     {
       cwd: serviceDir,
       env: { ...env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: join(work, 'data') },

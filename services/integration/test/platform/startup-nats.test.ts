@@ -60,7 +60,7 @@ const JETSTREAM_NOT_ANSWERING = `${WITH_JETSTREAM}accounts { APP: { users: [{ us
 
 async function startIntegration(t: TestContext, natsPort: number) {
   const ports = await platformPorts();
-  const platform = spawnServiceMain(t, MAIN, {
+  const platform = await spawnServiceMain(t, MAIN, {
     ...ports,
     NATS_URL: `nats://127.0.0.1:${natsPort}`,
     INTEGRATION_ROLES: 'control-plane,submission',

@@ -22,7 +22,7 @@ const { url: postgresUrl, skip } = await startupTestPostgres();
 
 async function startIntegration(t: TestContext, databaseUrl: string) {
   const ports = await platformPorts();
-  const platform = spawnServiceMain(t, MAIN, {
+  const platform = await spawnServiceMain(t, MAIN, {
     ...ports,
     DATABASE_URL: databaseUrl,
     INTEGRATION_ROLES: 'control-plane,submission',

@@ -23,7 +23,7 @@ const { url: postgresUrl, skip } = await startupTestPostgres();
 
 async function startRender(t: TestContext, databaseUrl: string) {
   const port = await freePort();
-  const service = spawnServiceMain(t, MAIN, {
+  const service = await spawnServiceMain(t, MAIN, {
     DATABASE_URL: databaseUrl,
     PORT: String(port),
     BEATMAPS_DIR: madeOsuFixturesDir(),
