@@ -57,6 +57,7 @@ import {
   copyWhilePaused,
   diskFaultLibrary,
   guardEngines,
+  kindsInRounds,
   madeOsuFixture,
   madeOsuFixturesDir,
   quantile,
@@ -84,6 +85,8 @@ const { values: argv } = parseArgs({
     engines: { type: 'string', default: 'postgres' },
     /** Quiet time before each fault: gap-ms plus up to twice as much again (seeded). */
     'gap-ms': { type: 'string', default: '2000' },
+    /** Kinds drawn in rounds, each a seeded shuffle of all kinds (the short run in `npm test`). */
+    'every-kind': { type: 'boolean', default: false },
     /** One submission every pace-ms. */
     'pace-ms': { type: 'string', default: '1500' },
     /** 0: recovery times are reported, not held to a bound (timed checks do not belong in tests). */
@@ -450,6 +453,9 @@ async function main(): Promise<void> {
       finishEarly = true;
       log('SIGUSR2: no more faults; checking the end state');
     });
+    const nextKind = argv['every-kind']
+      ? kindsInRounds(kinds, faultRandom)
+      : () => pick(kinds, faultRandom);
     for (let i = 0; i < FAULTS && !finishEarly; i += 1) {
       await sleep(GAP_MS + faultRandom() * 2 * GAP_MS);
       // Each fault finds the API (what answers 202) serving, so an engine's recovery is
@@ -459,7 +465,7 @@ async function main(): Promise<void> {
       await until('the API serves', RESTART_WINDOW_MS, () => healthy(api)).catch(() =>
         log(`the API does not serve after ${RESTART_WINDOW_MS} ms; faulting on`),
       );
-      const kind = pick(kinds, faultRandom);
+      const kind = nextKind();
       let returnedAt: number;
       switch (kind) {
         case 'kill -9 service':

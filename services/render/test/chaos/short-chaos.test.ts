@@ -1,14 +1,16 @@
 /**
- * The short seeded render chaos run (issue 21): `chaos/chaos.ts` with 20 faults in all, in
+ * The short seeded render chaos run (issue 21): `chaos/chaos.ts` with 12 faults in all, in
  * two runs side by side (they share nothing: each its own engines, ports and folder).
+ * `--every-kind` draws the kinds in rounds (each a seeded shuffle), so each run's faults are
+ * one of each of its kinds; the seeded independent draws they replaced (28 Nov: 14 and 6
+ * faults) covered the same kinds with more faults.
  *
- * - 14 faults on its own PostgreSQL, Redis and s3rver (free ports, throw-away folders;
- *   never the shared ones), an API instance and two worker-only instances as processes;
- *   seed 21 draws every one of the eight kinds (kill -9 postgres ×3, stall redis ×2,
- *   stall postgres ×2, kill -9 api ×2, cut redis ×2, cut postgres, kill -9 worker,
- *   kill -9 redis).
- * - 6 faults on the embedded defaults (one process, PGlite and files): seed 21 draws each
- *   of the four kinds (disk full ×2, power loss ×2, disk failing, kill -9 service). The
+ * - 8 faults on its own PostgreSQL, Redis and s3rver (free ports, throw-away folders;
+ *   never the shared ones), an API instance and two worker-only instances as processes:
+ *   kill -9 api, kill -9 worker, kill -9 postgres, kill -9 redis, cut and stall of
+ *   postgres and of redis.
+ * - 4 faults on the embedded defaults (one process, PGlite and files): disk full, disk
+ *   failing, power loss, kill -9 service. The
  *   disk faults come from packages/testing's lock-free preload (`spawnUnderFiu`'s
  *   `lockFree`), which replaced libfiu's fiu-run here: under fiu-run a fork by the service
  *   could hang before its exec (libfiu's locks; packages/testing native/disk-faults.c),
@@ -46,7 +48,8 @@ const ffprobe = spawnSync('ffprobe', ['-version']).status === 0;
 const probeSkip = skipReason('ffprobe on PATH (the videos are probed)', ffprobe);
 
 /** A short seeded run with `args` added; passes on an end state with nothing lost or twice. */
-async function shortRun(signal: AbortSignal, faults: number, args: string[]) {
+async function shortRun(signal: AbortSignal, kinds: readonly string[], args: string[]) {
+  const faults = kinds.length;
   const { code, output } = await runChaosHarness(
     signal,
     SERVICE_DIR,
@@ -54,6 +57,7 @@ async function shortRun(signal: AbortSignal, faults: number, args: string[]) {
       ...args,
       '--faults',
       String(faults),
+      '--every-kind',
       '--seed',
       String(Number(process.env.CHAOS_SEED ?? 21)),
       '--gap-ms',
@@ -70,7 +74,21 @@ async function shortRun(signal: AbortSignal, faults: number, args: string[]) {
   assert.equal(code, 0, `the chaos run failed:\n${output.slice(-6000)}`);
   assert.match(output, new RegExp(`faults ${faults} of ${faults}\\n`));
   assert.match(output, /lost 0; .*duplicated 0; .*problems 0; service crashes 0/);
+  for (const kind of kinds)
+    assert.match(output, new RegExp(`^\\| ${kind} \\| `, 'm'), `no ${kind} fault drawn`);
 }
+
+const ENGINE_KINDS = [
+  'kill -9 api',
+  'kill -9 worker',
+  'kill -9 postgres',
+  'kill -9 redis',
+  'cut postgres',
+  'cut redis',
+  'stall postgres',
+  'stall redis',
+];
+const EMBEDDED_KINDS = ['kill -9 service', 'disk full', 'disk failing', 'power loss'];
 
 describe('render chaos, short', { concurrency: 2 }, () => {
   it(
@@ -84,7 +102,7 @@ describe('render chaos, short', { concurrency: 2 }, () => {
         skipReason('redis-server on PATH', has('redis-server')) ??
         probeSkip,
     },
-    (t) => shortRun(t.signal, 14, []),
+    (t) => shortRun(t.signal, ENGINE_KINDS, []),
   );
 
   it(
@@ -97,6 +115,6 @@ describe('render chaos, short', { concurrency: 2 }, () => {
           diskFaultLibrary() !== undefined,
         ),
     },
-    (t) => shortRun(t.signal, 6, ['--engines', 'embedded']),
+    (t) => shortRun(t.signal, EMBEDDED_KINDS, ['--engines', 'embedded']),
   );
 });

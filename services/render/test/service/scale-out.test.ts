@@ -13,11 +13,14 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { freePort, madeOsuFixturesDir } from '@platform/testing';
+import { bundleEntry, freePort, madeOsuFixturesDir } from '@platform/testing';
 import { readFixture } from '../helpers/fixtures.js';
 import { engineSets, multipart, openTestEngines, type TestEngines } from '../helpers/harness.js';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+// Bundled once (packages/testing's bundled-entry): four instances under tsx cost about a
+// second of CPU each for the loader alone.
+const MAIN = await bundleEntry(SERVICE_DIR, join(SERVICE_DIR, 'src', 'main.ts'));
 const real = (await engineSets()).find((e) => e.kind === 'real')!;
 /** Reaper settings of the API instances: a dead worker's job is noticed within seconds. */
 const STUCK_JOB_SECONDS = 12;
@@ -50,7 +53,7 @@ describe(
     async function start(name: string, role: Record<string, string>): Promise<Instance> {
       const port = await freePort();
       const s3 = engines.s3!;
-      const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      const child = spawn(process.execPath, [MAIN], {
         env: {
           ...process.env,
           PORT: String(port),
