@@ -437,8 +437,10 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const startedPaced = performance.now();
     const inFlight: Promise<void>[] = [];
     for (let i = 0; i < LATENCY_RECORDS; i += 1) {
-      const due = startedPaced + (i * 1000) / RATE;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+      // Waits only while ahead of the schedule: a timer is at least 1 ms, so waiting on one
+      // for every record (as before 28 Nov) held the rate under 1,000/s (747/s submitted).
+      const wait = startedPaced + (i * 1000) / RATE - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       inFlight.push(submit(paced));
     }
     await Promise.all(inFlight);
