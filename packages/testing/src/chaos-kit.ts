@@ -3,6 +3,7 @@
  * random generator (a run repeats for its seed), waits bounded by a deadline or by
  * progress (a loaded machine is slower, not stuck), and a quantile of recovery times.
  */
+import assert from 'node:assert/strict';
 
 /** mulberry32: a small seeded generator in [0, 1). */
 export function seededRandom(seed: number): () => number {
@@ -82,6 +83,23 @@ export function quantile(values: readonly number[], q: number): number | undefin
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+}
+
+/**
+ * Holds that a chaos run drew every kind it was given (`--every-kind` short runs): the
+ * harness names its kinds in its first line (`… faults of a, b, c; …`, the disk kinds left
+ * out without their tools) and its table has a row per kind drawn (`| kind | …`, or
+ * `| kind after step …` for analytics).
+ */
+export function assertEveryKindDrawn(output: string): void {
+  const named = /faults of ([^;\n]+);/.exec(output);
+  assert.ok(named, 'the run does not name its fault kinds');
+  for (const kind of named[1]!.split(', '))
+    assert.match(
+      output,
+      new RegExp(`^\\| ${kind.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (\\||after step)`, 'm'),
+      `no ${kind} fault drawn`,
+    );
 }
 
 /**

@@ -25,6 +25,7 @@ export {
   type OwnNats,
 } from './own-engines.js';
 export {
+  assertEveryKindDrawn,
   kindsInRounds,
   quantile,
   runChaosHarness,
