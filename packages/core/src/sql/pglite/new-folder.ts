@@ -11,20 +11,12 @@
  * marker) is unpacked into; anything else is left to PGlite as before.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { open, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { syncPath } from '../../storage/sync-path.js';
 import { freshClusterCopy } from './memory-template.js';
 
 const MARKER = '.pglite-unpacking';
-
-async function syncFolder(dataDir: string): Promise<void> {
-  const handle = await open(dataDir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /**
  * The copy to unpack into `dataDir` (already created), with the marker written and
@@ -43,7 +35,7 @@ export async function copyForNewFolder(dataDir: string): Promise<Blob | undefine
   }
   if (!unpacking) {
     await writeFile(join(dataDir, MARKER), '', { flush: true });
-    await syncFolder(dataDir);
+    await syncPath(dataDir);
   }
   return copy;
 }
@@ -51,7 +43,7 @@ export async function copyForNewFolder(dataDir: string): Promise<Blob | undefine
 /** After the unpacked files are synced: the marker removed, durably. */
 export async function finishNewFolder(dataDir: string): Promise<void> {
   await rm(join(dataDir, MARKER), { force: true });
-  await syncFolder(dataDir);
+  await syncPath(dataDir);
 }
 
 /** The copy did not load: the folder emptied (marker kept) for initdb to run in. */

@@ -38,6 +38,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DEFAULT_CONTENT_TYPE, DEFAULT_SIGNED_URL_EXPIRES_SECONDS } from '../object-defaults.js';
+import { syncPath } from '../sync-path.js';
 import { assertValidObjectKey, assertValidObjectPrefix } from '../object-key.js';
 import {
   ObjectNotFoundError,
@@ -377,15 +378,5 @@ export class FsObjectStore implements ObjectStore, SignedObjectServer {
       if (entry.isDirectory()) await this.#walk(join(dir, entry.name), `${key}/`, into);
       else if (entry.isFile()) into.push(key);
     }
-  }
-}
-
-/** fsync of a file or folder by its path (on Linux any fd of a file syncs it). */
-async function syncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
