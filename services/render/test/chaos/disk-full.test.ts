@@ -83,7 +83,11 @@ test(
   'a full disk: 503 naming it with Retry-After, /health says storage, recovery by itself',
   { skip, timeout: 600_000 },
   async (t) => {
-    const service = await startRender(t);
+    // Admission alone: a dispatcher or reaper write hitting the full disk first retires the
+    // database, and the next submission is refused as DATABASE_UNAVAILABLE before its
+    // replay is written (seen once in CI, 28 Nov 09:2x UTC); this test is about the order
+    // within a submission.
+    const service = await startRender(t, ADMISSION_ONLY);
     const { base, submit, health } = service;
     const before = await submit();
     assert.equal(before.status, 202, JSON.stringify(before.body));
