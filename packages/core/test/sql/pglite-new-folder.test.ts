@@ -3,10 +3,12 @@
  * marker that makes a half-unpacked folder start over instead of opening as a database.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { createPgliteDatabase } from '../../src/sql/pglite/pglite-database.js';
 import { copyForNewFolder } from '../../src/sql/pglite/new-folder.js';
 
@@ -57,4 +59,42 @@ test('a folder holding anything without the marker is never unpacked into', asyn
   mkdirSync(empty);
   assert.ok((await copyForNewFolder(empty)) instanceof Blob, 'an empty folder takes the copy');
   assert.deepEqual(readdirSync(empty), [MARKER], 'under the marker');
+});
+
+test('a copy another user could have written is not trusted: the folder runs initdb', () => {
+  // In a child with its own temp folder: the copy's file name there is this process's too.
+  const tmp = mkdtempSync(join(root, 'tmp-'));
+  const newFolder = fileURLToPath(new URL('../../src/sql/pglite/new-folder.ts', import.meta.url));
+  const child = (mode: number) =>
+    execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `
+        import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+        import { createRequire } from 'node:module';
+        import { join } from 'node:path';
+        const entry = createRequire(join(process.cwd(), 'x.js')).resolve('@electric-sql/pglite');
+        const { version } = JSON.parse(readFileSync(join(entry, '..', '..', 'package.json'), 'utf8'));
+        const file = join(process.env.TMPDIR, 'pglite-memory-template-' + version + '.tar');
+        writeFileSync(file, 'not a real copy');
+        chmodSync(file, ${mode});
+        const { copyForNewFolder } = await import(${JSON.stringify(newFolder)});
+        const copy = await copyForNewFolder(mkdtempSync(join(process.env.TMPDIR, 'db-')));
+        console.log(copy ? 'copy' : 'none');
+        `,
+      ],
+      {
+        env: { ...process.env, TMPDIR: tmp },
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      },
+    )
+      .toString()
+      .trim();
+  assert.equal(child(0o600), 'copy', "this user's own file is used");
+  assert.equal(child(0o666), 'none', 'a file others can write is not');
+  assert.equal(child(0o620), 'none', 'nor one its group can write');
 });

@@ -6,16 +6,16 @@
  * to load the copy (CPU of the process, 2026-11-27 14:40 UTC, 2-core AMD EPYC, load 14);
  * tests open throw-away databases by the hundred. The copy is taken before any statement
  * of the caller, so every database still starts empty. A new folder starts from the same
- * copy when there is one (`pglite-database.ts`: 0.8–1.7 s CPU against 3.7–3.9 s for
- * initdb, 28 Nov 08:15 UTC, 2-core AMD EPYC 2596 MHz, quiet), but never makes it: its
- * durability is its own (`wal-sync.ts`).
+ * copy when there is one (`new-folder.ts`: 1.0–1.4 s CPU against 3.6–3.8 s for initdb,
+ * 28 Nov 10:00 UTC, 2-core AMD EPYC 2596 MHz, quiet), but never makes it: its durability
+ * is its own (`wal-sync.ts`).
  *
  * The file is written under a unique name and renamed into place, so a reader sees a
  * whole copy or none; a copy that does not load is removed and initdb runs as before.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,10 +37,25 @@ const fileOfTemplate = () =>
 /** This process's copy, once it has one (read from the file, or dumped here). */
 let template: Promise<Blob | undefined> | undefined;
 
-const readTemplate = async (): Promise<Blob | undefined> => {
-  const bytes = await readFile(fileOfTemplate()).catch(() => undefined);
-  return bytes && new Blob([bytes]);
-};
+/**
+ * The copy in the temp folder, when this user made it and no one else can write it: a
+ * folder database (the embedded default's, `npm start`) is unpacked from it, so a file
+ * another local user planted or could change is never trusted. Checked on the open file,
+ * so it cannot be swapped between the check and the read.
+ */
+async function readTemplate(): Promise<Blob | undefined> {
+  const handle = await open(fileOfTemplate(), 'r').catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const { uid, mode } = await handle.stat();
+    if (uid !== process.getuid?.() || (mode & 0o022) !== 0) return undefined;
+    return new Blob([await handle.readFile()]);
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
 
 async function saveTemplate(pg: PGlite): Promise<Blob | undefined> {
   const dump = await pg.dumpDataDir('none').catch(() => undefined);
@@ -48,7 +63,8 @@ async function saveTemplate(pg: PGlite): Promise<Blob | undefined> {
   const file = fileOfTemplate();
   const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
   try {
-    await writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+    // Only this user may write it (readTemplate trusts nothing else).
+    await writeFile(partial, Buffer.from(await dump.arrayBuffer()), { mode: 0o600 });
     await rename(partial, file);
   } catch {
     // Without the file only later processes lose the shortcut (a failing disk: never throws).
@@ -63,8 +79,9 @@ async function saveTemplate(pg: PGlite): Promise<Blob | undefined> {
  * the folder then runs initdb itself.
  */
 export function freshClusterCopy(): Promise<Blob | undefined> {
-  template ??= readTemplate();
-  return template;
+  // Not kept when this process has none yet: a service opens its folder once, and the
+  // copy is 40 MB.
+  return template ?? readTemplate();
 }
 
 /** The copy did not load: forgotten, and its file removed. */

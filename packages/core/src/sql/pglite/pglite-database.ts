@@ -117,22 +117,26 @@ export async function createPgliteDatabase({
       const pg = await openMemoryPglite(dataDir, parsers);
       return { pg, wal: undefined, guard: guardPanics(pg) };
     }
-    const wal = new WalSync(dataDir, beforeWalSync);
+    // Each attempt has its own WalSync: it watches the NODEFS of one PGlite module.
+    const create = async (loadDataDir?: Blob) => {
+      const wal = new WalSync(dataDir, beforeWalSync);
+      const fs = new WalWatchingNodeFS(dataDir, wal);
+      return { wal, pg: await PGlite.create({ fs, parsers, loadDataDir }) };
+    };
     // A new folder from the copy of a fresh cluster (new-folder.ts): initdb is most of
     // the cost of a first start.
     const copy = await copyForNewFolder(dataDir);
-    const create = (loadDataDir?: Blob) =>
-      PGlite.create({ fs: new WalWatchingNodeFS(dataDir, wal), parsers, loadDataDir });
-    let pg: PGlite;
+    let created: { wal: WalSync; pg: PGlite };
     try {
-      pg = await create(copy);
+      created = await create(copy);
     } catch (error) {
       if (!copy) throw error;
       // A copy that does not load (cut short, another build): initdb, as without one.
       await dropFreshClusterCopy();
       await emptyNewFolder(dataDir);
-      pg = await create();
+      created = await create();
     }
+    const { wal, pg } = created;
     // Without the hook nothing could be synced: refuse rather than acknowledge in the dark.
     if (!wal.watching) {
       await pg.close();
