@@ -10,6 +10,7 @@
 //    killed (with its process group when it was started detached) when the file's
 //    process ends, however it ends.
 import { ChildProcess } from 'node:child_process';
+import { appendFileSync, readFileSync } from 'node:fs';
 
 const exit = process.exit;
 let calledWith;
@@ -62,7 +63,6 @@ if (isTestFile) {
 //    stime, cutime, cstime of /proc/self/stat), so the suite's CPU can be kept down file
 //    by file: on 2 cores the suite is CPU-bound, and wall times mostly show the neighbours.
 if (isTestFile && process.env.TEST_CPU_FILE) {
-  const { appendFileSync, readFileSync } = await import('node:fs');
   process.on('exit', () => {
     try {
       const stat = readFileSync('/proc/self/stat', 'utf8');

@@ -18,16 +18,21 @@ import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
+/** The package holding `file`: the nearest folder with a package.json, if any. */
+export function packageDirOf(file: string): string | undefined {
+  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  return undefined;
+}
+
 /** True for a CommonJS file (by extension, else by its package's `type`). */
 function isCommonJs(file: string): boolean {
   if (file.endsWith('.cjs')) return true;
   if (file.endsWith('.mjs')) return false;
-  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest))
-      return (JSON.parse(readFileSync(manifest, 'utf8')) as { type?: string }).type !== 'module';
-  }
-  return true;
+  const dir = packageDirOf(file);
+  if (!dir) return true;
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { type?: string };
+  return manifest.type !== 'module';
 }
 
 const REQUIRE = '__externalRequire';

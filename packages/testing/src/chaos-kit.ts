@@ -86,6 +86,21 @@ export function quantile(values: readonly number[], q: number): number | undefin
 }
 
 /**
+ * The next fault kind of a run: with `inRounds` (`--every-kind`) from `kindsInRounds`,
+ * else an independent draw (one number from `random` each, as the long runs' recorded
+ * seeds expect).
+ */
+export function kindDrawer<T>(
+  kinds: readonly T[],
+  random: () => number,
+  inRounds: boolean,
+): () => T {
+  return inRounds
+    ? kindsInRounds(kinds, random)
+    : () => kinds[Math.floor(random() * kinds.length)]!;
+}
+
+/**
  * Holds that a chaos run drew every kind it was given (`--every-kind` short runs): the
  * harness names its kinds in its first line (`… faults of a, b, c; …`, the disk kinds left
  * out without their tools) and its table has a row per kind drawn (`| kind | …`, or

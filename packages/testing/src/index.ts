@@ -26,6 +26,7 @@ export {
 } from './own-engines.js';
 export {
   assertEveryKindDrawn,
+  kindDrawer,
   kindsInRounds,
   quantile,
   runChaosHarness,

@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { bundleEntry } from './bundled-entry.js';
+import { join } from 'node:path';
+import { bundleEntry, packageDirOf } from './bundled-entry.js';
 import { embeddedDefaultsEnv, skipReason } from './engines.js';
 import { postgresUrlForTests } from './postgres.js';
 import { waitFor } from './wait-for.js';
@@ -29,19 +29,14 @@ export interface ServiceProcess {
   waitForHealth(bases: readonly string[], timeoutMs?: number): Promise<void>;
 }
 
-/** The workspace package holding `file`: the nearest folder with a package.json. */
-function packageOf(file: string): string {
-  for (let dir = dirname(file); dir !== dirname(dir); dir = dirname(dir))
-    if (existsSync(join(dir, 'package.json'))) return dir;
-  throw new Error(`${file} is in no package`);
-}
-
 export async function spawnServiceMain(
   t: { after(fn: () => unknown): void },
   main: string,
   env: Record<string, string>,
 ): Promise<ServiceProcess> {
-  const bundle = await bundleEntry(packageOf(main), main);
+  const packageDir = packageDirOf(main);
+  if (!packageDir) throw new Error(`${main} is in no package`);
+  const bundle = await bundleEntry(packageDir, main);
   const dataDir = mkdtempSync(join(tmpdir(), 'service-main-'));
   const child = spawn(process.execPath, [bundle], {
     env: {

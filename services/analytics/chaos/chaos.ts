@@ -28,7 +28,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import {
   bundleEntry,
   diskFaultLibrary,
-  kindsInRounds,
+  kindDrawer,
   quantile,
   RestartableService,
   seededRandom,
@@ -245,9 +245,7 @@ async function main(): Promise<void> {
         reads.some((r) => r.at >= since && r.buildId === buildId),
       );
 
-    const nextKind = argv['every-kind']
-      ? kindsInRounds(KIND_LIST, random)
-      : () => KIND_LIST[Math.floor(random() * KIND_LIST.length)]!;
+    const nextKind = kindDrawer(KIND_LIST, random, argv['every-kind']);
     for (let i = 0; i < FAULTS; i += 1) {
       // The fault after `step` step lines, a part of the next step's time later.
       const step = Math.floor(random() * (stepMs.length + 1));

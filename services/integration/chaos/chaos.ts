@@ -52,7 +52,7 @@ import {
   ENOSPC,
   fiuAvailable,
   guardEngines,
-  kindsInRounds,
+  kindDrawer,
   RestartableService,
   restoreCopy,
   seededRandom,
@@ -403,9 +403,7 @@ async function main(): Promise<void> {
       return Number.POSITIVE_INFINITY;
     };
 
-    const nextKind = argv['every-kind']
-      ? kindsInRounds(kinds, faultRandom)
-      : () => pick(kinds, faultRandom);
+    const nextKind = kindDrawer(kinds, faultRandom, argv['every-kind']);
     for (let i = 0; i < FAULTS; i += 1) {
       await sleep(GAP_MS + faultRandom() * 2 * GAP_MS);
       const kind = nextKind();

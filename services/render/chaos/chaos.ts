@@ -57,7 +57,7 @@ import {
   copyWhilePaused,
   diskFaultLibrary,
   guardEngines,
-  kindsInRounds,
+  kindDrawer,
   madeOsuFixture,
   madeOsuFixturesDir,
   quantile,
@@ -453,9 +453,7 @@ async function main(): Promise<void> {
       finishEarly = true;
       log('SIGUSR2: no more faults; checking the end state');
     });
-    const nextKind = argv['every-kind']
-      ? kindsInRounds(kinds, faultRandom)
-      : () => pick(kinds, faultRandom);
+    const nextKind = kindDrawer(kinds, faultRandom, argv['every-kind']);
     for (let i = 0; i < FAULTS && !finishEarly; i += 1) {
       await sleep(GAP_MS + faultRandom() * 2 * GAP_MS);
       // Each fault finds the API (what answers 202) serving, so an engine's recovery is
