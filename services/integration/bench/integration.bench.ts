@@ -14,7 +14,9 @@
  * BENCH_CONCURRENCY clients can submit; latency there is mostly queueing), batch
  * (BENCH_BATCH_RECORDS through `records:batch`, BENCH_BATCH_SIZE a request,
  * BENCH_BATCH_CONCURRENCY requests at once) and latency (BENCH_LATENCY_RECORDS submitted
- * at a steady BENCH_RATE per second: 3,000 at 1,000/s by default, the issue's latency goal).
+ * at a steady BENCH_RATE per second: 3,000 at 1,000/s by default, the issue's latency goal),
+ * each after BENCH_PHASE_GAP_MS of idle (3 s). Each phase's line also has the submission's
+ * answer and each target's own latency percentiles (`targetsMs`).
  * Each phase also reports the process's CPU time per record (`cpuMsPerRecord`). The webhook
  * attachment posts arrays of up to BENCH_WEBHOOK_BATCH envelopes (100; 0: one a request).
  * BENCH_SOAK=1 (or a number of events) then runs the soak of `bench:integration-soak`
@@ -57,12 +59,28 @@ const SOAK_EVENTS = ((flag) => (flag === '1' ? 100_000 : Number(flag ?? 0)))(
 );
 const POLL_MS = 20;
 /**
- * BENCH_PHASE_MARKS=1 prints `PHASE <driver>-<phase> start|end <epoch ms>` on stderr, so a
+ * Idle time before each measured phase (after the last one's records all landed). A phase
+ * measures one load: run straight after the batch phase's burst, the paced phase's first
+ * second carried that burst's aftermath (V8 collecting its garbage as the paced load
+ * allocated: 33–57 ms of GC a 500 ms against 15 later, the intake's stages 3–4 times their
+ * later length), and that first third of its records set its p99 (28 Nov 2026, 2-core Intel
+ * Xeon: answer p99 98–115 ms with no gap, 30–43 ms after one). In the gap the process
+ * is idle (machine 5–20 % busy after 0.2 s). `BENCH_PHASE_GAP_MS=0` runs them back to back,
+ * as every figure before 28 Nov 2026 11:40 UTC was taken. @defaultValue 3000
+ */
+const PHASE_GAP_MS = Number(process.env.BENCH_PHASE_GAP_MS ?? 3000);
+const phaseGap = () => new Promise((resolve) => setTimeout(resolve, PHASE_GAP_MS));
+/**
+ * BENCH_PHASE_MARKS=1 prints `PHASE <driver>-<phase> start|end <epoch ms> <monotonic µs>` on
+ * stderr (the second clock is a `--cpu-prof` profile's), so a
  * sampler outside the process (per-thread CPU from /proc) can cut its samples by phase.
  */
 const PHASE_MARKS = process.env.BENCH_PHASE_MARKS === '1';
 const mark = (name: string, event: 'start' | 'end') => {
-  if (PHASE_MARKS) process.stderr.write(`PHASE ${name} ${event} ${Date.now()}\n`);
+  if (PHASE_MARKS)
+    process.stderr.write(
+      `PHASE ${name} ${event} ${Date.now()} ${process.hrtime.bigint() / 1000n}\n`,
+    );
 };
 /**
  * The webhook attachment's batch body (issue 11 item 3): BENCH_WEBHOOK_BATCH=N posts JSON
@@ -88,6 +106,13 @@ interface Phase {
    */
   cpuMsPerRecord: number;
   latencyMs: { p50: number; p95: number; p99: number; max: number };
+  /**
+   * The submission's answer and each target's own latency (p50, p99: from the POST's start
+   * until its 202 arrived, or the record was seen there), so a phase's latency can be traced
+   * to the part that set it. The table and the file are polled every 20 ms, the webhook is
+   * timed on arrival.
+   */
+  targetsMs: Record<'accepted' | 'table' | 'file' | 'webhook', { p50: number; p99: number }>;
 }
 
 interface Result {
@@ -165,6 +190,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
   const hooks = new Map<string, number>();
   const inTable = new Map<string, number>();
   const inFile = new Map<string, number>();
+  const accepted = new Map<string, number>();
   // Records of the running phase that reached all three targets, counted as each lands:
   // the phase's end is a comparison, not a scan of every submitted id every 20 ms (that
   // scan cost a tenth of the batch phase's CPU at 20,000 records, inside the measure).
@@ -315,6 +341,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         throw new Error(`submission answered ${response.status}: ${response.body}`);
       const { recordId } = JSON.parse(response.body) as { recordId: string };
       submitted.set(recordId, t0);
+      accepted.set(recordId, performance.now());
       if (!inTable.has(recordId)) pendingTable.add(recordId);
       noteLanding(recordId);
     };
@@ -323,6 +350,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       const response = await post('/contracts/interns/records:batch', {
         records: Array.from({ length: size }, intern),
       });
+      const answeredAt = performance.now();
       if (response.status !== 200)
         throw new Error(`batch submission answered ${response.status}: ${response.body}`);
       for (const result of (
@@ -333,9 +361,17 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         if (result.status !== 202)
           throw new Error(`a batched record answered ${result.status}: ${result.detail}`);
         submitted.set(result.recordId, t0);
+        accepted.set(result.recordId, answeredAt);
         if (!inTable.has(result.recordId)) pendingTable.add(result.recordId);
         noteLanding(result.recordId);
       }
+    };
+    const targetLatency = (submitted: Map<string, number>, seenAt: Map<string, number>) => {
+      const sorted = [...submitted].map(([id, t0]) => seenAt.get(id)! - t0).sort((a, b) => a - b);
+      return {
+        p50: Math.round(percentile(sorted, 50)),
+        p99: Math.round(percentile(sorted, 99)),
+      };
     };
     const landed = (id: string) => Math.max(inTable.get(id)!, inFile.get(id)!, hooks.get(id)!);
     const settle = async (
@@ -364,6 +400,12 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         perSecond: Math.round(submitted.size / seconds),
         submitPerSecond: Math.round(submitted.size / ((submittedAt - started) / 1000)),
         cpuMsPerRecord: Math.round(((cpu.user + cpu.system) / 1000 / submitted.size) * 1000) / 1000,
+        targetsMs: {
+          accepted: targetLatency(submitted, accepted),
+          table: targetLatency(submitted, inTable),
+          file: targetLatency(submitted, inFile),
+          webhook: targetLatency(submitted, hooks),
+        },
         latencyMs: {
           p50: Math.round(percentile(latencies, 50)),
           p95: Math.round(percentile(latencies, 95)),
@@ -394,6 +436,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     phase = burst;
     phaseLanded = 0;
     let left = RECORDS;
+    await phaseGap();
     mark(`${driver}-throughput`, 'start');
     const cpuBurst = process.cpuUsage();
     const startedBurst = performance.now();
@@ -413,6 +456,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     phase = batched;
     phaseLanded = 0;
     let batchLeft = BATCH_RECORDS;
+    await phaseGap();
     mark(`${driver}-batch`, 'start');
     const cpuBatch = process.cpuUsage();
     const startedBatch = performance.now();
@@ -432,6 +476,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const paced = new Map<string, number>();
     phase = paced;
     phaseLanded = 0;
+    await phaseGap();
     mark(`${driver}-paced`, 'start');
     const cpuPaced = process.cpuUsage();
     const startedPaced = performance.now();

@@ -25,6 +25,7 @@ export type DeliveryHandler = (
   interrupted: () => boolean,
 ) => Promise<DeliveryResult>;
 
+/** The SQL log's batch (JetStream's is `DEFAULT_JETSTREAM_MAX_BATCH`). */
 export const DEFAULT_MAX_BATCH = 200;
 
 export function wholeBatch(handler: BatchHandler): DeliveryHandler {

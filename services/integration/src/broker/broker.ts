@@ -69,7 +69,10 @@ export interface ConsumerOptions {
   topics: string[];
   /** Where a new group starts. @defaultValue true */
   fromBeginning?: boolean;
-  /** Most records read (and held uncommitted) per partition at once. @defaultValue 200 */
+  /**
+   * Most records read (and held uncommitted) per partition at once. @defaultValue 200 on the
+   * SQL log, 500 on JetStream (`DEFAULT_JETSTREAM_MAX_BATCH`)
+   */
   maxBatch?: number;
   /**
    * Offsets kept in the target (Kafka Connect's `SinkTask.open` → `context.offset`): asked

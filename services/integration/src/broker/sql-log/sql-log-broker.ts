@@ -9,7 +9,12 @@
  * one instance per group reads all of the group's partitions (scale out on JetStream).
  */
 import { MicroBatcher, type Logger, type SqlDatabase } from '@platform/core';
-import { oneByOne, wholeBatch, type DeliveryHandler } from '../batch-delivery.js';
+import {
+  DEFAULT_MAX_BATCH,
+  oneByOne,
+  wholeBatch,
+  type DeliveryHandler,
+} from '../batch-delivery.js';
 import type { Broker, ConsumerOptions, PublishResult, TopicSpec } from '../broker.js';
 import {
   BrokerUnavailableError,
@@ -168,7 +173,7 @@ export async function createSqlLogBroker(options: SqlLogBrokerOptions): Promise<
       options: consumerOptions,
       handler,
       pollIntervalMs: options.pollIntervalMs ?? 500,
-      batchSize: options.batchSize ?? 200,
+      batchSize: options.batchSize ?? DEFAULT_MAX_BATCH,
       lingerMs: options.lingerMs ?? 10,
       redeliveryDelayMs: options.redeliveryDelayMs ?? 250,
       onStop: (self) => consumers.delete(self),
