@@ -36,6 +36,7 @@ import { assertTopicName, streamName, subjectFor, type StreamDescription } from 
 import { InboxRequests } from './inbox-requests.js';
 import { PublishAcks } from './publish-acks.js';
 import { readDurability } from './server-durability.js';
+import { readMessageIds } from './stream-ids.js';
 
 export interface JetStreamBrokerOptions {
   url: string;
@@ -70,6 +71,8 @@ export interface JetStreamBrokerOptions {
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 /** JetStream's de-duplication header (what `js.publish` sets for `msgID`). */
 const MSG_ID_HEADER = 'Nats-Msg-Id';
+/** From this many records in doubt `missing` scans their range instead of asking each. */
+const BULK_READ_FROM = 64;
 
 /** Size of headers as NATS sends them: `NATS/1.0\r\n`, `name: value\r\n` each, `\r\n`. */
 const headerBytes = (headers: Record<string, string>) =>
@@ -367,19 +370,32 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
           lost.add(record.dedupeId);
         else if (thorough || seqCount.get(record.offset)! > 1) toRead.push(record);
       }
-      // Read the records whose identity is in doubt, a few at once.
-      for (let at = 0; at < toRead.length; at += 64) {
-        await Promise.all(
-          toRead.slice(at, at + 64).map(async (record) => {
-            try {
-              const stored = await jsm.streams.getMessage(name, { seq: record.offset + 1 });
-              if (stored.header.get('Nats-Msg-Id') !== record.dedupeId) lost.add(record.dedupeId);
-            } catch (error) {
-              if (/no message found/i.test((error as Error).message)) lost.add(record.dedupeId);
-              else throw error;
-            }
-          }),
-        );
+      if (toRead.length >= BULK_READ_FROM) {
+        // Many (a partition's whole window after a reconnect): the range in one scan.
+        let first = Infinity;
+        let last = -Infinity;
+        for (const { offset } of toRead) {
+          first = Math.min(first, offset);
+          last = Math.max(last, offset);
+        }
+        const ids = await readMessageIds(js, name, first + 1, last + 1);
+        for (const record of toRead)
+          if (ids.get(record.offset + 1) !== record.dedupeId) lost.add(record.dedupeId);
+      } else {
+        // A few (offsets given twice): each read alone, a few at once.
+        for (let at = 0; at < toRead.length; at += 64) {
+          await Promise.all(
+            toRead.slice(at, at + 64).map(async (record) => {
+              try {
+                const stored = await jsm.streams.getMessage(name, { seq: record.offset + 1 });
+                if (stored.header.get('Nats-Msg-Id') !== record.dedupeId) lost.add(record.dedupeId);
+              } catch (error) {
+                if (/no message found/i.test((error as Error).message)) lost.add(record.dedupeId);
+                else throw error;
+              }
+            }),
+          );
+        }
       }
       verified.add(name);
       if (lost.size > 0) await rewindConsumers(name, state.last_seq, published, lost);
