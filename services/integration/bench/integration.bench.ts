@@ -433,29 +433,38 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       };
     };
 
+    /** `count` single POSTs from CONCURRENCY clients, each as soon as its last was answered. */
+    const submitSingles = async (submitted: Map<string, number>, count: number) => {
+      let left = count;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (left > 0) {
+            left -= 1;
+            await submit(submitted);
+          }
+        }),
+      );
+    };
+    /** `count` records in `records:batch` requests of BATCH_SIZE, BATCH_CONCURRENCY at once. */
+    const submitBatches = async (submitted: Map<string, number>, count: number) => {
+      let left = count;
+      await Promise.all(
+        Array.from({ length: BATCH_CONCURRENCY }, async () => {
+          while (left > 0) {
+            const size = Math.min(BATCH_SIZE, left);
+            left -= size;
+            await submitBatch(submitted, size);
+          }
+        }),
+      );
+    };
+
     if (WARM_UP > 0) {
       const warm = new Map<string, number>();
       phase = warm;
       phaseLanded = 0;
-      let warmLeft = WARM_UP;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (warmLeft > 0) {
-            warmLeft -= 1;
-            await submit(warm);
-          }
-        }),
-      );
-      let warmBatchLeft = WARM_UP_BATCH;
-      await Promise.all(
-        Array.from({ length: BATCH_CONCURRENCY }, async () => {
-          while (warmBatchLeft > 0) {
-            const size = Math.min(BATCH_SIZE, warmBatchLeft);
-            warmBatchLeft -= size;
-            await submitBatch(warm, size);
-          }
-        }),
-      );
+      await submitSingles(warm, WARM_UP);
+      await submitBatches(warm, WARM_UP_BATCH);
       await settle(warm, performance.now(), performance.now(), process.cpuUsage());
     }
 
@@ -463,19 +472,11 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const burst = new Map<string, number>();
     phase = burst;
     phaseLanded = 0;
-    let left = RECORDS;
     await phaseGap();
     mark(`${driver}-throughput`, 'start');
     const cpuBurst = process.cpuUsage();
     const startedBurst = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (left > 0) {
-          left -= 1;
-          await submit(burst);
-        }
-      }),
-    );
+    await submitSingles(burst, RECORDS);
     const throughput = await settle(burst, startedBurst, performance.now(), cpuBurst);
     mark(`${driver}-throughput`, 'end');
 
@@ -483,20 +484,11 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     const batched = new Map<string, number>();
     phase = batched;
     phaseLanded = 0;
-    let batchLeft = BATCH_RECORDS;
     await phaseGap();
     mark(`${driver}-batch`, 'start');
     const cpuBatch = process.cpuUsage();
     const startedBatch = performance.now();
-    await Promise.all(
-      Array.from({ length: BATCH_CONCURRENCY }, async () => {
-        while (batchLeft > 0) {
-          const size = Math.min(BATCH_SIZE, batchLeft);
-          batchLeft -= size;
-          await submitBatch(batched, size);
-        }
-      }),
-    );
+    await submitBatches(batched, BATCH_RECORDS);
     const batch = await settle(batched, startedBatch, performance.now(), cpuBatch);
     mark(`${driver}-batch`, 'end');
 
