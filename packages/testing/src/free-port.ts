@@ -55,6 +55,7 @@ function reserve(port: number): boolean {
       closeSync(fd);
       return true;
     } catch (error) {
+      // A temp folder this process cannot write: no notes, the port as before.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return true;
       let owner = Number.NaN;
       try {

@@ -81,7 +81,7 @@ const POLL_MS = 20;
  * allocated: 33–57 ms of GC a 500 ms against 15 later, the intake's stages 3–4 times their
  * later length), and that first third of its records set its p99 (28 Nov 2026, 2-core Intel
  * Xeon: answer p99 98–115 ms with no gap, 30–43 ms after one). In the gap the process
- * is idle (machine 5–20 % busy after 0.2 s). `BENCH_PHASE_GAP_MS=0` runs them back to back,
+ * is idle (the machine 3–10 % busy after 0.2 s). `BENCH_PHASE_GAP_MS=0` runs them back to back,
  * as every figure before 28 Nov 2026 11:40 UTC was taken. @defaultValue 3000
  */
 const PHASE_GAP_MS = Number(process.env.BENCH_PHASE_GAP_MS ?? 3000);
@@ -384,8 +384,11 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         noteLanding(result.recordId);
       }
     };
+    /** Each submitted record's latency until `at(id)`, ascending. */
+    const sortedLatencies = (submitted: Map<string, number>, at: (id: string) => number) =>
+      [...submitted].map(([id, t0]) => at(id) - t0).sort((a, b) => a - b);
     const targetLatency = (submitted: Map<string, number>, seenAt: Map<string, number>) => {
-      const sorted = [...submitted].map(([id, t0]) => seenAt.get(id)! - t0).sort((a, b) => a - b);
+      const sorted = sortedLatencies(submitted, (id) => seenAt.get(id)!);
       return {
         p50: Math.round(percentile(sorted, 50)),
         p99: Math.round(percentile(sorted, 99)),
@@ -410,7 +413,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
       const cpu = process.cpuUsage(cpuAtStart);
-      const latencies = [...submitted].map(([id, t0]) => landed(id) - t0).sort((a, b) => a - b);
+      const latencies = sortedLatencies(submitted, landed);
       const seconds = (Math.max(...[...submitted.keys()].map(landed)) - started) / 1000;
       return {
         records: submitted.size,

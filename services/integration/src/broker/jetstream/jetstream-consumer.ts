@@ -177,7 +177,8 @@ export const DEFAULT_LINGER_MS = 50;
  * `max.poll.records`), not the SQL log's 200: at 200 the batch bench's relational target
  * ran one full pass after another with the ack and the next pull between them, and its
  * 5,000 records came in at 2,768–3,247/s (0.30–0.35 ms CPU a record); at 500, 3,663–4,531/s
- * (0.21–0.27 ms), at 1,000 no better (3,748–4,123/s), on a 2-core Intel Xeon, 28 Nov 2026.
+ * (0.21–0.27 ms), at 1,000 no better (3,748–4,123/s), on a 2-core Intel Xeon, 28 Nov 2026
+ * (beside a /proc sampler of about 3 % of one core).
  * The SQL log keeps 200: on PGlite a larger read holds the event loop longer and the paced
  * latency rose (p99 522–666 ms at 200, 818–916 ms at 500), with no throughput gained.
  */
