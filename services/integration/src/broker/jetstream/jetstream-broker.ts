@@ -6,7 +6,6 @@
 import type { Logger } from '@platform/core';
 import {
   connect,
-  headers as natsHeaders,
   DeliverPolicy,
   DiscardPolicy,
   ErrorCode,
@@ -35,6 +34,7 @@ import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
 import { assertTopicName, streamName, subjectFor, type StreamDescription } from './naming.js';
 import { InboxRequests } from './inbox-requests.js';
 import { PublishAcks } from './publish-acks.js';
+import { publishHeaders } from './publish-headers.js';
 import { readDurability } from './server-durability.js';
 import { readMessageIds } from './stream-ids.js';
 
@@ -75,12 +75,6 @@ const MSG_ID_HEADER = 'Nats-Msg-Id';
 const BULK_READ_FROM = 64;
 
 /** Size of headers as NATS sends them: `NATS/1.0\r\n`, `name: value\r\n` each, `\r\n`. */
-const headerBytes = (headers: Record<string, string>) =>
-  Object.entries(headers).reduce(
-    (sum, [name, value]) => sum + Buffer.byteLength(name) + Buffer.byteLength(value) + 4,
-    12,
-  );
-
 /** The client's default API prefix: `jetstream()` and `jetstreamManager()` are made here without a domain. */
 const JS_API_PREFIX = '$JS.API';
 
@@ -314,17 +308,14 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       let handedOver = false;
       try {
         const partition = partitionFor(key, await partitionsOf(topic));
-        const hdrs = natsHeaders();
-        for (const [name, headerValue] of Object.entries(headers)) hdrs.set(name, headerValue);
-        hdrs.set(KEY_HEADER, key);
-        const data = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-        // Checked here rather than left to the client, whose error reads like an outage.
         const sent: Record<string, string> = { ...headers, [KEY_HEADER]: key };
         if (publishOptions.dedupeId) sent[MSG_ID_HEADER] = publishOptions.dedupeId;
-        const bytes = data.length + headerBytes(sent);
+        const hdrs = publishHeaders(sent);
+        const data = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
+        // Checked here rather than left to the client, whose error reads like an outage.
+        const bytes = data.length + hdrs.encode().length;
         if (bytes > maxPayload()) throw new MessageTooLargeError(bytes, maxPayload());
         handedOver = true;
-        if (publishOptions.dedupeId) hdrs.set(MSG_ID_HEADER, publishOptions.dedupeId);
         const ack = await acks.publish(subjectFor(prefix, topic, partition), data, hdrs);
         return {
           topic,
