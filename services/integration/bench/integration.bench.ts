@@ -6,7 +6,9 @@
  *
  * The whole platform runs in this process through `startPlatform` (the `npm start`
  * wiring), with the interns contract attached to relational (shaped), csv and a webhook
- * served by a local HTTP server. Records are POSTed over HTTP with a fixed concurrency;
+ * served by a local HTTP server. Records are POSTed over HTTP with a fixed concurrency by
+ * clients on a thread of their own (`load-client.ts`; BENCH_CLIENT=inline: on the
+ * platform's event loop);
  * a record's latency is from the start of its POST until it is visible in the last of
  * the three targets (webhook: arrival; table and file: polled every 20 ms).
  *
@@ -27,12 +29,19 @@
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { Agent, createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
-import { createLogger } from '@platform/core';
+import { createLogger, startTypeScriptWorker } from '@platform/core';
 import { natsUrlForTests } from '@platform/testing';
 import { startPlatform, type RunningPlatform } from '../src/platform.js';
 import { openBenchEngines } from './bench-engines.js';
+import {
+  createLoadClient,
+  type AcceptedRecord,
+  type LoadClientOptions,
+  type LoadCommand,
+} from './load-client.js';
+import type { FromLoadThread } from './load-client-thread.js';
 import { runSoak, type SoakResult } from './soak-core.js';
 
 /**
@@ -109,6 +118,48 @@ const WEBHOOK_BATCH = Number(process.env.BENCH_WEBHOOK_BATCH ?? 100);
 /** JetStream workers' linger (`JetStreamBrokerOptions.lingerMs`); unset: the driver's default. */
 const LINGER_MS = process.env.BENCH_LINGER_MS ? Number(process.env.BENCH_LINGER_MS) : undefined;
 
+/**
+ * Where the clients run (`load-client.ts`): `thread`, a worker thread of their own, as a
+ * separate load generator would run; `inline`, on the platform's event loop, as every
+ * figure before 28 Nov 2026 14:00 UTC was taken. @defaultValue thread
+ */
+const CLIENT = process.env.BENCH_CLIENT ?? 'thread';
+
+interface OpenLoadClient {
+  run(command: LoadCommand, report: (accepted: AcceptedRecord[]) => void): Promise<void>;
+  close(): Promise<void>;
+}
+
+function openLoadClient(options: LoadClientOptions): OpenLoadClient {
+  if (CLIENT === 'inline') {
+    const client = createLoadClient(options);
+    return { run: client.run, close: async () => client.close() };
+  }
+  if (CLIENT !== 'thread') throw new Error(`BENCH_CLIENT must be thread or inline, not ${CLIENT}`);
+  const worker = startTypeScriptWorker(new URL('./load-client-thread.ts', import.meta.url), {
+    workerData: options,
+  });
+  let current:
+    | { report: (accepted: AcceptedRecord[]) => void; resolve(): void; reject(e: Error): void }
+    | undefined;
+  worker.on('message', (message: FromLoadThread) => {
+    if ('accepted' in message) current?.report(message.accepted);
+    else if ('done' in message) current?.resolve();
+    else current?.reject(new Error(`load client: ${message.error}`));
+  });
+  worker.on('error', (error) => current?.reject(error));
+  return {
+    run: (command, report) =>
+      new Promise<void>((resolve, reject) => {
+        current = { report, resolve, reject };
+        worker.postMessage(command);
+      }),
+    close: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
 interface Phase {
   records: number;
   seconds: number;
@@ -116,7 +167,8 @@ interface Phase {
   perSecond: number;
   submitPerSecond: number;
   /**
-   * CPU time of this process (every role, the bench's clients and its poll) per record,
+   * CPU time of this process (every role, the bench's clients, on their thread or not, and
+   * its poll) per record,
    * from the phase's start until the last record landed: the figure a shared, noisy
    * machine disturbs least.
    */
@@ -308,82 +360,22 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         await new Promise((resolve) => setTimeout(resolve, POLL_MS + pendingTable.size / 50));
       }
     })();
-    const submission = platform.urls.submission!;
-    const run = randomBytes(3).toString('hex');
-    let serial = 0;
-    const intern = () => {
-      const i = serial++;
-      return {
-        internId: `B-${run}-${i}`,
-        firstName: 'Bench',
-        lastName: `Mark ${i}`,
-        email: `bench${i}@example.org`,
-        college: 'Load College, Testshire',
-        department: 'Performance',
-        startDate: '2025-01-01',
-      };
-    };
-    // The clients run in the measured process: node:http with kept-alive sockets costs a
-    // fraction of fetch's (undici and web streams were about a tenth of the CPU of the
-    // single-POST phase in the profile), so the figure is the platform's, not the client's.
-    const agent = new Agent({ keepAlive: true, maxSockets: Math.max(CONCURRENCY, 64) });
-    const post = (path: string, body: unknown) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const text = JSON.stringify(body);
-        const req = request(`${submission}${path}`, {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(text),
-          },
-        });
-        req.on('error', reject);
-        req.on('response', (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', reject);
-          response.on('end', () =>
-            resolve({
-              status: response.statusCode ?? 0,
-              body: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
-        });
-        req.end(text);
-      });
-    const submit = async (submitted: Map<string, number>) => {
-      const t0 = performance.now();
-      const response = await post('/contracts/interns/records', intern());
-      if (response.status !== 202)
-        throw new Error(`submission answered ${response.status}: ${response.body}`);
-      const { recordId } = JSON.parse(response.body) as { recordId: string };
-      submitted.set(recordId, t0);
-      accepted.set(recordId, performance.now());
-      if (!inTable.has(recordId)) pendingTable.add(recordId);
-      noteLanding(recordId);
-    };
-    const submitBatch = async (submitted: Map<string, number>, size: number) => {
-      const t0 = performance.now();
-      const response = await post('/contracts/interns/records:batch', {
-        records: Array.from({ length: size }, intern),
-      });
-      const answeredAt = performance.now();
-      if (response.status !== 200)
-        throw new Error(`batch submission answered ${response.status}: ${response.body}`);
-      for (const result of (
-        JSON.parse(response.body) as {
-          results: Array<{ status: number; recordId: string; detail?: string }>;
+    const load = openLoadClient({
+      submissionUrl: platform.urls.submission!,
+      run: randomBytes(3).toString('hex'),
+      maxSockets: Math.max(CONCURRENCY, 64),
+    });
+    /** Runs `command` on the load client; what it accepts goes into `submitted`. */
+    const submit = (submitted: Map<string, number>, command: LoadCommand) =>
+      load.run(command, (records) => {
+        for (const [recordId, startedAt, answeredAt] of records) {
+          // `clock()` is the process's clock; this thread's `performance.now()` is offset.
+          submitted.set(recordId, startedAt - performance.timeOrigin);
+          accepted.set(recordId, answeredAt - performance.timeOrigin);
+          if (!inTable.has(recordId)) pendingTable.add(recordId);
+          noteLanding(recordId);
         }
-      ).results) {
-        if (result.status !== 202)
-          throw new Error(`a batched record answered ${result.status}: ${result.detail}`);
-        submitted.set(result.recordId, t0);
-        accepted.set(result.recordId, answeredAt);
-        if (!inTable.has(result.recordId)) pendingTable.add(result.recordId);
-        noteLanding(result.recordId);
-      }
-    };
+      });
     /** Each submitted record's latency until `at(id)`, ascending. */
     const sortedLatencies = (submitted: Map<string, number>, at: (id: string) => number) =>
       [...submitted].map(([id, t0]) => at(id) - t0).sort((a, b) => a - b);
@@ -436,38 +428,24 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       };
     };
 
-    /** `count` single POSTs from CONCURRENCY clients, each as soon as its last was answered. */
-    const submitSingles = async (submitted: Map<string, number>, count: number) => {
-      let left = count;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (left > 0) {
-            left -= 1;
-            await submit(submitted);
-          }
-        }),
-      );
-    };
-    /** `count` records in `records:batch` requests of BATCH_SIZE, BATCH_CONCURRENCY at once. */
-    const submitBatches = async (submitted: Map<string, number>, count: number) => {
-      let left = count;
-      await Promise.all(
-        Array.from({ length: BATCH_CONCURRENCY }, async () => {
-          while (left > 0) {
-            const size = Math.min(BATCH_SIZE, left);
-            left -= size;
-            await submitBatch(submitted, size);
-          }
-        }),
-      );
-    };
+    const singles = (count: number): LoadCommand => ({
+      kind: 'singles',
+      count,
+      concurrency: CONCURRENCY,
+    });
+    const batches = (count: number): LoadCommand => ({
+      kind: 'batches',
+      count,
+      size: BATCH_SIZE,
+      concurrency: BATCH_CONCURRENCY,
+    });
 
     if (WARM_UP > 0) {
       const warm = new Map<string, number>();
       phase = warm;
       phaseLanded = 0;
-      await submitSingles(warm, WARM_UP);
-      await submitBatches(warm, WARM_UP_BATCH);
+      await submit(warm, singles(WARM_UP));
+      if (WARM_UP_BATCH > 0) await submit(warm, batches(WARM_UP_BATCH));
       await settle(warm, performance.now(), performance.now(), process.cpuUsage());
     }
 
@@ -479,7 +457,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     mark(`${driver}-throughput`, 'start');
     const cpuBurst = process.cpuUsage();
     const startedBurst = performance.now();
-    await submitSingles(burst, RECORDS);
+    await submit(burst, singles(RECORDS));
     const throughput = await settle(burst, startedBurst, performance.now(), cpuBurst);
     mark(`${driver}-throughput`, 'end');
 
@@ -491,7 +469,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     mark(`${driver}-batch`, 'start');
     const cpuBatch = process.cpuUsage();
     const startedBatch = performance.now();
-    await submitBatches(batched, BATCH_RECORDS);
+    await submit(batched, batches(BATCH_RECORDS));
     const batch = await settle(batched, startedBatch, performance.now(), cpuBatch);
     mark(`${driver}-batch`, 'end');
 
@@ -503,20 +481,12 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     mark(`${driver}-paced`, 'start');
     const cpuPaced = process.cpuUsage();
     const startedPaced = performance.now();
-    const inFlight: Promise<void>[] = [];
-    for (let i = 0; i < LATENCY_RECORDS; i += 1) {
-      // Waits only while ahead of the schedule: a timer is at least 1 ms, so waiting on one
-      // for every record (as before 28 Nov) held the rate under 1,000/s (747/s submitted).
-      const wait = startedPaced + (i * 1000) / RATE - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      inFlight.push(submit(paced));
-    }
-    await Promise.all(inFlight);
+    await submit(paced, { kind: 'paced', count: LATENCY_RECORDS, rate: RATE });
     const latency = await settle(paced, startedPaced, performance.now(), cpuPaced);
     mark(`${driver}-paced`, 'end');
     polling = false;
     await poller;
-    agent.destroy();
+    await load.close();
     return {
       driver: driver === 'jetstream' ? 'jetstream' : 'sql-log',
       database: db.engine,
