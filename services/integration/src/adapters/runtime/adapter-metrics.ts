@@ -7,7 +7,8 @@ import { overrideTarget, type AdapterTarget } from './adapter-target.js';
 export type Outcome = 'written' | 'skipped' | 'duplicate' | 'dead_lettered';
 
 export interface AdapterMetrics {
-  outcome(contractId: string, outcome: Outcome): void;
+  /** `count` records (one unless given) of a contract ended so. */
+  outcome(contractId: string, outcome: Outcome, count?: number): void;
   retried(contractId: string): void;
 }
 
@@ -44,7 +45,8 @@ export function createAdapterMetrics(
     },
   });
   return {
-    outcome: (contractId, outcome) => records.labels(adapter, contractId, outcome).inc(),
+    outcome: (contractId, outcome, count = 1) =>
+      records.labels(adapter, contractId, outcome).inc(count),
     retried: (contractId) => retries.labels(adapter, contractId).inc(),
   };
 }
