@@ -142,15 +142,26 @@ function openLoadClient(options: LoadClientOptions): OpenLoadClient {
   let current:
     | { report: (accepted: AcceptedRecord[]) => void; resolve(): void; reject(e: Error): void }
     | undefined;
+  // A thread that failed or ended fails the command running and every later one: a
+  // failure between commands (the thread's start) would otherwise be lost, and the next
+  // command wait for an answer that never comes.
+  let ended: Error | undefined;
+  const end = (error: Error) => {
+    ended ??= error;
+    current?.reject(ended);
+    current = undefined;
+  };
   worker.on('message', (message: FromLoadThread) => {
     if ('accepted' in message) current?.report(message.accepted);
     else if ('done' in message) current?.resolve();
-    else current?.reject(new Error(`load client: ${message.error}`));
+    else end(new Error(`load client: ${message.error}`));
   });
-  worker.on('error', (error) => current?.reject(error));
+  worker.on('error', end);
+  worker.on('exit', (code) => end(new Error(`load client thread exited (${code})`)));
   return {
     run: (command, report) =>
       new Promise<void>((resolve, reject) => {
+        if (ended) return reject(ended);
         current = { report, resolve, reject };
         worker.postMessage(command);
       }),
