@@ -121,7 +121,7 @@ const LINGER_MS = process.env.BENCH_LINGER_MS ? Number(process.env.BENCH_LINGER_
 /**
  * Where the clients run (`load-client.ts`): `thread`, a worker thread of their own, as a
  * separate load generator would run; `inline`, on the platform's event loop, as every
- * figure before 28 Nov 2026 14:00 UTC was taken. @defaultValue thread
+ * figure before 28 Nov 2026 13:30 UTC was taken. @defaultValue thread
  */
 const CLIENT = process.env.BENCH_CLIENT ?? 'thread';
 

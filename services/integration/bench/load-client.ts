@@ -9,7 +9,7 @@
  * carries the platform and not its clients: on the platform's loop the clients (requests
  * written, answers parsed, their sockets) were 12–15 % of that loop in the single-POST
  * phase (a `--cpu-prof`, 28 Nov 2026), and every record's answer waited behind them.
- * `BENCH_CLIENT=inline` runs it on that loop, as every figure before 28 Nov 2026 14:00 UTC
+ * `BENCH_CLIENT=inline` runs it on that loop, as every figure before 28 Nov 2026 13:30 UTC
  * was taken. The render bench's clients run on their own thread for the same reason.
  */
 import { Agent, request } from 'node:http';
@@ -46,8 +46,8 @@ export interface LoadClient {
 }
 
 export function createLoadClient(options: LoadClientOptions): LoadClient {
-  // node:http with kept-alive sockets: undici and web streams (fetch) cost about ten times
-  // as much CPU a request.
+  // node:http with kept-alive sockets: with fetch (undici, web streams) the clients were
+  // about a tenth of the single-POST phase's CPU when they ran on the platform's loop.
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets });
   let serial = 0;
   const intern = () => {

@@ -74,7 +74,6 @@ const MSG_ID_HEADER = 'Nats-Msg-Id';
 /** From this many records in doubt `missing` scans their range instead of asking each. */
 const BULK_READ_FROM = 64;
 
-/** Size of headers as NATS sends them: `NATS/1.0\r\n`, `name: value\r\n` each, `\r\n`. */
 /** The client's default API prefix: `jetstream()` and `jetstreamManager()` are made here without a domain. */
 const JS_API_PREFIX = '$JS.API';
 
