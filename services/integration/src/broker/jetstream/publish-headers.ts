@@ -29,7 +29,7 @@ export function publishHeaders(headers: Readonly<Record<string, string>>): Encod
     const value = headers[name]!;
     if (!NAME.test(name)) throw new InvalidHeaderError(`not a valid header name: ${name}`);
     if (LINE_BREAK.test(value))
-      throw new InvalidHeaderError(`header ${name}: a value holds no CR or LF`);
+      throw new InvalidHeaderError(`header ${name}: a value may not hold CR or LF`);
     block += `\r\n${name}: ${value.trim()}`;
   }
   const bytes = Buffer.from(`${block}\r\n\r\n`, 'utf8');
