@@ -31,7 +31,13 @@ import {
 import { partitionFor } from '../partitioner.js';
 import { retentionFor, type RetentionEntry } from '../retention.js';
 import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
-import { assertTopicName, streamName, subjectFor, type StreamDescription } from './naming.js';
+import {
+  assertTopicName,
+  MSG_ID_HEADER,
+  streamName,
+  subjectFor,
+  type StreamDescription,
+} from './naming.js';
 import { InboxRequests } from './inbox-requests.js';
 import { PublishAcks } from './publish-acks.js';
 import { publishHeaders } from './publish-headers.js';
@@ -69,8 +75,6 @@ export interface JetStreamBrokerOptions {
 
 /** NATS server default, used until the server's INFO is known. */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
-/** JetStream's de-duplication header (what `js.publish` sets for `msgID`). */
-const MSG_ID_HEADER = 'Nats-Msg-Id';
 /** From this many records in doubt `missing` scans their range instead of asking each. */
 const BULK_READ_FROM = 64;
 
@@ -378,7 +382,7 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
             toRead.slice(at, at + 64).map(async (record) => {
               try {
                 const stored = await jsm.streams.getMessage(name, { seq: record.offset + 1 });
-                if (stored.header.get('Nats-Msg-Id') !== record.dedupeId) lost.add(record.dedupeId);
+                if (stored.header.get(MSG_ID_HEADER) !== record.dedupeId) lost.add(record.dedupeId);
               } catch (error) {
                 if (/no message found/i.test((error as Error).message)) lost.add(record.dedupeId);
                 else throw error;

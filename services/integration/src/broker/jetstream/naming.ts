@@ -6,6 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 
+/** JetStream's de-duplication header (what `js.publish` sets for `msgID`). */
+export const MSG_ID_HEADER = 'Nats-Msg-Id';
+
 const TOPIC_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
 export function assertTopicName(topic: string): void {

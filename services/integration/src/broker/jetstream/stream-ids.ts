@@ -8,6 +8,7 @@
  * platform.
  */
 import { DeliverPolicy, type JetStreamClient } from 'nats';
+import { MSG_ID_HEADER } from './naming.js';
 
 /** Most messages one fetch asks for (headers only: about a hundred bytes each). */
 const FETCH_MAX = 1000;
@@ -42,7 +43,7 @@ export async function readMessageIds(
           done = true;
           break;
         }
-        ids.set(message.seq, message.headers?.get('Nats-Msg-Id') ?? '');
+        ids.set(message.seq, message.headers?.get(MSG_ID_HEADER) ?? '');
         next = message.seq + 1;
         // The range's end, or the stream's (a fetch asked for more would wait its expiry).
         if (message.seq === toSeq || message.info.pending === 0) {
