@@ -115,6 +115,39 @@ for (const driver of selectedDrivers()) {
         assert.equal(total, 0, 'no lag once everything is committed');
       });
 
+      it('carries every key as it was published: line breaks, surrounding spaces, any script', async () => {
+        const topic = uniqueName('keys');
+        await open.broker.ensureTopic({ name: topic, partitions: 2 });
+        // A NATS header value holds no CR or LF and loses its surrounding spaces; a key
+        // is any text a natural key holds (issue 11's review: a 503 on JetStream alone).
+        const keys = [
+          'plain',
+          'line\nbreak',
+          'a\r\nInjected: yes',
+          '  spaced  ',
+          '\ttabbed',
+          'kéy ü 🦊',
+          '"quoted"',
+          '%0A',
+          '',
+          ' ',
+        ];
+        for (const [i, key] of keys.entries()) await open.broker.publish(topic, key, String(i));
+        const seen = new Map<number, string>();
+        const consumer = await open.broker.subscribe(
+          { groupId: uniqueName('g'), topics: [topic] },
+          async (record) => {
+            seen.set(Number(record.value.toString()), record.key);
+          },
+        );
+        await waitFor(`${keys.length} records`, () => seen.size === keys.length);
+        await consumer.stop();
+        assert.deepEqual(
+          keys.map((_, i) => seen.get(i)),
+          keys,
+        );
+      });
+
       it('hands batches of one partition in offset order, keeping the order per key', async () => {
         const topic = uniqueName('batch-order');
         await open.broker.ensureTopic({ name: topic, partitions: 3 });

@@ -19,13 +19,12 @@ import {
   type NatsConnection,
 } from 'nats';
 // The client's own reading, to compare with (not exported at the package's top).
-// eslint-disable-next-line no-restricted-imports
 import { toJsMsg } from 'nats/lib/jetstream/jsmsg.js';
 import { toPulledMessage } from '../../src/broker/jetstream/pulled-message.js';
 import { waitFor } from '../helpers/broker-drivers.js';
 
 const url = await natsUrlForTests();
-const from = { topic: 'orders', partition: 2, keyHeader: 'Broker-Key' };
+const from = { topic: 'orders', partition: 2 };
 
 describe(
   'jetstream pulled message',

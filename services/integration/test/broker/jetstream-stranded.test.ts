@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { natsUrlForTests, skipReason } from '@platform/testing';
 import { AckPolicy, connect, DeliverPolicy, headers as natsHeaders } from 'nats';
-import { KEY_HEADER } from '../../src/broker/jetstream/jetstream-consumer.js';
+import { KEY_HEADER } from '../../src/broker/jetstream/message-key.js';
 import { durableName, type StreamDescription } from '../../src/broker/jetstream/naming.js';
 import { BROKER_DRIVERS, uniqueName, waitFor, type OpenBroker } from '../helpers/broker-drivers.js';
 

@@ -134,6 +134,21 @@ for (const driver of selectedDrivers()) {
         );
       });
 
+      it('publishes a natural key holding a line break or surrounding spaces exactly as it is (202)', async () => {
+        // A NATS header holds neither (issue 11's review: this was a 503 on JetStream).
+        for (const internId of [`I-${Date.now()}\r\nInjected: yes`, ` I-${Date.now()}\t`]) {
+          const response = await h.submission.inject({
+            method: 'POST',
+            url: `/contracts/${id}/records`,
+            payload: internPayload({ internId }),
+          });
+          assert.equal(response.statusCode, 202, response.body);
+          assert.equal(json<{ naturalKey: string }>(response).naturalKey, internId);
+          await waitFor('the create envelope', () => on('created', internId).length === 1);
+          assert.equal(envelopeOf(on('created', internId)[0]!).naturalKey, internId);
+        }
+      });
+
       it('keeps the events of one key in order on one partition', async () => {
         const payload = internPayload();
         await h.submission.inject({ method: 'POST', url: `/contracts/${id}/records`, payload });

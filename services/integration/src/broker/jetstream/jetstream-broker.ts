@@ -30,7 +30,8 @@ import {
 } from '../broker-unavailable-error.js';
 import { partitionFor } from '../partitioner.js';
 import { retentionFor, type RetentionEntry } from '../retention.js';
-import { JetStreamConsumer, KEY_HEADER } from './jetstream-consumer.js';
+import { JetStreamConsumer } from './jetstream-consumer.js';
+import { keyHeader } from './message-key.js';
 import {
   assertTopicName,
   MSG_ID_HEADER,
@@ -311,7 +312,8 @@ export async function createJetStreamBroker(options: JetStreamBrokerOptions): Pr
       let handedOver = false;
       try {
         const partition = partitionFor(key, await partitionsOf(topic));
-        const sent: Record<string, string> = { ...headers, [KEY_HEADER]: key };
+        const [keyName, keyValue] = keyHeader(key);
+        const sent: Record<string, string> = { ...headers, [keyName]: keyValue };
         if (publishOptions.dedupeId) sent[MSG_ID_HEADER] = publishOptions.dedupeId;
         const hdrs = publishHeaders(sent);
         const data = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;

@@ -26,11 +26,10 @@ import type { DeliveryHandler } from '../batch-delivery.js';
 import type { Assignment, BrokerRecord, Consumer, ConsumerOptions } from '../broker.js';
 import { resumePosition } from '../resume-position.js';
 import { jsonAnswer, type InboxRequests } from './inbox-requests.js';
+import { keyFromHeader } from './message-key.js';
 import { durableName, streamName } from './naming.js';
 import { PullInbox } from './pull-inbox.js';
 import type { PulledMessage } from './pulled-message.js';
-
-export const KEY_HEADER = 'Broker-Key';
 
 interface PartitionState extends Assignment {
   stream: string;
@@ -776,7 +775,6 @@ export class JetStreamConsumer implements Consumer {
     state.inbox = new PullInbox(this.deps.nc, this.deps.apiPrefix, state.stream, this.durable, {
       topic: state.topic,
       partition: state.partition,
-      keyHeader: KEY_HEADER,
     });
     return state.inbox;
   }
@@ -831,8 +829,10 @@ export class JetStreamConsumer implements Consumer {
       const headers: Record<string, string> = {};
       let key = '';
       for (const name of stored.header?.keys() ?? []) {
-        if (name === KEY_HEADER) key = stored.header.get(name);
-        else headers[name] = stored.header.get(name);
+        const value = stored.header.get(name);
+        const keyHere = keyFromHeader(name, value);
+        if (keyHere !== undefined) key = keyHere;
+        else headers[name] = value;
       }
       return {
         topic,

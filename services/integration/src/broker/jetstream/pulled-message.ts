@@ -14,6 +14,7 @@
  */
 import type { Msg } from 'nats';
 import type { BrokerRecord } from '../broker.js';
+import { keyFromHeader } from './message-key.js';
 
 export interface PulledMessage {
   readonly record: BrokerRecord;
@@ -27,11 +28,10 @@ export interface PulledMessage {
   readonly pending: number;
 }
 
-/** Where a partition's messages belong, and which header carries the key. */
+/** Where a partition's messages belong. */
 export interface PulledFrom {
   topic: string;
   partition: number;
-  keyHeader: string;
 }
 
 /** The client's message as it holds it (`MsgImpl`: the header block's length, the bytes). */
@@ -97,11 +97,8 @@ function ackInfo(
   ];
 }
 
-/** `name: value` lines after the status line; the key header goes to `key`. */
-function readHeaders(
-  block: string,
-  keyHeader: string,
-): { key: string; headers: Record<string, string> } {
+/** `name: value` lines after the status line; the key's header goes to `key`. */
+function readHeaders(block: string): { key: string; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
   let key: string | undefined;
   let from = block.indexOf(HEADER_LINE);
@@ -113,11 +110,10 @@ function readHeaders(
     const colon = line.indexOf(':');
     if (colon <= 0) continue;
     const name = line.slice(0, colon);
-    if (name === keyHeader) {
-      key ??= line.slice(colon + 1).trim();
-    } else if (!(name in headers)) {
-      headers[name] = line.slice(colon + 1).trim();
-    }
+    const value = line.slice(colon + 1).trim();
+    const keyHere = keyFromHeader(name, value);
+    if (keyHere !== undefined) key ??= keyHere;
+    else if (!(name in headers)) headers[name] = value;
   }
   return { key: key ?? '', headers };
 }
@@ -142,14 +138,15 @@ export function toPulled(msg: Msg, reply: string, from: PulledFrom): PulledMessa
       headerLength > 0
         ? Buffer.from(bytes.buffer, bytes.byteOffset, headerLength).toString('utf8')
         : '';
-    ({ key, headers } = readHeaders(block, from.keyHeader));
+    ({ key, headers } = readHeaders(block));
     value = Buffer.from(bytes.buffer, bytes.byteOffset + split, bytes.length - split);
   } else {
     // Not the client's message as this version holds it: through its own getters.
     headers = {};
     key = '';
     for (const [name, values] of msg.headers ?? []) {
-      if (name === from.keyHeader) key = values[0] ?? '';
+      const keyHere = keyFromHeader(name, values[0] ?? '');
+      if (keyHere !== undefined) key = keyHere;
       else headers[name] = values[0] ?? '';
     }
     const data = msg.data;
