@@ -10,7 +10,9 @@
  * clients on a thread of their own (`load-client.ts`; BENCH_CLIENT=inline: on the
  * platform's event loop);
  * a record's latency is from the start of its POST until it is visible in the last of
- * the three targets (webhook: arrival; table and file: polled every 20 ms).
+ * the three targets (webhook: arrival; table and file: polled every 20 ms), watched from a
+ * thread of its own too (`landing-observer.ts`; BENCH_OBSERVER=inline: on the platform's
+ * loop).
  *
  * Three phases per driver: throughput (BENCH_RECORDS single POSTs as fast as
  * BENCH_CONCURRENCY clients can submit; latency there is mostly queueing), batch
@@ -28,13 +30,19 @@
  *   BENCH_RECORDS=2000 BENCH_BATCH_RECORDS=10000 BENCH_RATE=1000 BENCH_DRIVERS=sql-log,jetstream npm run bench:integration
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { createLogger, startTypeScriptWorker } from '@platform/core';
 import { natsUrlForTests } from '@platform/testing';
 import { startPlatform, type RunningPlatform } from '../src/platform.js';
 import { openBenchEngines } from './bench-engines.js';
+import {
+  createTablePoll,
+  startLandingObserver,
+  type Landing,
+  type LandingObserver,
+  type LandingObserverOptions,
+} from './landing-observer.js';
+import type { FromObserverThread, ToObserverThread } from './landing-observer-thread.js';
 import {
   createLoadClient,
   type AcceptedRecord,
@@ -124,6 +132,13 @@ const LINGER_MS = process.env.BENCH_LINGER_MS ? Number(process.env.BENCH_LINGER_
  * figure before 28 Nov 2026 13:30 UTC was taken. @defaultValue thread
  */
 const CLIENT = process.env.BENCH_CLIENT ?? 'thread';
+/**
+ * Where the bench watches the targets (`landing-observer.ts`): `thread`, a worker thread of
+ * its own (the table from there too on PostgreSQL), as an observer outside the platform
+ * would; `inline`, on the platform's event loop, as every figure before 28 Nov 2026
+ * 16:30 UTC was taken. @defaultValue thread
+ */
+const OBSERVER = process.env.BENCH_OBSERVER ?? 'thread';
 
 interface OpenLoadClient {
   run(command: LoadCommand, report: (accepted: AcceptedRecord[]) => void): Promise<void>;
@@ -171,6 +186,47 @@ function openLoadClient(options: LoadClientOptions): OpenLoadClient {
   };
 }
 
+async function openLandingObserver(
+  options: LandingObserverOptions,
+  seen: (landings: Landing[]) => void,
+): Promise<LandingObserver> {
+  if (OBSERVER === 'inline') return startLandingObserver(options, seen);
+  if (OBSERVER !== 'thread')
+    throw new Error(`BENCH_OBSERVER must be thread or inline, not ${OBSERVER}`);
+  const worker = startTypeScriptWorker(new URL('./landing-observer-thread.ts', import.meta.url), {
+    workerData: options,
+  });
+  const send = (message: ToObserverThread) => worker.postMessage(message);
+  // Every later step waits on one of these; a thread that fails or ends settles them all.
+  let ready!: { resolve(url: string): void; reject(error: Error): void };
+  let closed!: { resolve(): void; reject(error: Error): void };
+  const readyUrl = new Promise<string>((resolve, reject) => (ready = { resolve, reject }));
+  const closedDone = new Promise<void>((resolve, reject) => (closed = { resolve, reject }));
+  closedDone.catch(() => undefined);
+  const end = (error: Error) => {
+    ready.reject(error);
+    closed.reject(error);
+  };
+  worker.on('message', (message: FromObserverThread) => {
+    if ('landed' in message) seen(message.landed);
+    else if ('ready' in message) ready.resolve(message.ready);
+    else if ('closed' in message) closed.resolve();
+    else end(new Error(`landing observer: ${message.error}`));
+  });
+  worker.on('error', end);
+  worker.on('exit', (code) => end(new Error(`landing observer thread exited (${code})`)));
+  const webhookUrl = await readyUrl;
+  return {
+    webhookUrl,
+    watch: (recordIds) => send({ watch: recordIds }),
+    async close() {
+      send('close');
+      await closedDone;
+      await worker.terminate();
+    },
+  };
+}
+
 interface Phase {
   records: number;
   seconds: number;
@@ -210,34 +266,6 @@ interface Result {
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-async function webhookServer(
-  seen: Map<string, number>,
-  onSeen: (recordId: string) => void,
-): Promise<{ server: Server; url: string }> {
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as
-        { recordId: string } | Array<{ recordId: string }>;
-      const now = performance.now();
-      for (const envelope of Array.isArray(body) ? body : [body]) {
-        if (!seen.has(envelope.recordId)) {
-          seen.set(envelope.recordId, now);
-          onSeen(envelope.recordId);
-        }
-      }
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    server,
-    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`,
-  };
 }
 
 async function runDriver(driver: string): Promise<Result | undefined> {
@@ -280,9 +308,31 @@ async function runDriver(driver: string): Promise<Result | undefined> {
   const noteLanding = (id: string) => {
     if (phase.has(id) && inTable.has(id) && inFile.has(id) && hooks.has(id)) phaseLanded += 1;
   };
-  const hook = await webhookServer(hooks, noteLanding);
+  const byTarget = { table: inTable, file: inFile, webhook: hooks };
+  const seen = (landings: Landing[]) => {
+    for (const [recordId, target, at] of landings) {
+      const times = byTarget[target];
+      if (times.has(recordId)) continue;
+      // `clock()` is the process's clock; this thread's `performance.now()` is offset.
+      times.set(recordId, at - performance.timeOrigin);
+      noteLanding(recordId);
+    }
+  };
+  // PGlite answers only this thread: its table is polled here.
+  const localTable = engines.threadEngines.databaseUrl ? undefined : createTablePoll(db, seen);
+  let observer: LandingObserver | undefined;
   let platform: RunningPlatform | undefined;
+  let polling = false;
+  let localPoller: Promise<void> | undefined;
   try {
+    observer = await openLandingObserver(
+      {
+        csvPath: join(dataDir, 'integration', 'csv', 'interns.csv'),
+        databaseUrl: engines.threadEngines.databaseUrl,
+        pollMs: POLL_MS,
+      },
+      seen,
+    );
     platform = await startPlatform({
       env,
       logger,
@@ -297,7 +347,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       body: JSON.stringify({
         adapterType: 'webhook',
         config: {
-          url: hook.url,
+          url: observer.webhookUrl,
           authType: 'bearer',
           token: 'bench-token',
           ...(WEBHOOK_BATCH > 0 ? { batch: { maxRecords: WEBHOOK_BATCH } } : {}),
@@ -308,69 +358,15 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       throw new Error(`webhook attachment: ${attach.status} ${await attach.text()}`);
     for (const adapter of platform.adapters) await adapter.refresh();
 
-    /** Submitted ids not yet seen in the table (the poll looks only for those). */
-    const pendingTable = new Set<string>();
-    const csvPath = join(dataDir, 'integration', 'csv', 'interns.csv');
-    const csv = { ino: -1, offset: 0, tail: '' };
-    // The poll runs in the measured process, so it costs what the backlog is, not what the
-    // run has written: the table is asked for the pending ids only (and less often while
-    // thousands are pending: at most one id looked up per 20 µs of interval), the file is
-    // read from where the last poll stopped (the bench only creates, so the csv adapter
-    // appends; a rebuild, seen as a new inode or a shorter file, is read whole).
-    const pollTable = async (now: number) => {
-      const ids = [...pendingTable];
-      for (let i = 0; i < ids.length; i += 5000) {
-        const { rows } = await db.query<{ record_id: string }>(
-          'SELECT record_id::text AS record_id FROM interns WHERE record_id = ANY($1::uuid[])',
-          [ids.slice(i, i + 5000)],
-        );
-        for (const row of rows) {
-          inTable.set(row.record_id, now);
-          pendingTable.delete(row.record_id);
-          noteLanding(row.record_id);
-        }
-      }
-    };
-    // Synchronous file calls: a stat and a short read every 20 ms cost microseconds this
-    // way, while each promise-based call (thread pool, handle objects) cost about as much
-    // CPU as a record's journal write in the profile.
-    const pollFile = (now: number) => {
-      let info;
-      try {
-        info = statSync(csvPath);
-      } catch {
-        return;
-      }
-      if (info.ino !== csv.ino || info.size < csv.offset)
-        Object.assign(csv, { ino: info.ino, offset: 0, tail: '' });
-      if (info.size === csv.offset) return;
-      const fd = openSync(csvPath, 'r');
-      try {
-        const chunk = Buffer.alloc(info.size - csv.offset);
-        const bytesRead = readSync(fd, chunk, 0, chunk.length, csv.offset);
-        csv.offset += bytesRead;
-        const lines = (csv.tail + chunk.subarray(0, bytesRead).toString('utf8')).split('\r\n');
-        csv.tail = lines.pop() ?? '';
-        for (const line of lines) {
-          const id = line.slice(0, 36);
-          if (id.length === 36 && !inFile.has(id)) {
-            inFile.set(id, now);
-            noteLanding(id);
+    polling = true;
+    localPoller = localTable
+      ? (async () => {
+          while (polling) {
+            await localTable.poll();
+            await new Promise((resolve) => setTimeout(resolve, localTable.intervalMs(POLL_MS)));
           }
-        }
-      } finally {
-        closeSync(fd);
-      }
-    };
-    let polling = true;
-    const poller = (async () => {
-      while (polling) {
-        const now = performance.now();
-        await pollTable(now);
-        pollFile(now);
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS + pendingTable.size / 50));
-      }
-    })();
+        })()
+      : undefined;
     const load = openLoadClient({
       submissionUrl: platform.urls.submission!,
       run: randomBytes(3).toString('hex'),
@@ -379,13 +375,14 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     /** Runs `command` on the load client; what it accepts goes into `submitted`. */
     const submit = (submitted: Map<string, number>, command: LoadCommand) =>
       load.run(command, (records) => {
+        const watch: string[] = [];
         for (const [recordId, startedAt, answeredAt] of records) {
-          // `clock()` is the process's clock; this thread's `performance.now()` is offset.
           submitted.set(recordId, startedAt - performance.timeOrigin);
           accepted.set(recordId, answeredAt - performance.timeOrigin);
-          if (!inTable.has(recordId)) pendingTable.add(recordId);
+          if (!inTable.has(recordId)) watch.push(recordId);
           noteLanding(recordId);
         }
+        (localTable ?? observer!).watch(watch);
       });
     /** Each submitted record's latency until `at(id)`, ascending. */
     const sortedLatencies = (submitted: Map<string, number>, at: (id: string) => number) =>
@@ -495,8 +492,6 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     await submit(paced, { kind: 'paced', count: LATENCY_RECORDS, rate: RATE });
     const latency = await settle(paced, startedPaced, performance.now(), cpuPaced);
     mark(`${driver}-paced`, 'end');
-    polling = false;
-    await poller;
     await load.close();
     return {
       driver: driver === 'jetstream' ? 'jetstream' : 'sql-log',
@@ -509,8 +504,10 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       latency,
     };
   } finally {
+    polling = false;
+    await localPoller;
     await platform?.close();
-    hook.server.close();
+    await observer?.close();
     await engines.close();
   }
 }
