@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { SqlDatabase } from '@platform/core';
+import { createSqlDatabase, loadMigrations, runMigrations, type SqlDatabase } from '@platform/core';
+import { createTestDatabase, postgresUrlForTests, type TestDatabase } from '@platform/testing';
+import { RELATIONAL_MIGRATIONS_DIR } from '../../src/adapters/relational/build-relational-adapter.js';
 import { createRelationalTarget } from '../../src/adapters/relational/relational-target.js';
 import type { TargetEvent } from '../../src/adapters/runtime/adapter-target.js';
 import type { AttachmentView, LifecycleClass } from '../../src/adapters/runtime/attachment.js';
@@ -74,6 +76,16 @@ function countingTransactions(db: SqlDatabase): { db: SqlDatabase; count: () => 
   return { db: counted, count: () => transactions };
 }
 
+/** The generic table's row of `key`: its mentor, and whether it is soft-deleted. */
+const rowIn = async (db: SqlDatabase, attachment: AttachmentView, key: string) =>
+  (
+    await db.query<{ mentor: string; deleted: boolean }>(
+      `SELECT payload->>'mentor' AS mentor, deleted_at IS NOT NULL AS deleted FROM records
+       WHERE contract_id = $1 AND natural_key = $2`,
+      [attachment.contract.contractId, key],
+    )
+  ).rows[0];
+
 describe('relational target: one transaction per consumer pass', () => {
   let h: Harness;
   before(async () => {
@@ -81,14 +93,7 @@ describe('relational target: one transaction per consumer pass', () => {
   });
   after(async () => h?.close());
 
-  const rowOf = async (attachment: AttachmentView, key: string) =>
-    (
-      await h.db.query<{ mentor: string; deleted: boolean }>(
-        `SELECT payload->>'mentor' AS mentor, deleted_at IS NOT NULL AS deleted FROM records
-         WHERE contract_id = $1 AND natural_key = $2`,
-        [attachment.contract.contractId, key],
-      )
-    ).rows[0];
+  const rowOf = (attachment: AttachmentView, key: string) => rowIn(h.db, attachment, key);
 
   const positions = async (attachment: AttachmentView) =>
     (
@@ -180,3 +185,57 @@ describe('relational target: one transaction per consumer pass', () => {
     assert.deepEqual(await positions(attachment), ['interns.created/3@1']);
   });
 });
+
+const missingPostgres = (await postgresUrlForTests()) ? undefined : 'PostgreSQL on 127.0.0.1:5432';
+
+describe(
+  'relational target: two transactions at once on PostgreSQL',
+  { skip: missingPostgres },
+  () => {
+    let testDb: TestDatabase;
+    let db: SqlDatabase;
+    before(async () => {
+      testDb = await createTestDatabase('relpassconcurrent');
+      db = await createSqlDatabase({ url: testDb.url, dataDir: 'unused', poolSize: 4 });
+      await runMigrations(
+        db,
+        'integration-relational-adapter',
+        loadMigrations(RELATIONAL_MIGRATIONS_DIR),
+      );
+    });
+    after(async () => {
+      await db?.close();
+      await testDb?.drop();
+    });
+
+    it('two processes deciding on one key at once end at its newest revision, whichever commits first', async () => {
+      // Two targets: two pass writers, so two transactions at once on the pool; the key's
+      // revision row, locked by each read, puts them in turn.
+      const attachment = genericRelationalAttachment('records');
+      const [one, two] = [createRelationalTarget(db), createRelationalTarget(db)];
+      const mapping = await one.resolveMapping(attachment);
+      await one.writeBatch!(mapping, [
+        eventOf(attachment, 'create', 'K-both', 1, { partition: 5, offset: 0 }),
+      ]);
+      for (let round = 0; round < 5; round += 1) {
+        const newer = 3 + round * 2;
+        const [a, b] = await Promise.all([
+          one.writeBatch!(mapping, [
+            eventOf(attachment, 'update', 'K-both', newer, { partition: 5, offset: round + 1 }),
+          ]),
+          two.writeBatch!(mapping, [
+            eventOf(attachment, 'update', 'K-both', newer - 1, { partition: 6, offset: round }),
+          ]),
+        ]);
+        assert.deepEqual(a, ['written'], `round ${round}: the newer update is applied`);
+        assert.ok(b[0] === 'written' || b[0] === 'stale', `round ${round}: ${b[0]}`);
+        assert.equal((await rowIn(db, attachment, 'K-both'))?.mentor, `m-${newer}`);
+        const { rows } = await db.query<{ revision: string }>(
+          'SELECT revision::text AS revision FROM relational_key_revisions WHERE attachment_id = $1 AND natural_key = $2',
+          [attachment.attachmentId, 'K-both'],
+        );
+        assert.deepEqual(rows, [{ revision: String(newer) }]);
+      }
+    });
+  },
+);

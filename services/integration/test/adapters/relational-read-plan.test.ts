@@ -46,7 +46,7 @@ describe('relational batch read: the audit look-up probes the index', { skip: mi
     const ids = Array.from({ length: 300 }, () => randomUUID());
     const { rows } = await db.query<{ 'QUERY PLAN': string }>(
       `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${READ_SQL}`,
-      [attachmentId, [], [], [], ids, []],
+      [attachmentId, [], [], [], ids, [], []],
     );
     return rows.map((row) => row['QUERY PLAN']).join('\n');
   };

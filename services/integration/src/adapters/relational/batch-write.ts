@@ -18,9 +18,13 @@
  *    one JSON array and typed by the table's own row type (`jsonb_populate_recordset`),
  *    so every column type is cast as the table declares it. Each statement keeps the
  *    single-event rules (a newer row is left alone) and returns the keys it changed.
- * 4. One multi-row audit insert: every fresh event, `applied` when its key changed; one
- *    upsert of the keys' revisions (kept after a hard delete, so a late update of a
- *    deleted key stays stale).
+ * 4. One multi-row audit insert: every fresh event, `applied` when its key changed. The
+ *    keys' revisions (kept after a hard delete, so a late update of a deleted key stays
+ *    stale) are set by the read of 2., which locks each key's row, sets it to the newest
+ *    revision among the batch's events and returns the one it held (`revision_before`):
+ *    one write a key. The writes end where that revision says: each key's winner is
+ *    newer than the stored revision and always applied (events with a revision skip the
+ *    event-time guard), and an already audited event is no newer than the stored one.
  * 5. Offsets in the target: the batch's position (next offset per consumer group, topic
  *    and partition) is read first, locked, and stored last, in the same transaction, for
  *    the consumer to resume at. It skips nothing here: the audit decides what is a
@@ -72,10 +76,6 @@ const notOlder = (a: TargetEvent, b: TargetEvent): boolean =>
   a.envelope.revision !== undefined && b.envelope.revision !== undefined
     ? a.envelope.revision >= b.envelope.revision
     : Date.parse(a.envelope.occurredAt) >= Date.parse(b.envelope.occurredAt);
-
-const REVISIONS_SQL = `INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
-  SELECT $1, r.natural_key, r.revision FROM jsonb_to_recordset($ROWS::jsonb) AS r(natural_key text, revision bigint)
-  ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = GREATEST(relational_key_revisions.revision, EXCLUDED.revision)`;
 
 /** Key of a written row as the statements return it. */
 const keyOf = (m: Mapping, winner: Winner): string =>
@@ -178,9 +178,10 @@ const STORE_POSITION_SQL = `INSERT INTO relational_offsets
 /**
  * The reads before a batch's decisions, one round trip: the slots' stored positions
  * (locked; `p`), the batch's record ids this attachment already audited (`a`), and the
- * revised keys' revisions (`r`), their rows made when new and locked in key order — the
- * created, updated and deleted topics are consumed side by side, and two batches deciding
- * on one key must do it one after the other.
+ * revised keys' revisions before this batch (`r`): each key's row made when new, locked
+ * in key order — the created, updated and deleted topics are consumed side by side, and
+ * two batches deciding on one key must do it one after the other — and set to the
+ * batch's newest revision of the key (see 4.; `SET` reads the row as it was).
  */
 export const READ_SQL = `WITH p AS (
     SELECT o.next_offset, o.last_record_id, o.last_published_at FROM relational_offsets o
@@ -189,13 +190,14 @@ export const READ_SQL = `WITH p AS (
     WHERE o.attachment_id = $1 ORDER BY o.consumer_group, o.topic, o.partition FOR UPDATE OF o),
   a AS (SELECT u.id::text AS record_id FROM unnest($5::uuid[]) AS u (id)
     CROSS JOIN LATERAL (SELECT 1 FROM audit_log l WHERE l.attachment_id = $1 AND l.record_id = u.id LIMIT 1) AS hit),
-  r AS (INSERT INTO relational_key_revisions (attachment_id, natural_key, revision)
-    SELECT $1, k, 0 FROM unnest($6::text[]) AS k ORDER BY k
-    ON CONFLICT (attachment_id, natural_key) DO UPDATE SET revision = relational_key_revisions.revision
-    RETURNING natural_key, revision)
+  r AS (INSERT INTO relational_key_revisions AS kr (attachment_id, natural_key, revision, revision_before)
+    SELECT $1, u.k, u.revision, 0 FROM unnest($6::text[], $7::bigint[]) AS u (k, revision) ORDER BY u.k
+    ON CONFLICT (attachment_id, natural_key) DO UPDATE
+      SET revision_before = kr.revision, revision = GREATEST(kr.revision, EXCLUDED.revision)
+    RETURNING natural_key, revision_before)
   SELECT 'p' AS kind, next_offset::text AS a, last_record_id AS b, last_published_at::text AS c FROM p
   UNION ALL SELECT 'a', record_id, NULL, NULL FROM a
-  UNION ALL SELECT 'r', natural_key, revision::text, NULL FROM r`;
+  UNION ALL SELECT 'r', natural_key, revision_before::text, NULL FROM r`;
 
 /**
  * Prepared once a session (PostgreSQL): parsed and planned once, not every batch. Safe
@@ -261,11 +263,13 @@ export async function writeRelationalBatch(
   // The slots (partitions) whose positions the batch stores: one for a partition's batch,
   // several when the batches of one consumer pass were merged (pass-writer.ts).
   const slots = positionsAfter(events).map(({ slot }) => slot);
-  const revised = [
-    ...new Set(
-      events.filter((e) => e.envelope.revision !== undefined).map((e) => e.envelope.naturalKey),
-    ),
-  ];
+  // Each revised key's newest revision in the batch: what its row holds after it (see 4.).
+  const newestOf = new Map<string, number>();
+  for (const { envelope } of events) {
+    const { naturalKey: key, revision } = envelope;
+    if (revision !== undefined && !((newestOf.get(key) ?? 0) >= revision))
+      newestOf.set(key, revision);
+  }
   const { rows: known } = await tx.query<{
     kind: 'p' | 'a' | 'r';
     a: string;
@@ -279,7 +283,8 @@ export async function writeRelationalBatch(
       slots.map((slot) => slot.topic),
       slots.map((slot) => slot.partition),
       events.map((e) => e.envelope.recordId),
-      revised,
+      [...newestOf.keys()],
+      [...newestOf.values()],
     ],
     READ_OPTIONS,
   );
@@ -363,14 +368,6 @@ export async function writeRelationalBatch(
     });
     cte(auditSql(changedKeys), JSON.stringify(auditRows));
   }
-  const newest = [...winners.values()]
-    .map((i) => events[i]!.envelope)
-    .filter((e) => e.revision !== undefined);
-  if (newest.length > 0)
-    cte(
-      REVISIONS_SQL,
-      JSON.stringify(newest.map((e) => ({ natural_key: e.naturalKey, revision: e.revision }))),
-    );
   // Every slot's position in one statement (one row a slot), so the statement's text
   // does not depend on how many partitions the batch spans.
   const positions = positionsAfter(events);
