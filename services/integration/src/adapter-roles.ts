@@ -20,7 +20,7 @@ import { buildRelationalAdapter } from './adapters/relational/build-relational-a
 import { buildWebhookAdapter } from './adapters/webhook/build-webhook-adapter.js';
 import type { Broker } from './broker/broker.js';
 import { SERVICE, type IntegrationEnv, type Role } from './config.js';
-import { concretePort } from './free-port.js';
+import { onConcretePort } from './free-port.js';
 import { platformApiKey } from './platform-key.js';
 
 export const ADAPTER_ROLES = ['relational', 'csv', 'webhook'] as const;
@@ -108,14 +108,15 @@ export async function startRoleAdapter(
   context: AdapterRoleContext,
 ): Promise<{ adapter: Adapter; url: string }> {
   const host = listenHost(context.env);
-  const port = await concretePort(context.env[PORT_OF[role]], host);
-  const adapter = await buildRoleAdapter(role, port, context);
-  try {
-    const url = await listen(adapter.app, { port, host });
-    await adapter.start();
-    return { adapter, url };
-  } catch (error) {
-    await adapter.stop().catch(() => undefined);
-    throw error;
-  }
+  return onConcretePort(context.env[PORT_OF[role]], host, async (port) => {
+    const adapter = await buildRoleAdapter(role, port, context);
+    try {
+      const url = await listen(adapter.app, { port, host });
+      await adapter.start();
+      return { adapter, url };
+    } catch (error) {
+      await adapter.stop().catch(() => undefined);
+      throw error;
+    }
+  });
 }
