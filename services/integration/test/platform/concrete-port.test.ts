@@ -43,39 +43,21 @@ describe('a port chosen for an adapter before it listens', () => {
   });
 
   it('gives up after its attempts, and never retries a configured port or another error', async () => {
-    let calls = 0;
     const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
-    await assert.rejects(
-      onConcretePort(
-        0,
-        '127.0.0.1',
-        async () => {
-          calls += 1;
-          throw inUse;
-        },
-        3,
-      ),
-      inUse,
-    );
-    assert.equal(calls, 3);
-    calls = 0;
-    await assert.rejects(
-      onConcretePort(1, '127.0.0.1', async () => {
-        calls += 1;
-        throw inUse;
-      }),
-      inUse,
-    );
-    assert.equal(calls, 1, 'a configured port is tried once');
-    calls = 0;
     const other = new Error('refused to start');
-    await assert.rejects(
-      onConcretePort(0, '127.0.0.1', async () => {
-        calls += 1;
-        throw other;
-      }),
-      other,
-    );
-    assert.equal(calls, 1, 'only a taken port is chosen again');
+    const cases = [
+      { port: 0, error: inUse, attempts: 3, calls: 3, why: 'port 0: chosen again, 3 times in all' },
+      { port: 1, error: inUse, attempts: 5, calls: 1, why: 'a configured port is tried once' },
+      { port: 0, error: other, attempts: 5, calls: 1, why: 'only a taken port is chosen again' },
+    ];
+    for (const { port, error, attempts, calls, why } of cases) {
+      let tried = 0;
+      const failing = async () => {
+        tried += 1;
+        throw error;
+      };
+      await assert.rejects(onConcretePort(port, '127.0.0.1', failing, attempts), error);
+      assert.equal(tried, calls, why);
+    }
   });
 });
