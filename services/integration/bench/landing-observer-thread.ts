@@ -10,6 +10,7 @@ import {
   type Landing,
   type LandingObserverOptions,
 } from './landing-observer.js';
+import { perTurn } from './turn-batches.js';
 
 export type ToObserverThread = { watch: string[] } | 'close';
 export type FromObserverThread =
@@ -17,28 +18,15 @@ export type FromObserverThread =
 
 const port = parentPort!;
 const send = (message: FromObserverThread) => port.postMessage(message);
-let pending: Landing[] = [];
-let flushQueued = false;
-const flush = () => {
-  flushQueued = false;
-  if (pending.length === 0) return;
-  send({ landed: pending });
-  pending = [];
-};
+const landed = perTurn<Landing>((landings) => send({ landed: landings }));
 
 try {
-  const observer = await startLandingObserver(workerData as LandingObserverOptions, (seen) => {
-    for (const landing of seen) pending.push(landing);
-    if (!flushQueued) {
-      flushQueued = true;
-      setImmediate(flush);
-    }
-  });
+  const observer = await startLandingObserver(workerData as LandingObserverOptions, landed.add);
   port.on('message', (message: ToObserverThread) => {
     if (message !== 'close') return observer.watch(message.watch);
     observer.close().then(
       () => {
-        flush();
+        landed.flush();
         send({ closed: true });
         port.close();
       },

@@ -11,26 +11,15 @@ import {
   type LoadClientOptions,
   type LoadCommand,
 } from './load-client.js';
+import { perTurn } from './turn-batches.js';
 
 export type FromLoadThread = { accepted: AcceptedRecord[] } | { done: true } | { error: string };
 
 const client = createLoadClient(workerData as LoadClientOptions);
 const port = parentPort!;
-let pending: AcceptedRecord[] = [];
-let flushQueued = false;
-const flush = () => {
-  flushQueued = false;
-  if (pending.length === 0) return;
-  port.postMessage({ accepted: pending } satisfies FromLoadThread);
-  pending = [];
-};
-const report = (accepted: AcceptedRecord[]) => {
-  for (const record of accepted) pending.push(record);
-  if (!flushQueued) {
-    flushQueued = true;
-    setImmediate(flush);
-  }
-};
+const accepted = perTurn<AcceptedRecord>((records) =>
+  port.postMessage({ accepted: records } satisfies FromLoadThread),
+);
 
 port.on('message', (command: LoadCommand | 'close') => {
   if (command === 'close') {
@@ -38,13 +27,13 @@ port.on('message', (command: LoadCommand | 'close') => {
     port.close();
     return;
   }
-  client.run(command, report).then(
+  client.run(command, accepted.add).then(
     () => {
-      flush();
+      accepted.flush();
       port.postMessage({ done: true } satisfies FromLoadThread);
     },
     (error: unknown) => {
-      flush();
+      accepted.flush();
       port.postMessage({
         error: String((error as Error)?.stack ?? error),
       } satisfies FromLoadThread);

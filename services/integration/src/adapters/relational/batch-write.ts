@@ -267,8 +267,7 @@ export async function writeRelationalBatch(
   const newestOf = new Map<string, number>();
   for (const { envelope } of events) {
     const { naturalKey: key, revision } = envelope;
-    if (revision !== undefined && !((newestOf.get(key) ?? 0) >= revision))
-      newestOf.set(key, revision);
+    if (revision !== undefined && revision > (newestOf.get(key) ?? 0)) newestOf.set(key, revision);
   }
   const { rows: known } = await tx.query<{
     kind: 'p' | 'a' | 'r';
