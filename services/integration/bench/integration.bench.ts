@@ -26,11 +26,14 @@
  * BENCH_SOAK=1 (or a number of events) then runs the soak of `bench:integration-soak`
  * (100,000 events with a paused and a restarted adapter, checked exactly once and in
  * per-key order) for each driver, and prints its line too; it exits 1 when that check fails.
+ * The process runs with the node flags `npm start` gives the service (package.json
+ * `platform.nodeOptions`; `service-node-options.ts`): BENCH_NODE_OPTIONS=0 runs without.
  *
  *   BENCH_RECORDS=2000 BENCH_BATCH_RECORDS=10000 BENCH_RATE=1000 BENCH_DRIVERS=sql-log,jetstream npm run bench:integration
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { createLogger, startTypeScriptWorker } from '@platform/core';
 import { natsUrlForTests } from '@platform/testing';
 import { startPlatform, type RunningPlatform } from '../src/platform.js';
@@ -38,19 +41,30 @@ import { openBenchEngines } from './bench-engines.js';
 import {
   createTablePoll,
   startLandingObserver,
-  type Landing,
   type LandingObserver,
   type LandingObserverOptions,
+  type PhaseLandings,
+  type SettleRequest,
 } from './landing-observer.js';
-import type { FromObserverThread, ToObserverThread } from './landing-observer-thread.js';
+import type {
+  AcceptedReport,
+  FromObserverThread,
+  ObserverThreadData,
+  ToObserverThread,
+} from './landing-observer-thread.js';
 import {
+  clock,
   createLoadClient,
   type AcceptedRecord,
   type LoadClientOptions,
   type LoadCommand,
 } from './load-client.js';
-import type { FromLoadThread } from './load-client-thread.js';
+import type { FromLoadThread, LoadThreadData, PhaseCommand } from './load-client-thread.js';
+import { runWithServiceNodeOptions } from './service-node-options.js';
 import { runSoak, type SoakResult } from './soak-core.js';
+import { perTurn } from './turn-batches.js';
+
+runWithServiceNodeOptions();
 
 /**
  * Single POSTs of the throughput phase. 5,000 (1,000 before 28 Nov 2026 11:40 UTC): a phase
@@ -141,22 +155,43 @@ const CLIENT = process.env.BENCH_CLIENT ?? 'thread';
 const OBSERVER = process.env.BENCH_OBSERVER ?? 'thread';
 
 interface OpenLoadClient {
-  run(command: LoadCommand, report: (accepted: AcceptedRecord[]) => void): Promise<void>;
+  /** Runs one command; its answered records go to the observer as `phase`'s. Resolves to their count. */
+  run(phase: string, command: LoadCommand): Promise<number>;
   close(): Promise<void>;
 }
 
-function openLoadClient(options: LoadClientOptions): OpenLoadClient {
+/** The load client, on a thread of its own or on this loop; it reports to `reports`. */
+function openLoadClient(options: LoadClientOptions, reports: MessagePort): OpenLoadClient {
   if (CLIENT === 'inline') {
     const client = createLoadClient(options);
-    return { run: client.run, close: async () => client.close() };
+    let phase = '';
+    const accepted = perTurn<AcceptedRecord>((records) =>
+      reports.postMessage({ phase, accepted: records } satisfies AcceptedReport),
+    );
+    return {
+      async run(name, command) {
+        phase = name;
+        let count = 0;
+        await client
+          .run(command, (records) => {
+            count += records.length;
+            accepted.add(records);
+          })
+          .finally(() => accepted.flush());
+        return count;
+      },
+      close: async () => {
+        client.close();
+        reports.close();
+      },
+    };
   }
   if (CLIENT !== 'thread') throw new Error(`BENCH_CLIENT must be thread or inline, not ${CLIENT}`);
   const worker = startTypeScriptWorker(new URL('./load-client-thread.ts', import.meta.url), {
-    workerData: options,
+    workerData: { options, reports } satisfies LoadThreadData,
+    transferList: [reports],
   });
-  let current:
-    | { report: (accepted: AcceptedRecord[]) => void; resolve(): void; reject(e: Error): void }
-    | undefined;
+  let current: { resolve(count: number): void; reject(e: Error): void } | undefined;
   // A thread that failed or ended fails the command running and every later one: a
   // failure between commands (the thread's start) would otherwise be lost, and the next
   // command wait for an answer that never comes.
@@ -167,18 +202,17 @@ function openLoadClient(options: LoadClientOptions): OpenLoadClient {
     current = undefined;
   };
   worker.on('message', (message: FromLoadThread) => {
-    if ('accepted' in message) current?.report(message.accepted);
-    else if ('done' in message) current?.resolve();
+    if ('done' in message) current?.resolve(message.done);
     else end(new Error(`load client: ${message.error}`));
   });
   worker.on('error', end);
   worker.on('exit', (code) => end(new Error(`load client thread exited (${code})`)));
   return {
-    run: (command, report) =>
-      new Promise<void>((resolve, reject) => {
+    run: (phase, command) =>
+      new Promise<number>((resolve, reject) => {
         if (ended) return reject(ended);
-        current = { report, resolve, reject };
-        worker.postMessage(command);
+        current = { resolve, reject };
+        worker.postMessage({ phase, command } satisfies PhaseCommand);
       }),
     close: async () => {
       await worker.terminate();
@@ -186,15 +220,34 @@ function openLoadClient(options: LoadClientOptions): OpenLoadClient {
   };
 }
 
+/**
+ * The landing observer and its ledger, on a thread of its own or on this loop; the load
+ * client's reports come in on `reports`. `watchTable`: the ids to look for in a table
+ * the bench polls itself (PGlite).
+ */
 async function openLandingObserver(
   options: LandingObserverOptions,
-  seen: (landings: Landing[]) => void,
+  reports: MessagePort,
+  watchTable: ((recordIds: string[]) => void) | undefined,
 ): Promise<LandingObserver> {
-  if (OBSERVER === 'inline') return startLandingObserver(options, seen);
+  if (OBSERVER === 'inline') {
+    const observer = await startLandingObserver(options, watchTable);
+    reports.on('message', (report: AcceptedReport) =>
+      observer.accepted(report.phase, report.accepted),
+    );
+    return {
+      ...observer,
+      async close() {
+        reports.close();
+        await observer.close();
+      },
+    };
+  }
   if (OBSERVER !== 'thread')
     throw new Error(`BENCH_OBSERVER must be thread or inline, not ${OBSERVER}`);
   const worker = startTypeScriptWorker(new URL('./landing-observer-thread.ts', import.meta.url), {
-    workerData: options,
+    workerData: { options, reports } satisfies ObserverThreadData,
+    transferList: [reports],
   });
   const send = (message: ToObserverThread) => worker.postMessage(message);
   // Every later step waits on one of these; a thread that fails or ends settles them all.
@@ -203,12 +256,21 @@ async function openLandingObserver(
   const readyUrl = new Promise<string>((resolve, reject) => (ready = { resolve, reject }));
   const closedDone = new Promise<void>((resolve, reject) => (closed = { resolve, reject }));
   closedDone.catch(() => undefined);
+  const settling = new Map<number, { resolve(f: PhaseLandings): void; reject(e: Error): void }>();
+  let nextId = 0;
   const end = (error: Error) => {
     ready.reject(error);
     closed.reject(error);
+    for (const waiter of settling.values()) waiter.reject(error);
+    settling.clear();
   };
   worker.on('message', (message: FromObserverThread) => {
-    if ('landed' in message) seen(message.landed);
+    if ('settled' in message) {
+      const waiter = settling.get(message.settled);
+      settling.delete(message.settled);
+      if ('figures' in message) waiter?.resolve(message.figures);
+      else waiter?.reject(new Error(message.error));
+    } else if ('watchTable' in message) watchTable?.(message.watchTable);
     else if ('ready' in message) ready.resolve(message.ready);
     else if ('closed' in message) closed.resolve();
     else end(new Error(`landing observer: ${message.error}`));
@@ -218,7 +280,14 @@ async function openLandingObserver(
   const webhookUrl = await readyUrl;
   return {
     webhookUrl,
-    watch: (recordIds) => send({ watch: recordIds }),
+    accepted: (phase, accepted) => send({ phase, accepted }),
+    landed: (landed) => send({ landed }),
+    settle: (request: SettleRequest) =>
+      new Promise<PhaseLandings>((resolve, reject) => {
+        const id = nextId++;
+        settling.set(id, { resolve, reject });
+        send({ settle: request, id });
+      }),
     async close() {
       send('close');
       await closedDone;
@@ -227,27 +296,14 @@ async function openLandingObserver(
   };
 }
 
-interface Phase {
-  records: number;
-  seconds: number;
-  /** Records per second from the first submission until every record is in all three targets. */
-  perSecond: number;
-  submitPerSecond: number;
+/** A phase's figures: the ledger's (`landing-ledger.ts`), and this process's CPU. */
+interface Phase extends PhaseLandings {
   /**
-   * CPU time of this process (every role, the bench's clients, on their thread or not, and
-   * its poll) per record,
-   * from the phase's start until the last record landed: the figure a shared, noisy
-   * machine disturbs least.
+   * CPU time of this process (every role, the bench's clients and observer, on their
+   * threads or not) per record, from the phase's start until its last record landed: the
+   * figure a shared, noisy machine disturbs least.
    */
   cpuMsPerRecord: number;
-  latencyMs: { p50: number; p95: number; p99: number; max: number };
-  /**
-   * The submission's answer and each target's own latency (p50, p99: from the POST's start
-   * until its 202 arrived, or the record was seen there), so a phase's latency can be traced
-   * to the part that set it. The table and the file are polled every 20 ms, the webhook is
-   * timed on arrival.
-   */
-  targetsMs: Record<'accepted' | 'table' | 'file' | 'webhook', { p50: number; p99: number }>;
 }
 
 interface Result {
@@ -262,10 +318,6 @@ interface Result {
   throughput: Phase;
   batch: Phase;
   latency: Phase;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 async function runDriver(driver: string): Promise<Result | undefined> {
@@ -296,34 +348,17 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     CONTROL_PLANE_PORT: 0,
     WEBHOOK_ADAPTER_PORT: 0,
   };
-  const hooks = new Map<string, number>();
-  const inTable = new Map<string, number>();
-  const inFile = new Map<string, number>();
-  const accepted = new Map<string, number>();
-  // Records of the running phase that reached all three targets, counted as each lands:
-  // the phase's end is a comparison, not a scan of every submitted id every 20 ms (that
-  // scan cost a tenth of the batch phase's CPU at 20,000 records, inside the measure).
-  let phase = new Map<string, number>();
-  let phaseLanded = 0;
-  const noteLanding = (id: string) => {
-    if (phase.has(id) && inTable.has(id) && inFile.has(id) && hooks.has(id)) phaseLanded += 1;
-  };
-  const byTarget = { table: inTable, file: inFile, webhook: hooks };
-  const seen = (landings: Landing[]) => {
-    for (const [recordId, target, at] of landings) {
-      const times = byTarget[target];
-      if (times.has(recordId)) continue;
-      // `clock()` is the process's clock; this thread's `performance.now()` is offset.
-      times.set(recordId, at - performance.timeOrigin);
-      noteLanding(recordId);
-    }
-  };
-  // PGlite answers only this thread: its table is polled here.
-  const localTable = engines.threadEngines.databaseUrl ? undefined : createTablePoll(db, seen);
+  // PGlite answers only this thread: its table is polled here, for the ids the observer
+  // sends, and what it sees goes back to the observer.
   let observer: LandingObserver | undefined;
+  const localTable = engines.threadEngines.databaseUrl
+    ? undefined
+    : createTablePoll(db, (landings) => observer!.landed(landings));
   let platform: RunningPlatform | undefined;
   let polling = false;
   let localPoller: Promise<void> | undefined;
+  // The load client reports the records it had answered straight to the observer.
+  const reports = new MessageChannel();
   try {
     observer = await openLandingObserver(
       {
@@ -331,7 +366,8 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         databaseUrl: engines.threadEngines.databaseUrl,
         pollMs: POLL_MS,
       },
-      seen,
+      reports.port2,
+      localTable && ((recordIds) => localTable.watch(recordIds)),
     );
     platform = await startPlatform({
       env,
@@ -367,73 +403,41 @@ async function runDriver(driver: string): Promise<Result | undefined> {
           }
         })()
       : undefined;
-    const load = openLoadClient({
-      submissionUrl: platform.urls.submission!,
-      run: randomBytes(3).toString('hex'),
-      maxSockets: Math.max(CONCURRENCY, 64),
-    });
-    /** Runs `command` on the load client; what it accepts goes into `submitted`. */
-    const submit = (submitted: Map<string, number>, command: LoadCommand) =>
-      load.run(command, (records) => {
-        const watch: string[] = [];
-        for (const [recordId, startedAt, answeredAt] of records) {
-          submitted.set(recordId, startedAt - performance.timeOrigin);
-          accepted.set(recordId, answeredAt - performance.timeOrigin);
-          if (!inTable.has(recordId)) watch.push(recordId);
-          noteLanding(recordId);
-        }
-        (localTable ?? observer!).watch(watch);
+    const load = openLoadClient(
+      {
+        submissionUrl: platform.urls.submission!,
+        run: randomBytes(3).toString('hex'),
+        maxSockets: Math.max(CONCURRENCY, 64),
+      },
+      reports.port1,
+    );
+    /**
+     * Runs `commands` as the phase `name`, from its start until every record it had
+     * answered is in all three targets.
+     */
+    const runPhase = async (name: string, ...commands: LoadCommand[]): Promise<Phase> => {
+      const cpuAtStart = process.cpuUsage();
+      const startedAt = clock();
+      let expected = 0;
+      for (const command of commands) expected += await load.run(name, command);
+      const figures = await observer!.settle({
+        phase: name,
+        expected,
+        startedAt,
+        submittedAt: clock(),
+        timeoutMs: Number(process.env.BENCH_SETTLE_MS ?? 600_000),
       });
-    /** Each submitted record's latency until `at(id)`, ascending. */
-    const sortedLatencies = (submitted: Map<string, number>, at: (id: string) => number) =>
-      [...submitted].map(([id, t0]) => at(id) - t0).sort((a, b) => a - b);
-    const targetLatency = (submitted: Map<string, number>, seenAt: Map<string, number>) => {
-      const sorted = sortedLatencies(submitted, (id) => seenAt.get(id)!);
-      return {
-        p50: Math.round(percentile(sorted, 50)),
-        p99: Math.round(percentile(sorted, 99)),
-      };
-    };
-    const landed = (id: string) => Math.max(inTable.get(id)!, inFile.get(id)!, hooks.get(id)!);
-    const settle = async (
-      submitted: Map<string, number>,
-      started: number,
-      submittedAt: number,
-      cpuAtStart: NodeJS.CpuUsage,
-    ): Promise<Phase> => {
-      const deadline = Date.now() + Number(process.env.BENCH_SETTLE_MS ?? 600_000);
-      while (phaseLanded < submitted.size) {
-        if (Date.now() > deadline)
-          throw new Error(
-            `records did not reach all targets within 10 minutes: of ${submitted.size}, ` +
-              `${[...submitted.keys()].filter((id) => inTable.has(id)).length} in the table, ` +
-              `${[...submitted.keys()].filter((id) => inFile.has(id)).length} in the file, ` +
-              `${[...submitted.keys()].filter((id) => hooks.has(id)).length} at the webhook`,
-          );
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      }
       const cpu = process.cpuUsage(cpuAtStart);
-      const latencies = sortedLatencies(submitted, landed);
-      const seconds = (Math.max(...[...submitted.keys()].map(landed)) - started) / 1000;
-      return {
-        records: submitted.size,
-        seconds: Math.round(seconds * 100) / 100,
-        perSecond: Math.round(submitted.size / seconds),
-        submitPerSecond: Math.round(submitted.size / ((submittedAt - started) / 1000)),
-        cpuMsPerRecord: Math.round(((cpu.user + cpu.system) / 1000 / submitted.size) * 1000) / 1000,
-        targetsMs: {
-          accepted: targetLatency(submitted, accepted),
-          table: targetLatency(submitted, inTable),
-          file: targetLatency(submitted, inFile),
-          webhook: targetLatency(submitted, hooks),
-        },
-        latencyMs: {
-          p50: Math.round(percentile(latencies, 50)),
-          p95: Math.round(percentile(latencies, 95)),
-          p99: Math.round(percentile(latencies, 99)),
-          max: Math.round(latencies.at(-1)!),
-        },
-      };
+      const cpuMs = (cpu.user + cpu.system) / 1000;
+      return { ...figures, cpuMsPerRecord: Math.round((cpuMs / figures.records) * 1000) / 1000 };
+    };
+    /** `runPhase` after the idle gap, between the profiler's marks. */
+    const measure = async (name: string, command: LoadCommand): Promise<Phase> => {
+      await phaseGap();
+      mark(`${driver}-${name}`, 'start');
+      const phase = await runPhase(`${driver}-${name}`, command);
+      mark(`${driver}-${name}`, 'end');
+      return phase;
     };
 
     const singles = (count: number): LoadCommand => ({
@@ -448,50 +452,19 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       concurrency: BATCH_CONCURRENCY,
     });
 
-    if (WARM_UP > 0) {
-      const warm = new Map<string, number>();
-      phase = warm;
-      phaseLanded = 0;
-      await submit(warm, singles(WARM_UP));
-      if (WARM_UP_BATCH > 0) await submit(warm, batches(WARM_UP_BATCH));
-      await settle(warm, performance.now(), performance.now(), process.cpuUsage());
-    }
+    if (WARM_UP > 0)
+      await runPhase(
+        `${driver}-warm-up`,
+        singles(WARM_UP),
+        ...(WARM_UP_BATCH > 0 ? [batches(WARM_UP_BATCH)] : []),
+      );
 
     // Throughput: as fast as the clients can submit.
-    const burst = new Map<string, number>();
-    phase = burst;
-    phaseLanded = 0;
-    await phaseGap();
-    mark(`${driver}-throughput`, 'start');
-    const cpuBurst = process.cpuUsage();
-    const startedBurst = performance.now();
-    await submit(burst, singles(RECORDS));
-    const throughput = await settle(burst, startedBurst, performance.now(), cpuBurst);
-    mark(`${driver}-throughput`, 'end');
-
+    const throughput = await measure('throughput', singles(RECORDS));
     // Batch intake: records:batch requests, a few at once.
-    const batched = new Map<string, number>();
-    phase = batched;
-    phaseLanded = 0;
-    await phaseGap();
-    mark(`${driver}-batch`, 'start');
-    const cpuBatch = process.cpuUsage();
-    const startedBatch = performance.now();
-    await submit(batched, batches(BATCH_RECORDS));
-    const batch = await settle(batched, startedBatch, performance.now(), cpuBatch);
-    mark(`${driver}-batch`, 'end');
-
+    const batch = await measure('batch', batches(BATCH_RECORDS));
     // Latency: single POSTs at a steady rate (the issue's goal: p99 ≤ 250 ms at 1,000/s).
-    const paced = new Map<string, number>();
-    phase = paced;
-    phaseLanded = 0;
-    await phaseGap();
-    mark(`${driver}-paced`, 'start');
-    const cpuPaced = process.cpuUsage();
-    const startedPaced = performance.now();
-    await submit(paced, { kind: 'paced', count: LATENCY_RECORDS, rate: RATE });
-    const latency = await settle(paced, startedPaced, performance.now(), cpuPaced);
-    mark(`${driver}-paced`, 'end');
+    const latency = await measure('paced', { kind: 'paced', count: LATENCY_RECORDS, rate: RATE });
     await load.close();
     return {
       driver: driver === 'jetstream' ? 'jetstream' : 'sql-log',

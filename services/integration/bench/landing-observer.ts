@@ -2,25 +2,32 @@
  * Where the integration bench sees records land, as an observer outside the platform
  * would: the webhook's receiver (a record lands when its request arrives), the csv file
  * (read on from where the last poll stopped) and the relational table (asked for the ids
- * not yet seen there).
+ * not yet seen there). It keeps the bench's ledger (`landing-ledger.ts`): the load
+ * client reports each answered record to it, and the bench asks it for a phase's figures
+ * once the phase's records are in all three targets.
  *
  * The bench runs it on a worker thread of its own (`landing-observer-thread.ts`), as it
  * runs its clients, so the platform's event loop carries the platform and not the bench:
  * on that loop the observer (the receiver's requests and their JSON, the polls and their
- * answers) was 7 % of the batch phase's main-thread profile (28 Nov 2026). The table goes
- * with it on PostgreSQL, through a connection of its own; an embedded PGlite answers only
- * its own thread, so there the bench polls the table on the platform's loop with
- * `createTablePoll`. `BENCH_OBSERVER=inline` runs all of it on the platform's loop, as
+ * answers) was 7 % of the batch phase's main-thread profile, and the ledger 4.4 % more
+ * (28 Nov 2026). The table goes with it on PostgreSQL, through a connection of its own; an
+ * embedded PGlite answers only its own thread, so there the bench polls the table on the
+ * platform's loop with `createTablePoll` (told which ids by `watchTable`, and handing what
+ * it sees to `landed`). `BENCH_OBSERVER=inline` runs all of it on the platform's loop, as
  * every figure before 28 Nov 2026 16:30 UTC was taken.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createSqlDatabase, type SqlExecutor } from '@platform/core';
-import { clock } from './load-client.js';
+import {
+  LandingLedger,
+  type Landing,
+  type PhaseLandings,
+  type PhaseTimes,
+} from './landing-ledger.js';
+import { clock, type AcceptedRecord } from './load-client.js';
 
-export type Target = 'table' | 'file' | 'webhook';
-/** A record seen in a target: its id, the target, when (`clock`). */
-export type Landing = [recordId: string, target: Target, at: number];
+export type { Landing, PhaseLandings, PhaseTimes } from './landing-ledger.js';
 
 export interface LandingObserverOptions {
   /** The csv adapter's file of the bench's contract. */
@@ -34,11 +41,23 @@ export interface LandingObserverOptions {
   pollMs: number;
 }
 
+/** What the bench asks of a phase: its records, how long it may take to land. */
+export interface SettleRequest extends PhaseTimes {
+  phase: string;
+  /** Records the load client had answered when the phase's submissions ended. */
+  expected: number;
+  timeoutMs: number;
+}
+
 export interface LandingObserver {
   /** Where the bench's webhook attachment posts. */
   webhookUrl: string;
-  /** Submitted ids to look for in the table until seen there (with `databaseUrl` only). */
-  watch(recordIds: string[]): void;
+  /** Records the load client had answered in `phase` (the ledger's). */
+  accepted(phase: string, records: AcceptedRecord[]): void;
+  /** Landings the bench saw itself (its table poll on PGlite). */
+  landed(landings: Landing[]): void;
+  /** The phase's figures once its `expected` records are in all three targets. */
+  settle(request: SettleRequest): Promise<PhaseLandings>;
   close(): Promise<void>;
 }
 
@@ -118,11 +137,25 @@ function createFilePoll(csvPath: string, seen: (landings: Landing[]) => void): (
   };
 }
 
-/** Starts the receiver and the polls; `seen` gets each record the first time a target shows it. */
+/**
+ * Starts the receiver and the polls. Without `databaseUrl` the table is the bench's to
+ * poll: `watchTable` gets the ids to look for there.
+ */
 export async function startLandingObserver(
   options: LandingObserverOptions,
-  seen: (landings: Landing[]) => void,
+  watchTable?: (recordIds: string[]) => void,
 ): Promise<LandingObserver> {
+  const ledger = new LandingLedger();
+  const waiting = new Set<{ request: SettleRequest; done(): void }>();
+  // A phase settles on the report or the landing that completes it.
+  const seen = (landings: Landing[]) => {
+    ledger.landed(landings);
+    settleWaiting();
+  };
+  const settleWaiting = () => {
+    for (const waiter of waiting)
+      if (ledger.settled(waiter.request.phase, waiter.request.expected)) waiter.done();
+  };
   const hooked = new Set<string>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -162,7 +195,36 @@ export async function startLandingObserver(
   })();
   return {
     webhookUrl: `http://127.0.0.1:${port}/hook`,
-    watch: (recordIds) => table?.watch(recordIds),
+    accepted(phase, records) {
+      ledger.accepted(phase, records);
+      const ids = records.map(([recordId]) => recordId);
+      if (table) table.watch(ids);
+      else watchTable?.(ids);
+      settleWaiting();
+    },
+    landed: seen,
+    settle: (request) =>
+      new Promise<PhaseLandings>((resolve, reject) => {
+        const waiter = {
+          request,
+          done: () => {
+            waiting.delete(waiter);
+            clearTimeout(timer);
+            resolve(ledger.figures(request.phase, request));
+          },
+        };
+        const timer = setTimeout(() => {
+          waiting.delete(waiter);
+          reject(
+            new Error(
+              `records did not reach all targets within ${request.timeoutMs / 1000} s: ` +
+                ledger.describe(request.phase),
+            ),
+          );
+        }, request.timeoutMs);
+        waiting.add(waiter);
+        settleWaiting();
+      }),
     async close() {
       polling = false;
       await poller;

@@ -1,10 +1,12 @@
 /**
- * `load-client.ts` on a worker thread: the bench sends it one `LoadCommand` at a time and
- * gets back the accepted records (sent on at the end of each turn of this thread's loop,
- * so the bench learns a record's id within a turn of its answer: the table is polled
- * for the ids it knows) and, last, `{ done }` or `{ error }`.
+ * `load-client.ts` on a worker thread. Started with `LoadThreadData`, it takes one
+ * `PhaseCommand` at a time, reports the records it had answered straight to the landing
+ * observer on `reports` (at the end of each turn of this thread's loop, so the observer
+ * learns a record's id within a turn of its answer: the table is polled for the ids it
+ * knows), and answers the bench `{ done: accepted }` or `{ error }`.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import type { AcceptedReport } from './landing-observer-thread.js';
 import {
   createLoadClient,
   type AcceptedRecord,
@@ -13,24 +15,46 @@ import {
 } from './load-client.js';
 import { perTurn } from './turn-batches.js';
 
-export type FromLoadThread = { accepted: AcceptedRecord[] } | { done: true } | { error: string };
+export interface LoadThreadData {
+  options: LoadClientOptions;
+  /** The landing observer's end of a channel (transferred). */
+  reports: MessagePort;
+}
 
-const client = createLoadClient(workerData as LoadClientOptions);
+/** A command and the phase its records belong to. */
+export interface PhaseCommand {
+  phase: string;
+  command: LoadCommand;
+}
+
+/** `done`: how many records the command had answered, all reported before it. */
+export type FromLoadThread = { done: number } | { error: string };
+
+const { options, reports } = workerData as LoadThreadData;
+const client = createLoadClient(options);
 const port = parentPort!;
+let phase = '';
 const accepted = perTurn<AcceptedRecord>((records) =>
-  port.postMessage({ accepted: records } satisfies FromLoadThread),
+  reports.postMessage({ phase, accepted: records } satisfies AcceptedReport),
 );
 
-port.on('message', (command: LoadCommand | 'close') => {
-  if (command === 'close') {
+port.on('message', (message: PhaseCommand | 'close') => {
+  if (message === 'close') {
     client.close();
+    reports.close();
     port.close();
     return;
   }
-  client.run(command, accepted.add).then(
+  phase = message.phase;
+  let count = 0;
+  const report = (records: AcceptedRecord[]) => {
+    count += records.length;
+    accepted.add(records);
+  };
+  client.run(message.command, report).then(
     () => {
       accepted.flush();
-      port.postMessage({ done: true } satisfies FromLoadThread);
+      port.postMessage({ done: count } satisfies FromLoadThread);
     },
     (error: unknown) => {
       accepted.flush();

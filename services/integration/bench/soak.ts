@@ -7,7 +7,10 @@
  */
 import { createLogger } from '@platform/core';
 import { natsUrlForTests } from '@platform/testing';
+import { runWithServiceNodeOptions } from './service-node-options.js';
 import { runSoak, type SoakOptions } from './soak-core.js';
+
+runWithServiceNodeOptions();
 
 const records = Number(process.env.SOAK_RECORDS ?? 100_000);
 const drivers = (process.env.SOAK_DRIVERS ?? 'sql-log-pglite,jetstream').split(
