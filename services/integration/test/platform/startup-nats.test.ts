@@ -49,6 +49,23 @@ async function startNatsServer(t: TestContext, port: number, config: string) {
   return { stop };
 }
 
+/**
+ * Runs `body` with a port from `freePort`, again with another one (three times at most)
+ * when a nats-server of it could not listen: the port is free when handed out, but a
+ * process beside this file's can take it before the server binds it (a fresh-clone CI,
+ * 28 Nov 2026 20:10 UTC, twice that day). Any other failure fails the test at once.
+ */
+async function onFreeNatsPort(body: (natsPort: number) => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await body(await freePort());
+    } catch (error) {
+      if (attempt >= 3 || !/address already in use/.test(String((error as Error)?.message)))
+        throw error;
+    }
+  }
+}
+
 /** JetStream on, for every connection: what the platform expects. */
 const WITH_JETSTREAM = 'jetstream { store_dir: "STORE" }\n';
 /**
@@ -79,24 +96,28 @@ async function assertServes(platform: Awaited<ReturnType<typeof startIntegration
 test(
   'the platform waits for a nats-server that starts after it, and serves on JetStream',
   { skip },
-  async (t) => {
-    const natsPort = await freePort();
-    const platform = await startIntegration(t, natsPort);
-    await platform.waitForOutput(
-      'a warn line saying that the start waits for the broker',
-      /"level":40,[^\n]*"msg":"start-up waits for the broker \(NATS\)/,
-    );
-    await startNatsServer(t, natsPort, WITH_JETSTREAM);
-    await assertServes(platform);
-  },
+  async (t) =>
+    onFreeNatsPort(async (natsPort) => {
+      const platform = await startIntegration(t, natsPort);
+      await platform.waitForOutput(
+        'a warn line saying that the start waits for the broker',
+        /"level":40,[^\n]*"msg":"start-up waits for the broker \(NATS\)/,
+      );
+      await startNatsServer(t, natsPort, WITH_JETSTREAM);
+      await assertServes(platform);
+    }),
 );
 
 test(
   'the platform waits while JetStream answers "503 no responders", and serves once it answers',
   { skip },
   async (t) => {
-    const natsPort = await freePort();
-    const notReady = await startNatsServer(t, natsPort, JETSTREAM_NOT_ANSWERING);
+    let natsPort = 0;
+    let notReady!: Awaited<ReturnType<typeof startNatsServer>>;
+    await onFreeNatsPort(async (port) => {
+      notReady = await startNatsServer(t, port, JETSTREAM_NOT_ANSWERING);
+      natsPort = port;
+    });
     const platform = await startIntegration(t, natsPort);
     await platform.waitForOutput(
       'a warn line saying that the start waits for JetStream',
@@ -114,8 +135,11 @@ test(
   'the platform exits at once, naming it, on a nats-server without JetStream',
   { skip },
   async (t) => {
-    const natsPort = await freePort();
-    await startNatsServer(t, natsPort, '');
+    let natsPort = 0;
+    await onFreeNatsPort(async (port) => {
+      await startNatsServer(t, port, '');
+      natsPort = port;
+    });
     const platform = await startIntegration(t, natsPort);
     assert.equal(await platform.closed, 1, platform.output().slice(-3000));
     assert.match(platform.output(), /integration platform failed to start/);
