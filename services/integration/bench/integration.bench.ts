@@ -55,14 +55,13 @@ import type {
 import {
   clock,
   createLoadClient,
-  type AcceptedRecord,
   type LoadClientOptions,
   type LoadCommand,
 } from './load-client.js';
 import type { FromLoadThread, LoadThreadData, PhaseCommand } from './load-client-thread.js';
+import { reportingRuns, type PhaseRun } from './phase-reports.js';
 import { runWithServiceNodeOptions } from './service-node-options.js';
 import { runSoak, type SoakResult } from './soak-core.js';
-import { perTurn } from './turn-batches.js';
 
 runWithServiceNodeOptions();
 
@@ -156,7 +155,7 @@ const OBSERVER = process.env.BENCH_OBSERVER ?? 'thread';
 
 interface OpenLoadClient {
   /** Runs one command; its answered records go to the observer as `phase`'s. Resolves to their count. */
-  run(phase: string, command: LoadCommand): Promise<number>;
+  run: PhaseRun;
   close(): Promise<void>;
 }
 
@@ -164,22 +163,8 @@ interface OpenLoadClient {
 function openLoadClient(options: LoadClientOptions, reports: MessagePort): OpenLoadClient {
   if (CLIENT === 'inline') {
     const client = createLoadClient(options);
-    let phase = '';
-    const accepted = perTurn<AcceptedRecord>((records) =>
-      reports.postMessage({ phase, accepted: records } satisfies AcceptedReport),
-    );
     return {
-      async run(name, command) {
-        phase = name;
-        let count = 0;
-        await client
-          .run(command, (records) => {
-            count += records.length;
-            accepted.add(records);
-          })
-          .finally(() => accepted.flush());
-        return count;
-      },
+      run: reportingRuns(client, reports),
       close: async () => {
         client.close();
         reports.close();

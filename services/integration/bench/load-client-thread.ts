@@ -6,14 +6,8 @@
  * knows), and answers the bench `{ done: accepted }` or `{ error }`.
  */
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { AcceptedReport } from './landing-observer-thread.js';
-import {
-  createLoadClient,
-  type AcceptedRecord,
-  type LoadClientOptions,
-  type LoadCommand,
-} from './load-client.js';
-import { perTurn } from './turn-batches.js';
+import { createLoadClient, type LoadClientOptions, type LoadCommand } from './load-client.js';
+import { reportingRuns } from './phase-reports.js';
 
 export interface LoadThreadData {
   options: LoadClientOptions;
@@ -32,11 +26,8 @@ export type FromLoadThread = { done: number } | { error: string };
 
 const { options, reports } = workerData as LoadThreadData;
 const client = createLoadClient(options);
+const run = reportingRuns(client, reports);
 const port = parentPort!;
-let phase = '';
-const accepted = perTurn<AcceptedRecord>((records) =>
-  reports.postMessage({ phase, accepted: records } satisfies AcceptedReport),
-);
 
 port.on('message', (message: PhaseCommand | 'close') => {
   if (message === 'close') {
@@ -45,22 +36,11 @@ port.on('message', (message: PhaseCommand | 'close') => {
     port.close();
     return;
   }
-  phase = message.phase;
-  let count = 0;
-  const report = (records: AcceptedRecord[]) => {
-    count += records.length;
-    accepted.add(records);
-  };
-  client.run(message.command, report).then(
-    () => {
-      accepted.flush();
-      port.postMessage({ done: count } satisfies FromLoadThread);
-    },
-    (error: unknown) => {
-      accepted.flush();
+  run(message.phase, message.command).then(
+    (count) => port.postMessage({ done: count } satisfies FromLoadThread),
+    (error: unknown) =>
       port.postMessage({
         error: String((error as Error)?.stack ?? error),
-      } satisfies FromLoadThread);
-    },
+      } satisfies FromLoadThread),
   );
 });
