@@ -21,7 +21,10 @@
  * at a steady BENCH_RATE per second: 3,000 at 1,000/s by default, the issue's latency goal),
  * each after BENCH_PHASE_GAP_MS of idle (3 s). Each phase's line also has the submission's
  * answer and each target's own latency percentiles (`targetsMs`).
- * Each phase also reports the process's CPU time per record (`cpuMsPerRecord`). The webhook
+ * Each phase also reports the process's CPU time per record (`cpuMsPerRecord`) and, on
+ * Linux, the whole machine's per record (`machine`, `machine-share.ts`: this process's main
+ * thread and other threads, PostgreSQL, nats-server, the rest; each with the time it
+ * waited for a core), printed as a second table. The webhook
  * attachment posts arrays of up to BENCH_WEBHOOK_BATCH envelopes (100; 0: one a request).
  * BENCH_SOAK=1 (or a number of events) then runs the soak of `bench:integration-soak`
  * (100,000 events with a paused and a restarted adapter, checked exactly once and in
@@ -59,6 +62,12 @@ import {
   type LoadCommand,
 } from './load-client.js';
 import type { FromLoadThread, LoadThreadData, PhaseCommand } from './load-client-thread.js';
+import {
+  machineShare,
+  machineSnapshot,
+  type MachineShare,
+  type PartShare,
+} from './machine-share.js';
 import { reportingRuns, type PhaseRun } from './phase-reports.js';
 import { runWithServiceNodeOptions } from './service-node-options.js';
 import { runSoak, type SoakResult } from './soak-core.js';
@@ -289,6 +298,8 @@ interface Phase extends PhaseLandings {
    * figure a shared, noisy machine disturbs least.
    */
   cpuMsPerRecord: number;
+  /** Where the machine's CPU went, per record (Linux; `machine-share.ts`). */
+  machine?: MachineShare;
 }
 
 interface Result {
@@ -402,6 +413,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
      */
     const runPhase = async (name: string, ...commands: LoadCommand[]): Promise<Phase> => {
       const cpuAtStart = process.cpuUsage();
+      const machineAtStart = machineSnapshot();
       const startedAt = clock();
       let expected = 0;
       for (const command of commands) expected += await load.run(name, command);
@@ -413,8 +425,13 @@ async function runDriver(driver: string): Promise<Result | undefined> {
         timeoutMs: Number(process.env.BENCH_SETTLE_MS ?? 600_000),
       });
       const cpu = process.cpuUsage(cpuAtStart);
+      const machine = machineShare(machineAtStart, machineSnapshot(), figures.records);
       const cpuMs = (cpu.user + cpu.system) / 1000;
-      return { ...figures, cpuMsPerRecord: Math.round((cpuMs / figures.records) * 1000) / 1000 };
+      return {
+        ...figures,
+        cpuMsPerRecord: Math.round((cpuMs / figures.records) * 1000) / 1000,
+        ...(machine ? { machine } : {}),
+      };
     };
     /** `runPhase` after the idle gap, between the profiler's marks. */
     const measure = async (name: string, command: LoadCommand): Promise<Phase> => {
@@ -519,6 +536,37 @@ for (const r of results) {
         String(p.latencyMs.max).padStart(7),
       ].join(' '),
     );
+  }
+}
+const phasesOf = (r: Result) =>
+  [
+    ['throughput', r.throughput],
+    ['batch', r.batch],
+    ['paced', r.latency],
+  ] as const;
+if (results.some((r) => phasesOf(r).some(([, p]) => p.machine))) {
+  console.log(
+    "\nthe machine a record, ms of CPU (+ ms its threads waited for a core): node main thread, its other threads (the bench's clients and observer, V8, libuv), PostgreSQL, nats-server, the rest",
+  );
+  const cell = ({ cpuMs, waitMs }: PartShare) =>
+    `${cpuMs.toFixed(3)} (+${waitMs.toFixed(3)})`.padStart(15);
+  for (const r of results) {
+    for (const [name, p] of phasesOf(r)) {
+      if (!p.machine) continue;
+      const { perRecord, coresBusy, cores } = p.machine;
+      console.log(
+        [
+          r.driver.padEnd(10),
+          name.padEnd(10),
+          `${coresBusy.toFixed(2)} of ${cores} cores`.padEnd(15),
+          cell(perRecord.nodeMainThread),
+          cell(perRecord.nodeOtherThreads),
+          cell(perRecord.postgres),
+          cell(perRecord.natsServer),
+          perRecord.everythingElse.cpuMs.toFixed(3).padStart(7),
+        ].join(' '),
+      );
+    }
   }
 }
 for (const soak of soaks) {
