@@ -3,8 +3,8 @@
  * read from Linux's /proc at the phase's start and end. The platform shares its cores with
  * PostgreSQL, nats-server and the bench's own clients and observer; a figure that stops
  * short of its goal while the process is not busy is explained here, not in a profile of
- * the process alone (28 Nov 2026, 2-core AMD EPYC: the main thread ran 42–52 % of the
- * single-POST phase and waited for a core another 39–49 %, so its `--cpu-prof` showed a
+ * the process alone (28 Nov 2026, 2-core AMD EPYC: the main thread ran 52–54 % of the
+ * single-POST phase and waited for a core another 35–38 %, so its `--cpu-prof` showed a
  * quarter of the phase in socket writes: the thread preempted by the reader it woke).
  *
  * Run time and run-queue wait are `schedstat`'s (nanoseconds, per thread); the machine's
@@ -44,13 +44,16 @@ interface Times {
 
 type ThreadPart = Exclude<MachinePart, 'everythingElse'>;
 
+/** One thread's schedstat and whose it is. */
+export type ThreadTimes = Times & { part: ThreadPart };
+
 export interface MachineSnapshot {
   /** /proc/stat's first line: busy and all jiffies. */
   busyTicks: number;
   allTicks: number;
   cores: number;
   /** Each thread's times, by `pid/tid`: compared thread by thread, since a backend may end between two snapshots. */
-  threads: Map<string, Times & { part: ThreadPart }>;
+  threads: Map<string, ThreadTimes>;
 }
 
 const ticksPerSecond = 100; // USER_HZ: 100 on every Linux that Node runs on
@@ -129,8 +132,9 @@ export function machineShare(
   let accountedNs = 0;
   for (const [thread, now] of to.threads) {
     const before = from.threads.get(thread);
-    const runNs = now.runNs - (before?.runNs ?? 0);
-    const waitNs = now.waitNs - (before?.waitNs ?? 0);
+    // Never below zero: a thread id the kernel gave again, after its first owner ended.
+    const runNs = Math.max(0, now.runNs - (before?.runNs ?? 0));
+    const waitNs = Math.max(0, now.waitNs - (before?.waitNs ?? 0));
     sums[now.part].runNs += runNs;
     sums[now.part].waitNs += waitNs;
     accountedNs += runNs;
