@@ -78,6 +78,26 @@ for (const driver of selectedDrivers()) {
       };
       const envelopes = (records: BrokerRecord[]) =>
         records.map((r) => JSON.parse(r.value.toString('utf8')) as Envelope);
+      /**
+       * Runs `pass` with the harness's broker telling, in order, each publish it was sent
+       * and each it acknowledged (by record id); the publishes themselves are the broker's.
+       */
+      const recordingPublishes = async <T>(pass: () => Promise<T>) => {
+        const calls: string[] = [];
+        const publish = h.broker.publish;
+        h.broker.publish = async (topic, key, value, headers, options) => {
+          const { recordId } = JSON.parse(value.toString()) as Envelope;
+          calls.push(`sent ${recordId}`);
+          const result = await publish.call(h.broker, topic, key, value, headers, options);
+          calls.push(`acked ${recordId}`);
+          return result;
+        };
+        try {
+          return { ...(await pass()), calls };
+        } finally {
+          h.broker.publish = publish;
+        }
+      };
 
       it('a record deleted from the broker after its ack is published again, once', async () => {
         const kept = await post(internPayload());
@@ -126,25 +146,37 @@ for (const driver of selectedDrivers()) {
         await loseRecords(driver.name, h.brokerDb, createdAt.topic, createdAt.partition, 'all');
         await loseRecords(driver.name, h.brokerDb, updatedAt.topic, updatedAt.partition, 'all');
 
-        const { republished } = await relay.runOnce();
+        const { republished, calls } = await recordingPublishes(() => relay.runOnce());
         assert.ok(
           republished >= 2,
           `republished ${republished} (the create and the update at least)`,
         );
+        // Per-key order is the relay's: the update goes out only once the broker has
+        // acknowledged the create (the broker's timestamps have whole milliseconds, so two
+        // publishes in one millisecond could not tell their order; these calls can).
+        const createAcked = calls.lastIndexOf(`acked ${created}`);
+        const updateSent = calls.indexOf(`sent ${updated}`);
+        assert.ok(createAcked >= 0 && updateSent > createAcked, calls.join(', '));
         const again = await readAll(before.length);
         const after = envelopes(again);
         // The create and the update travel on two topics, so a consumer may read them in
-        // either order; the broker's timestamps say which one was published first.
+        // either order; the broker's timestamps must not say the update came first.
         const ofKey = again
           .map((record, i) => ({ envelope: after[i]!, at: record.timestamp.getTime() }))
-          .filter(({ envelope }) => envelope.naturalKey === payload.internId)
-          .sort((a, b) => a.at - b.at);
+          .filter(({ envelope }) => envelope.naturalKey === payload.internId);
+        const at = (recordId: string) => ofKey.find((r) => r.envelope.recordId === recordId)?.at;
         assert.deepEqual(
-          ofKey.map(({ envelope }) => [envelope.recordId, envelope.revision]),
+          ofKey
+            .sort((a, b) => (a.envelope.revision ?? 0) - (b.envelope.revision ?? 0))
+            .map(({ envelope }) => [envelope.recordId, envelope.revision]),
           [
             [created, 1],
             [updated, 2],
           ],
+        );
+        assert.ok(
+          at(created)! <= at(updated)!,
+          `create at ${at(created)}, update at ${at(updated)}`,
         );
         assert.equal(new Set(after.map((e) => e.recordId)).size, after.length, 'no record twice');
         assert.equal((await relay.runOnce()).republished, 0);
