@@ -10,7 +10,8 @@
  * clients on a thread of their own (`load-client.ts`; BENCH_CLIENT=inline: on the
  * platform's event loop);
  * a record's latency is from the start of its POST until it is visible in the last of
- * the three targets (webhook: arrival; table and file: polled every 20 ms), watched from a
+ * the three targets (webhook: arrival; file: polled every 20 ms; table: its audit log, read on
+ * from the last row seen every 20 ms), watched from a
  * thread of its own too (`landing-observer.ts`; BENCH_OBSERVER=inline: on the platform's
  * loop).
  *
@@ -344,8 +345,9 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     CONTROL_PLANE_PORT: 0,
     WEBHOOK_ADAPTER_PORT: 0,
   };
-  // PGlite answers only this thread: its table is polled here, for the ids the observer
-  // sends, and what it sees goes back to the observer.
+  // PGlite answers only this thread: its table is polled here (the ids the observer sends
+  // are asked for only if their audit rows never show), and what it sees goes back to the
+  // observer.
   let observer: LandingObserver | undefined;
   const localTable = engines.threadEngines.databaseUrl
     ? undefined
