@@ -96,7 +96,15 @@ describe(
       assert.equal(consumer.assignments().length, 1);
     });
 
-    it('backs off between re-reads of a partition that keeps losing its first delivery, and recovers', async () => {
+    /**
+     * One run of the thief: its re-reads, logged, once four came in a row and every record
+     * was then handled; undefined when the worker read every record first. The thief has to
+     * win a race for each re-made durable's first delivery (its pull, every 2 ms, against the
+     * worker's first pull after making it); under CI's load the worker once won the first one
+     * and read everything (no re-read in 30 s, 29 Nov 2026). Such a run shows nothing about
+     * the back-off, so the test runs the thief again on a new topic.
+     */
+    async function thiefRun(): Promise<typeof warnings | undefined> {
       const { open, nc } = js;
       const { topic, groupId, stream, durable } = await js.topic('thief');
       const values = Array.from({ length: 20 }, (_, i) => `r${i}`);
@@ -119,6 +127,7 @@ describe(
       const from = warnings.length;
       const rereads = () =>
         warnings.slice(from).filter((w) => w.msg === REREAD && w.groupId === groupId);
+      const allSeen = () => values.every((v) => seen.includes(v));
       const consumer = await open.broker.subscribeBatches(
         { groupId, topics: [topic], maxBatch: 5 },
         async (records) => {
@@ -126,23 +135,36 @@ describe(
         },
       );
       try {
-        await waitFor(
-          'four re-reads in a row',
-          () => rereads().some((w) => Number(w.rereadsInARow) >= 4),
-          30_000,
-        ).catch((error: Error) => {
-          throw new Error(`${error.message}: ${JSON.stringify(rereads().slice(-3))}`);
-        });
+        const fourInARow = () => rereads().some((w) => Number(w.rereadsInARow) >= 4);
+        await waitFor('four re-reads in a row', () => fourInARow() || allSeen(), 30_000).catch(
+          (error: Error) => {
+            throw new Error(
+              `${error.message}: ${seen.length} of ${values.length} handled, re-reads ${JSON.stringify(rereads().slice(-3))}`,
+            );
+          },
+        );
+        if (!fourInARow()) return undefined;
         clearInterval(thief);
         inbox.unsubscribe();
         // Without the thief the next re-read gets every record (the longest wait is 5 s).
-        await waitFor('every record handled', () => values.every((v) => seen.includes(v)), 30_000);
+        await waitFor('every record handled', allSeen, 30_000);
+        return rereads();
       } finally {
         clearInterval(thief);
         if (!inbox.isClosed()) inbox.unsubscribe();
         await consumer.stop();
       }
-      const logged = rereads();
+    }
+
+    it('backs off between re-reads of a partition that keeps losing its first delivery, and recovers', async () => {
+      let logged: typeof warnings | undefined;
+      for (let run = 1; !logged; run += 1) {
+        logged = await thiefRun();
+        if (!logged && run === 3)
+          assert.fail(
+            'the worker read every record before four re-reads in a row, three runs out of three',
+          );
+      }
       // Each re-read in a row waited its back-off after the one before it (logged once done).
       let pairs = 0;
       for (let i = 1; i < logged.length; i += 1) {
