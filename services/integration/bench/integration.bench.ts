@@ -397,7 +397,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
       ? (async () => {
           while (polling) {
             await localTable.poll();
-            await new Promise((resolve) => setTimeout(resolve, localTable.intervalMs(POLL_MS)));
+            await new Promise((resolve) => setTimeout(resolve, POLL_MS));
           }
         })()
       : undefined;

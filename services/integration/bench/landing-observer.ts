@@ -65,8 +65,6 @@ export interface LandingObserver {
 export interface TablePoll {
   watch(recordIds: string[]): void;
   poll(): Promise<void>;
-  /** The wait before the next poll. */
-  intervalMs(pollMs: number): number;
 }
 
 export interface TablePollOptions {
@@ -142,11 +140,16 @@ export function createTablePoll(
 
   const readStragglers = async () => {
     const at = clock();
-    const ids = [...pending].filter(([, watchedAt]) => at - watchedAt > stragglerMs);
+    // `pending` is in the order records were watched: the stragglers are its first entries.
+    const ids: string[] = [];
+    for (const [id, watchedAt] of pending) {
+      if (at - watchedAt <= stragglerMs) break;
+      ids.push(id);
+    }
     for (let i = 0; i < ids.length; i += 5000) {
       const { rows } = await db.query<{ record_id: string }>(
         'SELECT record_id::text AS record_id FROM interns WHERE record_id = ANY($1::uuid[])',
-        [ids.slice(i, i + 5000).map(([id]) => id)],
+        [ids.slice(i, i + 5000)],
       );
       for (const row of rows) {
         landed.add(row.record_id);
@@ -167,7 +170,6 @@ export function createTablePoll(
       await readAudit();
       await readStragglers();
     },
-    intervalMs: (pollMs) => pollMs,
   };
 }
 
@@ -265,8 +267,7 @@ export async function startLandingObserver(
     while (polling) {
       await table?.poll();
       pollFile();
-      const wait = table?.intervalMs(options.pollMs) ?? options.pollMs;
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs));
     }
   })();
   return {
