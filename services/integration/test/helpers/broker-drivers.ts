@@ -146,21 +146,8 @@ export async function driversToRun(
   return runs;
 }
 
-/** Polls `check` until it returns true or the time runs out (then throws with `what`). */
-/** Polls `check` every `intervalMs` (raise it when the check itself is costly, e.g. counting a large table). */
-export async function waitFor(
-  what: string,
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-  intervalMs = 25,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** The workspace's one polling wait (packages/testing), here for the tests that import it from this helper. */
+export { waitFor } from '@platform/testing';
 
 export const uniqueName = (base: string) => `${base}-${randomBytes(4).toString('hex')}`;
 
