@@ -14,12 +14,14 @@
 //                                                   and its waited children's) to c.txt
 //                                                   (scripts/test-exit-guard.mjs)
 //   TEST_LIST_ONLY=1 ...                            prints the files in start order, runs none
+//   TEST_BUNDLE=0 ...                               runs the TypeScript sources under tsx instead
+//                                                   of bundles (a stack then has source lines)
 //
 // Files start in the order of scripts/slow-tests.txt first (the slowest files), then the
 // rest by path: node --test starts files in the order given, so a slow file started last
 // would run alone at the end while the other slots stand idle.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -87,11 +89,27 @@ const reporters = [
 ];
 // TEST_LIST_ONLY=1: print the files in the order they would start, run nothing.
 if (process.env.TEST_LIST_ONLY) process.exit(0);
+
+// Each file runs from a bundle (packages/testing `bundleTestFiles`): plain node runs it
+// without tsx's loader, which cost every file's process about a second of CPU.
+const bundled = process.env.TEST_BUNDLE !== '0';
+const runFiles = bundled ? await bundle(files) : files;
+
+async function bundle(sources) {
+  const outDir = join(root, 'node_modules', '.cache', 'test-bundles', String(process.pid));
+  rmSync(outDir, { recursive: true, force: true });
+  process.on('exit', () => rmSync(outDir, { recursive: true, force: true }));
+  const { register } = await import('tsx/esm/api');
+  const unregister = register();
+  const entry = pathToFileURL(join(root, 'packages', 'testing', 'src', 'bundled-entry.ts'));
+  const { bundleTestFiles } = await import(entry.href);
+  await unregister();
+  return bundleTestFiles(sources, root, outDir);
+}
 const child = spawn(
   process.execPath,
   [
-    '--import',
-    'tsx',
+    ...(bundled ? [] : ['--import', 'tsx']),
     // Passed on to each test file's process (see the script).
     '--import',
     pathToFileURL(join(root, 'scripts', 'test-exit-guard.mjs')).href,
@@ -99,7 +117,7 @@ const child = spawn(
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 300000}`,
     ...reporters,
-    ...files,
+    ...runFiles,
   ],
   {
     cwd: root,

@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
@@ -36,6 +36,14 @@ function isCommonJs(file: string): boolean {
 }
 
 const REQUIRE = '__externalRequire';
+/**
+ * Each output file's `require` for the CommonJS packages it imports (`externalPackages`),
+ * from the output file's own URL (spelt in two parts: `sourceUrls` would give it this
+ * file's when the test bundles compile this file).
+ */
+const REQUIRE_BANNER = {
+  js: `import { createRequire as __createRequire } from 'node:module'; const ${REQUIRE} = __createRequire(${'import.meta'}.url);`,
+};
 
 /**
  * Bare imports outside the workspace stay imports, of the file they resolve to from the
@@ -69,6 +77,12 @@ const externalPackages: Plugin = {
   },
 };
 
+/**
+ * `import.meta.url` as code, not inside a string: this file's own strings name it, and
+ * the test bundles (`bundleTestFiles`) compile this file too.
+ */
+const IMPORT_META_URL = /(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g;
+
 /** Each source file's own `import.meta.url`, not the bundle's. */
 const sourceUrls: Plugin = {
   name: 'source-import-meta-url',
@@ -76,9 +90,11 @@ const sourceUrls: Plugin = {
     bundler.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, (args) => {
       if (args.path.includes('/node_modules/')) return undefined;
       const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
+      const sourceUrl = JSON.stringify(pathToFileURL(args.path).href);
+      const contents = text.replace(IMPORT_META_URL, sourceUrl);
+      if (contents === text) return undefined;
       return {
-        contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)),
+        contents,
         loader: /\.[cm]?tsx?$/.test(args.path) ? (args.path.endsWith('x') ? 'tsx' : 'ts') : 'js',
       };
     });
@@ -117,9 +133,7 @@ async function writeBundle(packageDir: string, entry: string): Promise<string> {
     format: 'esm',
     target: `node${process.versions.node.split('.')[0]}`,
     logLevel: 'error',
-    banner: {
-      js: `import { createRequire as __createRequire } from 'node:module'; const ${REQUIRE} = __createRequire(import.meta.url);`,
-    },
+    banner: REQUIRE_BANNER,
     absWorkingDir: dirname(entry),
     plugins: [externalPackages, sourceUrls],
   });
@@ -135,4 +149,43 @@ async function writeBundle(packageDir: string, entry: string): Promise<string> {
     renameSync(partial, outfile);
   }
   return outfile;
+}
+
+/**
+ * Compiles test files (`*.test.ts` under `test/`) for `scripts/run-tests.mjs` in one esbuild run
+ * into `outDir`, their shared modules split into chunks, and returns each file's bundle
+ * in the order given. Under `--import tsx` every test file's process paid about a second
+ * of CPU for the loader thread and for resolving and transforming each workspace module
+ * (most of a short file's CPU); on 2 cores the suite is CPU-bound, and those seconds were
+ * about a quarter of its CPU (root README). A bundle is named after its file (`<path from root>.mjs`,
+ * or under `outside/` for a file elsewhere), so the runner's report still says which file
+ * it was; line numbers in a stack are the bundle's (`TEST_BUNDLE=0` runs the sources).
+ */
+export async function bundleTestFiles(
+  files: readonly string[],
+  root: string,
+  outDir: string,
+): Promise<string[]> {
+  const outs = files.map((file, index) => {
+    const fromRoot = relative(root, file);
+    const name = fromRoot.startsWith('..')
+      ? join('outside', String(index), basename(file))
+      : fromRoot;
+    return name.replace(/\.ts$/, '');
+  });
+  await build({
+    entryPoints: files.map((file, index) => ({ in: file, out: outs[index]! })),
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${process.versions.node.split('.')[0]}`,
+    logLevel: 'error',
+    banner: REQUIRE_BANNER,
+    absWorkingDir: root,
+    plugins: [externalPackages, sourceUrls],
+  });
+  return outs.map((out) => join(outDir, `${out}.mjs`));
 }
