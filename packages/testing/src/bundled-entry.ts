@@ -78,8 +78,10 @@ const externalPackages: Plugin = {
 };
 
 /**
- * `import.meta.url` as code, not inside a string: this file's own strings name it, and
- * the test bundles (`bundleTestFiles`) compile this file too.
+ * `import.meta.url` but not right after a quote (a string that is just those words, as
+ * this file's own are: the test bundles compile this file too). Text, not a parse: inside
+ * a longer string or a template it is replaced too, so a file that writes code holding
+ * it as text spells it in two parts (`${'import.meta'}.url`).
  */
 const IMPORT_META_URL = /(?<!['"`])\bimport\.meta\.url\b(?!['"`])/g;
 
@@ -152,14 +154,15 @@ async function writeBundle(packageDir: string, entry: string): Promise<string> {
 }
 
 /**
- * Compiles test files (`*.test.ts` under `test/`) for `scripts/run-tests.mjs` in one esbuild run
- * into `outDir`, their shared modules split into chunks, and returns each file's bundle
- * in the order given. Under `--import tsx` every test file's process paid about a second
- * of CPU for the loader thread and for resolving and transforming each workspace module
- * (most of a short file's CPU); on 2 cores the suite is CPU-bound, and those seconds were
- * about a quarter of its CPU (root README). A bundle is named after its file (`<path from root>.mjs`,
- * or under `outside/` for a file elsewhere), so the runner's report still says which file
- * it was; line numbers in a stack are the bundle's (`TEST_BUNDLE=0` runs the sources).
+ * Compiles test files (`*.test.ts` under `test/`) for `scripts/run-tests.mjs` in one
+ * esbuild run into `outDir`, their shared modules split into chunks, and returns each
+ * file's bundle in the order given. Under `--import tsx` every test file's process paid
+ * about a second of CPU for the loader thread and for resolving and transforming each
+ * workspace module (most of a short file's CPU); on 2 cores the suite is CPU-bound, and
+ * the bundles took a fifth off its CPU and its time (root README). A bundle is named
+ * after its file (`<path from root>.mjs`, or under `outside/` for a file elsewhere), so
+ * the runner's report still says which file it was; line numbers in a stack are the
+ * bundle's (`TEST_BUNDLE=0` runs the sources).
  */
 export async function bundleTestFiles(
   files: readonly string[],
