@@ -11,6 +11,7 @@
 //    process ends, however it ends.
 import { ChildProcess } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
+import { testSourcePath } from './test-source-path.mjs';
 
 const exit = process.exit;
 let calledWith;
@@ -21,7 +22,7 @@ process.exit = function guardedExit(code) {
 process.on('exit', (code) => {
   if (calledWith === undefined || code !== 0) return;
   process.stderr.write(
-    `\nrun-tests: ${process.argv[1]} called process.exit(0) while its tests ran; ` +
+    `\nrun-tests: ${testSourcePath(process.argv[1])} called process.exit(0) while its tests ran; ` +
       'the tests after that point did NOT run.\n\n',
   );
   process.exitCode = 1;
@@ -71,7 +72,7 @@ if (isTestFile && process.env.TEST_CPU_FILE) {
       const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
       appendFileSync(
         process.env.TEST_CPU_FILE,
-        `${(ticks / 100).toFixed(1)}\t${process.argv[1]}\n`,
+        `${(ticks / 100).toFixed(1)}\t${testSourcePath(process.argv[1])}\n`,
       );
     } catch {
       // No /proc (not Linux): no figure.

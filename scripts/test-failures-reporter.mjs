@@ -4,6 +4,7 @@
 // counts the lines over many runs. A suite that failed only because a test inside it
 // failed is not written (the test is).
 import { relative } from 'node:path';
+import { testSourcePath } from './test-source-path.mjs';
 
 export default async function* failures(source) {
   // Per file, the names of the tests currently open at each nesting level.
@@ -27,7 +28,7 @@ export default async function* failures(source) {
       const cause = error?.cause ?? error;
       const message = String(cause?.message ?? cause ?? 'failed').split('\n')[0];
       yield `${JSON.stringify({
-        file: data.file ? relative(process.cwd(), data.file) : undefined,
+        file: data.file ? relative(process.cwd(), testSourcePath(data.file)) : undefined,
         test: pathOf(data),
         failureType: error?.failureType,
         message: message.slice(0, 300),

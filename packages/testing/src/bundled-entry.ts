@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
@@ -160,20 +160,18 @@ async function writeBundle(packageDir: string, entry: string): Promise<string> {
  * about a second of CPU for the loader thread and for resolving and transforming each
  * workspace module (most of a short file's CPU); on 2 cores the suite is CPU-bound, and
  * the bundles took a fifth off its CPU and its time (root README). A bundle is named
- * after its file (`<path from root>.mjs`, or under `outside/` for a file elsewhere), so
- * the runner's report still says which file it was; line numbers in a stack are the
- * bundle's (`TEST_BUNDLE=0` runs the sources).
+ * after its file (`<path from root>.mjs`, or `outside/<absolute path>.mjs` for a file
+ * elsewhere), so the runner's reports name the source (`scripts/test-source-path.mjs`);
+ * line numbers in a stack are the bundle's (`TEST_BUNDLE=0` runs the sources).
  */
 export async function bundleTestFiles(
   files: readonly string[],
   root: string,
   outDir: string,
 ): Promise<string[]> {
-  const outs = files.map((file, index) => {
+  const outs = files.map((file) => {
     const fromRoot = relative(root, file);
-    const name = fromRoot.startsWith('..')
-      ? join('outside', String(index), basename(file))
-      : fromRoot;
+    const name = fromRoot.startsWith('..') ? join('outside', file) : fromRoot;
     return name.replace(/\.ts$/, '');
   });
   await build({

@@ -5,11 +5,13 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 
 const runner = fileURLToPath(new URL('../../../scripts/run-tests.mjs', import.meta.url));
+/** The repository's root: the runner's working folder, from which its reports name files. */
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 let workspace: string;
 before(async () => {
@@ -40,12 +42,13 @@ async function runRunner(
   extraEnv: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; output: string }> {
   // Without NODE_TEST_CONTEXT the inner run reports as a top-level run, not as this file.
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_TEST_CONTEXT;
   // The inner run's failures are this test's subject, not failures of the outer run, and
   // its timings would overwrite the outer run's.
   delete env.TEST_FAILURES_FILE;
   delete env.TEST_TIMINGS_FILE;
+  Object.assign(env, extraEnv);
   const child = spawn(process.execPath, [runner, ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,9 +73,18 @@ describe('run-tests', () => {
     assert.match(output, /ℹ skipped 1\n/);
   });
 
-  test('fails when a test fails', async () => {
-    const { code, output } = await run('red', `test('a', () => { throw new Error('no'); });`);
+  test('fails when a test fails, and its failures file names the source file', async () => {
+    const failures = join(workspace, 'failures.jsonl');
+    const { code, output } = await run('red', `test('a', () => { throw new Error('no'); });`, {
+      TEST_FAILURES_FILE: failures,
+    });
     assert.equal(code, 1, output);
+    // The file ran from a bundle (TEST_BUNDLE unset); the report says which source it was.
+    const [failure] = readFileSync(failures, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { file: string });
+    assert.equal(resolve(root, failure!.file), join(workspace, 'test', 'red.test.ts'));
   });
 
   test('fails when a file exits 0 before its remaining tests ran', async () => {
@@ -127,7 +139,6 @@ test('hangs', async () => {
 });
 
 describe('run-tests start order', () => {
-  const root = fileURLToPath(new URL('../../../', import.meta.url));
   const listed = readFileSync(join(root, 'scripts', 'slow-tests.txt'), 'utf8')
     .split('\n')
     .map((line) => line.replace(/#.*/, '').trim())
