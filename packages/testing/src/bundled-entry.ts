@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 
 /** The package holding `file`: the nearest folder with a package.json, if any. */
 export function packageDirOf(file: string): string | undefined {
@@ -103,6 +103,17 @@ const sourceUrls: Plugin = {
   },
 };
 
+/** What every bundle here is: one ES module for this node, workspace code in it, packages imported. */
+const NODE_BUNDLE = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: `node${process.versions.node.split('.')[0]}`,
+  logLevel: 'error',
+  banner: REQUIRE_BANNER,
+  plugins: [externalPackages, sourceUrls],
+} satisfies BuildOptions;
+
 /** This process's bundles, by entry: a test that starts a service five times bundles it once. */
 const bundles = new Map<string, Promise<string>>();
 
@@ -130,14 +141,8 @@ async function writeBundle(packageDir: string, entry: string): Promise<string> {
     entryPoints: [entry],
     outfile: join(outDir, 'entry.mjs'),
     write: false,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${process.versions.node.split('.')[0]}`,
-    logLevel: 'error',
-    banner: REQUIRE_BANNER,
+    ...NODE_BUNDLE,
     absWorkingDir: dirname(entry),
-    plugins: [externalPackages, sourceUrls],
   });
   const code = result.outputFiles[0]!.contents;
   const name = relative(packageDir, entry).replace(/[^\w.-]+/g, '_');
@@ -178,15 +183,9 @@ export async function bundleTestFiles(
     entryPoints: files.map((file, index) => ({ in: file, out: outs[index]! })),
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
     splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${process.versions.node.split('.')[0]}`,
-    logLevel: 'error',
-    banner: REQUIRE_BANNER,
+    ...NODE_BUNDLE,
     absWorkingDir: root,
-    plugins: [externalPackages, sourceUrls],
   });
   return outs.map((out) => join(outDir, `${out}.mjs`));
 }
