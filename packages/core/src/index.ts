@@ -9,6 +9,7 @@ export {
 } from './config/env-types.js';
 export { coreEnvSchema, routeScopeVar, s3Configured, type CoreEnv } from './config/core-env.js';
 export { MicroBatcher } from './batching/micro-batcher.js';
+export { seededRandom } from './random/seeded-random.js';
 export { createLogger, type Logger, type LoggerSettings } from './logging/create-logger.js';
 export {
   AppError,

@@ -4,18 +4,11 @@
  * progress (a loaded machine is slower, not stuck), and a quantile of recovery times.
  */
 import assert from 'node:assert/strict';
+import { seededRandom } from '@platform/core';
 
-/** mulberry32: a small seeded generator in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The harnesses import it from here with the rest of their kit; it lives in core, where the
+// analytics generator takes it too.
+export { seededRandom };
 
 /**
  * Draws fault kinds in rounds, each round a seeded shuffle of `kinds`: every kind comes

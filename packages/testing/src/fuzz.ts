@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
+import { seededRandom } from '@platform/core';
 
 export interface FuzzOptions {
   /** Requests in all. */
@@ -32,16 +33,9 @@ export interface FuzzReport {
   heapGrowthBytes: number;
 }
 
-/** Mulberry32: small, seeded, good enough to pick inputs. */
+/** Picks from `seededRandom` (mulberry32): a run repeats for its seed. */
 function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
   return { next, int, pick };

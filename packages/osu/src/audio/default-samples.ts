@@ -69,7 +69,10 @@ function render(seconds: number, f: (t: number) => number): Float32Array {
   return out;
 }
 
-/** Uniform noise in [-1, 1) from a 32-bit seed (mulberry32). */
+/**
+ * Uniform noise in [-1, 1) from a 32-bit seed (mulberry32, as core's `seededRandom`: this
+ * package is the game's code and depends on none of the services' packages).
+ */
 function seededNoise(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

@@ -1,3 +1,5 @@
+import { seededRandom } from '@platform/core';
+
 /** A seeded pseudo-random source (mulberry32): the same seed gives the same data set. */
 export interface Random {
   /** Uniform in [0, 1). */
@@ -13,14 +15,7 @@ export interface Random {
 }
 
 export function createRandom(seed: number): Random {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const random: Random = {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
