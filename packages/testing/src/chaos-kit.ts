@@ -1,14 +1,10 @@
 /**
- * Small parts the seeded fault harnesses share (issue 21, `npm run chaos`): a seeded
- * random generator (a run repeats for its seed), waits bounded by a deadline or by
+ * Small parts the seeded fault harnesses share (issue 21, `npm run chaos`): fault kinds
+ * drawn from a seeded generator (core's `seededRandom`, which this package's index hands
+ * on with the kit: a run repeats for its seed), waits bounded by a deadline or by
  * progress (a loaded machine is slower, not stuck), and a quantile of recovery times.
  */
 import assert from 'node:assert/strict';
-import { seededRandom } from '@platform/core';
-
-// The harnesses import it from here with the rest of their kit; it lives in core, where the
-// analytics generator takes it too.
-export { seededRandom };
 
 /**
  * Draws fault kinds in rounds, each round a seeded shuffle of `kinds`: every kind comes

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertEveryKindDrawn, kindsInRounds, seededRandom } from '../src/chaos-kit.js';
+import { seededRandom } from '@platform/core';
+import { assertEveryKindDrawn, kindsInRounds } from '../src/chaos-kit.js';
 
 test('kindsInRounds draws every kind once in each round, in a seeded order', () => {
   const kinds = ['kill', 'cut', 'stall', 'disk full', 'power loss'];
