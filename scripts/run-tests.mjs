@@ -24,6 +24,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { unsupportedNodeReason } from './supported-node.mjs';
+
+// One line instead of every file failing at its first import of Fastify (the script says why).
+const unsupported = unsupportedNodeReason();
+if (unsupported) {
+  console.error(`run-tests: ${unsupported}`);
+  process.exit(1);
+}
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const args = process.argv.slice(2);
