@@ -26,7 +26,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { unsupportedNodeReason } from './supported-node.mjs';
 
-// One line instead of every file failing at its first import of Fastify (the script says why).
+// One line on a Node the suite does not run on, instead of its failures (the script says why).
 const unsupported = unsupportedNodeReason();
 if (unsupported) {
   console.error(`run-tests: ${unsupported}`);

@@ -5,13 +5,22 @@ import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { SUPPORTED_NODE_RANGE, unsupportedNodeReason } from '../../../scripts/supported-node.mjs';
 
-test('the releases that load ES modules through require() unflagged are supported', () => {
-  for (const version of ['20.19.0', '20.20.2', '22.12.0', '22.21.1', '23.0.0', '24.11.1'])
+test('the releases of 20 and 22 that load ES modules through require() unflagged are supported', () => {
+  for (const version of ['20.19.0', '20.20.2', '22.12.0', '22.21.1'])
     assert.equal(unsupportedNodeReason(version), undefined, version);
 });
 
-test('older releases of each line, and Node 21, are refused with the range needed', () => {
-  for (const version of ['18.20.8', '20.10.0', '20.18.3', '21.7.3', '22.0.0', '22.11.0']) {
+test('older releases of each line, Node 21 and the lines after 22 are refused with the range needed', () => {
+  for (const version of [
+    '18.20.8',
+    '20.10.0',
+    '20.18.3',
+    '21.7.3',
+    '22.0.0',
+    '22.11.0',
+    '23.0.0',
+    '24.11.1',
+  ]) {
     const reason = unsupportedNodeReason(version);
     assert.ok(reason, version);
     assert.ok(reason.startsWith(`Node.js ${version} cannot run the test suite`), reason);
