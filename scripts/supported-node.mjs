@@ -12,7 +12,7 @@
 // since tsx compiles them, but nothing tests those releases. Both packages declare
 // `node >= 22` themselves, so npm's EBADENGINE warnings about them are expected on Node 20.
 //
-// Why not Node 24 yet (the whole suite on 24.22.3, 29 Nov 2026: two failures, README):
+// Why not Node 24 yet (the whole suite on 24.22.3, 29 Nov 2026: two failures):
 // its test runner leaves a file's process running after a test timed out while a child
 // it started lives, so a hanging test hangs the run (`--test-force-exit` ends it; not
 // yet tried on the whole suite), and read-back frames are not always freed young

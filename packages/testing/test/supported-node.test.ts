@@ -37,7 +37,8 @@ test("the root package.json's engines.node is the range the runner checks", () =
 });
 
 test('plain node loads the ES-module-only packages Fastify requires, on this Node', () => {
-  // What the range is for: on a release it refuses, this require throws ERR_REQUIRE_ESM.
+  // What the range's first releases are for: on 20 before 20.19 and 22 before 22.12, this
+  // require throws ERR_REQUIRE_ESM.
   const core = fileURLToPath(new URL('../../core/package.json', import.meta.url));
   const script =
     `const r = require('node:module').createRequire(${JSON.stringify(core)});` +
