@@ -34,9 +34,6 @@ export {
   until,
   untilSettled,
 } from './chaos-kit.js';
-// The harnesses take the seeded generator with the rest of their kit; it lives in core,
-// where the analytics data-set generator takes it too.
-export { seededRandom } from '@platform/core';
 export { startTcpProxy, type ProxyMode, type TcpProxy } from './tcp-proxy.js';
 export {
   assertExitsOnMissingDatabase,

@@ -31,12 +31,12 @@ import {
   kindDrawer,
   quantile,
   RestartableService,
-  seededRandom,
   setDiskFull,
   sleep,
   spawnUnderFiu,
   until,
 } from '@platform/testing';
+import { seededRandom } from '@platform/core';
 import { warehousePath } from '../src/warehouse/paths.js';
 
 const { values: argv } = parseArgs({

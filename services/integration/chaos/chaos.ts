@@ -44,7 +44,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createSqlDatabase, type SqlDatabase } from '@platform/core';
+import { createSqlDatabase, seededRandom, type SqlDatabase } from '@platform/core';
 import {
   bundleEntry,
   copyWhilePaused,
@@ -55,7 +55,6 @@ import {
   kindDrawer,
   RestartableService,
   restoreCopy,
-  seededRandom,
   setDiskFull,
   setSyncFailing,
   sleep,

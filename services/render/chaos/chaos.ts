@@ -49,6 +49,7 @@ import {
   createSqlDatabase,
   type ObjectStore,
   type SqlDatabase,
+  seededRandom,
 } from '@platform/core';
 import {
   EIO,
@@ -63,7 +64,6 @@ import {
   quantile,
   RestartableService,
   restoreCopy,
-  seededRandom,
   setDiskFull,
   sleep,
   spawnUnderFiu,

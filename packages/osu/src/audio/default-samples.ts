@@ -70,8 +70,9 @@ function render(seconds: number, f: (t: number) => number): Float32Array {
 }
 
 /**
- * Uniform noise in [-1, 1) from a 32-bit seed (mulberry32, as core's `seededRandom`: this
- * package is the game's code and depends on none of the services' packages).
+ * Uniform noise in [-1, 1) from a 32-bit seed (mulberry32, as core's `seededRandom`: the
+ * game's package depends on no workspace package at run time, and core would bring it
+ * Fastify, SQL and S3 clients).
  */
 function seededNoise(seed: number): () => number {
   let a = seed >>> 0;
