@@ -1,8 +1,8 @@
 /**
  * Small parts the seeded fault harnesses share (issue 21, `npm run chaos`): fault kinds
- * drawn from a seeded generator (core's `seededRandom`: a run
- * repeats for its seed), waits bounded by a deadline or by
- * progress (a loaded machine is slower, not stuck), and a quantile of recovery times.
+ * drawn from a seeded generator (core's `seededRandom`: a run repeats for its seed), waits
+ * bounded by a deadline or by progress (a loaded machine is slower, not stuck), and a
+ * quantile of recovery times.
  */
 import assert from 'node:assert/strict';
 
