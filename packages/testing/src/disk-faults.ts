@@ -3,13 +3,14 @@
  * pwritev), fsync, fdatasync and ftruncate fail while a fault is on. PGlite (Emscripten's
  * NODEFS writes at an offset) and DuckDB write their files through them.
  *
- * Two ways (spawnUnderFiu): libfiu's `fiu-run -x`, switched with `fiu-ctrl` (Debian's
- * fiu-utils), or, with `lockFree`, `native/disk-faults.c` alone (built here with `cc` on
- * first use and preloaded): each wrapped call reads its errno from a byte of a small file
- * the process maps at start-up, which the test writes. libfiu's wrappers take pthread
- * rwlocks on every read, write and close: a service that spawns children (render's ffmpeg
- * and chromium) hung on them, in a child forked while another thread held one and at two
- * SIGCHLDs at once (the fork hang of services/render's README; the C file says how).
+ * Two ways (spawnUnderFiu): `native/disk-faults.c` alone (`lockFree`, the default: built
+ * here with `cc` on first use and preloaded), each wrapped call reading its errno from a
+ * byte of a small file the process maps at start-up, which the test writes; or, where it
+ * cannot be built, libfiu's `fiu-run -x`, switched with `fiu-ctrl` (Debian's fiu-utils).
+ * libfiu's wrappers take pthread rwlocks on every read, write and close: a service that
+ * spawns children (render's ffmpeg and chromium) hung on them, in a child forked while
+ * another thread held one and at two SIGCHLDs at once (the fork hang of services/render's
+ * README; the C file says how).
  *
  * Plain write() and writev() are also what a socket or stdout uses: failing them all would
  * cut the HTTP answers the test reads and the service's engine connections. Node appends
@@ -107,22 +108,27 @@ export function fiuAvailable(): boolean {
 
 /**
  * Starts `command` with its disk faults switchable by its pid (setDiskFull and the others
- * below). With `lockFree` the library alone fails the calls (it must build here); else
- * the process runs under `fiu-run -x` (which execs it: the pid is the program's), with
- * the library preloaded first only for `fileWrites`. With `startFull` the disk is full
- * from its first instruction (under fiu-run: not plain file writes); with `fileWrites`
- * plain writes to files fail too.
+ * below). With `lockFree` (the default wherever the library builds) the library alone
+ * fails the calls; else the process runs under `fiu-run -x` (which execs it: the pid is
+ * the program's), with the library preloaded first only for `fileWrites`. With
+ * `startFull` the disk is full from its first instruction (under fiu-run: not plain file
+ * writes); with `fileWrites` plain writes to files fail too.
  *
- * `lockFree` is not the default yet (render README, the fork hang: integration's disk-full
- * test has not been compared both ways on a quiet machine). Render's embedded chaos
- * harness uses it: its service spawns children.
+ * fiu-run is only the fallback of a machine without `cc`: libfiu's preload takes its locks
+ * in every wrapped call, and a process deadlocks on them as it forks (render README, the
+ * fork hang) or as it loads a native module (`analytics build` loading DuckDB under Node
+ * 22: one run in 20 hung, its main thread in the loader's lock waiting for libfiu's, a
+ * libuv worker inside libfiu waiting for the loader's).
  */
 export function spawnUnderFiu(
   command: string,
   args: string[],
   options: SpawnOptions,
   startFull = false,
-  { fileWrites = false, lockFree = false }: { fileWrites?: boolean; lockFree?: boolean } = {},
+  {
+    fileWrites = false,
+    lockFree = diskFaultLibrary() !== undefined,
+  }: { fileWrites?: boolean; lockFree?: boolean } = {},
 ): ChildProcess {
   const preload = lockFree || fileWrites ? diskFaultLibrary() : undefined;
   if (lockFree && !preload) throw new Error(`disk faults: lockFree needs ${LIBRARY_SOURCE} built`);
@@ -247,15 +253,26 @@ export function setSyncCallFailing(
   switchPoints(pid, [`posix/io/sync/${call}`], failing, errno);
 }
 
-/** The skip reason of a test that needs fiu-run (printed loudly), or undefined. */
+/** The skip reason of a test that needs fiu-run itself (printed loudly), or undefined. */
 export function fiuSkipReason(): string | undefined {
   return skipReason('fiu-run and fiu-ctrl (Debian fiu-utils)', fiuAvailable());
 }
 
 /**
- * Runs a service's `src/main.ts` (in `serviceDir`) under fiu-run for one test, on a free
- * port with its data in a throw-away folder; the test's end kills it and removes the
- * folder. `stderr()` is what it printed there (for a failure message).
+ * The skip reason of a test that needs disk faults (spawnUnderFiu; printed loudly), or
+ * undefined: the lock-free library built here, or else fiu-run and fiu-ctrl.
+ */
+export function diskFaultsSkipReason(): string | undefined {
+  return skipReason(
+    `disk faults: ${LIBRARY_SOURCE} built with cc, or fiu-run and fiu-ctrl (Debian fiu-utils)`,
+    diskFaultLibrary() !== undefined || fiuAvailable(),
+  );
+}
+
+/**
+ * Runs a service's `src/main.ts` (in `serviceDir`) with disk faults (spawnUnderFiu) for
+ * one test, on a free port with its data in a throw-away folder; the test's end kills it
+ * and removes the folder. `stderr()` is what it printed there (for a failure message).
  */
 export async function startServiceUnderFiu(
   t: { after(fn: () => void): void },

@@ -52,6 +52,7 @@ export {
   fiuAvailable,
   diskFaultLibrary,
   fiuSkipReason,
+  diskFaultsSkipReason,
   serviceHealth,
   setDiskFull,
   setSyncCallFailing,

@@ -1,7 +1,7 @@
 /**
  * A full disk under the analytics service (issue 21 item 4): the real service
- * (`src/main.ts`) runs under `fiu-run -x` with pwrite/fsync failing with ENOSPC from its
- * first instruction, so its first build (DuckDB writing the warehouse) fails. Reads are
+ * (`src/main.ts`) runs with pwrite/fsync failing with ENOSPC from its first instruction
+ * (packages/testing's disk-fault preload), so its first build (DuckDB writing the warehouse) fails. Reads are
  * then 503 with a `detail` naming the disk and `Retry-After`, never a 500, and `/health`
  * says the warehouse is down and why. Once the disk is freed the build is retried by
  * itself and the reads are served. The second test: the `analytics build` command on a
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  fiuSkipReason,
+  diskFaultsSkipReason,
   setDiskFull,
   spawnUnderFiu,
   startServiceUnderFiu,
@@ -25,13 +25,13 @@ import {
 import { runCli } from '../../src/cli.js';
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const skip = fiuSkipReason();
+const skip = diskFaultsSkipReason();
 
 test(
   'a full disk: reads 503 naming it with Retry-After, /health says why, the build is retried by itself',
   { skip, timeout: 120_000 },
   async (t) => {
-    // Full from the start: fiu-run's -c options apply before the program's first write.
+    // Full from the start: the preload's faults are on before the program's first write.
     const service = await startServiceUnderFiu(
       t,
       SERVICE_DIR,

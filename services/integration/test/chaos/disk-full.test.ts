@@ -1,7 +1,7 @@
 /**
  * A full disk under the integration service on its embedded defaults (issue 21 item 4):
- * the real service (`src/main.ts`, PGlite + the SQL log) runs under `fiu-run -x`; with
- * pwrite/fsync failing with ENOSPC every record sent is a 503 whose `detail` names the
+ * the real service (`src/main.ts`, PGlite + the SQL log) runs under packages/testing's
+ * disk-fault preload; with pwrite/fsync failing with ENOSPC every record sent is a 503 whose `detail` names the
  * database and that carries `Retry-After` (never a 202 for a record that was not stored,
  * never a 500), and `/health` says the database is down. Core's PGlite driver retires
  * the instance at its first storage failure and opens it again once the disk is free:
@@ -14,7 +14,7 @@ import {
   embeddedDefaultsEnv,
   faultAnswer,
   type FaultAnswer,
-  fiuSkipReason,
+  diskFaultsSkipReason,
   serviceHealth,
   setDiskFull,
   startServiceUnderFiu,
@@ -22,7 +22,7 @@ import {
 } from '@platform/testing';
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const skip = fiuSkipReason();
+const skip = diskFaultsSkipReason();
 
 type Answer = FaultAnswer<{ recordId?: string; detail?: string; code?: string }>;
 

@@ -1,7 +1,7 @@
 /**
  * A full disk under the render service on its embedded defaults (issue 21 item 4): the
  * real service (`src/main.ts`, PGlite + files + in-process queue) runs under
- * `fiu-run -x`; with pwrite/fsync failing with ENOSPC every submission is a 503 whose
+ * packages/testing's disk-fault preload; with pwrite/fsync failing with ENOSPC every submission is a 503 whose
  * `detail` names the disk and that carries `Retry-After` (never a 202 for a job that
  * was not stored, never a 500), and `/health` says storage is down (its ping fsyncs a
  * probe). The replay is made durable before the job row is written, so the full disk
@@ -24,7 +24,7 @@ import {
   embeddedDefaultsEnv,
   faultAnswer,
   type FaultAnswer,
-  fiuSkipReason,
+  diskFaultsSkipReason,
   madeOsuFixture,
   madeOsuFixturesDir,
   serviceHealth,
@@ -35,11 +35,11 @@ import {
 } from '@platform/testing';
 
 const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
-const skip = fiuSkipReason();
+const skip = diskFaultsSkipReason();
 
 type Answer = FaultAnswer<{ job_id?: string; detail?: string; code?: string }>;
 
-/** The service under fiu-run on its embedded defaults, without renders. */
+/** The service with disk faults on its embedded defaults, without renders. */
 async function startRender(t: { after(fn: () => void): void }, env: Record<string, string> = {}) {
   const service = await startServiceUnderFiu(t, SERVICE_DIR, {
     ...embeddedDefaultsEnv(),
