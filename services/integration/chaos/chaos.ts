@@ -11,12 +11,12 @@
  *   earlier (what JetStream's lazy fsync loses);
  * - the connection to PostgreSQL or NATS cut (refused) or stalled for two seconds;
  * - the disk full or failing under the service for 2–4 s, and its fsync alone failing for
- *   2 s (`fiu-run`/`fiu-ctrl` from Debian's fiu-utils, through packages/testing's disk
- *   faults, as render's harness does: writes to files (plain and positioned), fsync,
- *   fdatasync and ftruncate fail with ENOSPC, the first write short, or EIO; sockets and
- *   pipes go on). On this configuration the intake is on PostgreSQL and the csv target is
+ *   2 s (packages/testing's lock-free disk-fault preload, as render's harness uses it, or
+ *   Debian's fiu-utils on a machine without cc: writes to files (plain and positioned),
+ *   fsync, fdatasync and ftruncate fail with ENOSPC, the first write short, or EIO;
+ *   sockets and pipes go on). On this configuration the intake is on PostgreSQL and the csv target is
  *   what writes to the disk: its recovery is the first record accepted after the disk's
- *   return that reaches the csv file. Left out, and said so, without fiu-utils.
+ *   return that reaches the csv file. Left out, and said so, without either.
  *
  * With `--engines embedded` the service runs on its embedded defaults (the SQL-log broker,
  * PGlite and csv files under its DATA_DIR; no DATABASE_URL or NATS_URL), bundled once and
@@ -48,6 +48,7 @@ import { createSqlDatabase, seededRandom, type SqlDatabase } from '@platform/cor
 import {
   bundleEntry,
   copyWhilePaused,
+  diskFaultLibrary,
   EIO,
   ENOSPC,
   fiuAvailable,
@@ -152,10 +153,10 @@ const DISK_KINDS = new Set<FaultKind>(['fsync fails', 'disk full', 'disk failing
 const guard = guardEngines();
 
 async function main(): Promise<void> {
-  // Disk faults need Debian's fiu-utils: the service runs under `fiu-run -x` and
-  // `fiu-ctrl` makes its file writes and syncs fail for a while.
-  const fiu = fiuAvailable();
-  if (!fiu) log('fiu-run/fiu-ctrl not installed (apt-get install fiu-utils): no disk faults');
+  // Disk faults need packages/testing's lock-free preload (built with cc), or else Debian's
+  // fiu-utils: the service's file writes and syncs fail for a while.
+  const fiu = diskFaultLibrary() !== undefined || fiuAvailable();
+  if (!fiu) log('no cc to build the disk-fault library, no fiu-run/fiu-ctrl: no disk faults');
   const kinds = ((argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS]).filter(
     (kind) => fiu || !DISK_KINDS.has(kind),
   );
@@ -214,14 +215,12 @@ async function main(): Promise<void> {
         stdio: ['ignore', 'pipe', 'pipe'],
       };
       const node = EMBEDDED ? [entry] : ['--import', 'tsx', 'src/main.ts'];
-      // The embedded run preloads the lock-free library alone (libfiu's wrappers take locks
-      // that hung render's service at a fork; packages/testing disk-faults.ts).
+      // The lock-free library alone where it builds (libfiu's wrappers take locks that hung
+      // render's service at a fork and analytics' at a native module's load;
+      // packages/testing disk-faults.ts).
       const child = !fiu
         ? spawn(process.execPath, node, options)
-        : spawnUnderFiu(process.execPath, node, options, false, {
-            fileWrites: true,
-            lockFree: EMBEDDED,
-          });
+        : spawnUnderFiu(process.execPath, node, options, false, { fileWrites: true });
       child.stdout!.pipe(serviceLog, { end: false });
       child.stderr!.pipe(serviceLog, { end: false });
       return child;
