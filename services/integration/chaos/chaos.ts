@@ -14,9 +14,10 @@
  *   2 s (packages/testing's lock-free disk-fault preload, as render's harness uses it, or
  *   Debian's fiu-utils on a machine without cc: writes to files (plain and positioned),
  *   fsync, fdatasync and ftruncate fail with ENOSPC, the first write short, or EIO;
- *   sockets and pipes go on). On this configuration the intake is on PostgreSQL and the csv target is
- *   what writes to the disk: its recovery is the first record accepted after the disk's
- *   return that reaches the csv file. Left out, and said so, without either.
+ *   sockets and pipes go on). On this configuration the intake is on PostgreSQL and the
+ *   csv target is what writes to the disk: its recovery is the first record accepted
+ *   after the disk's return that reaches the csv file. Left out, and said so, without
+ *   either.
  *
  * With `--engines embedded` the service runs on its embedded defaults (the SQL-log broker,
  * PGlite and csv files under its DATA_DIR; no DATABASE_URL or NATS_URL), bundled once and
@@ -155,10 +156,11 @@ const guard = guardEngines();
 async function main(): Promise<void> {
   // Disk faults need packages/testing's lock-free preload (built with cc), or else Debian's
   // fiu-utils: the service's file writes and syncs fail for a while.
-  const fiu = diskFaultLibrary() !== undefined || fiuAvailable();
-  if (!fiu) log('no cc to build the disk-fault library, no fiu-run/fiu-ctrl: no disk faults');
+  const diskFaults = diskFaultLibrary() !== undefined || fiuAvailable();
+  if (!diskFaults)
+    log('no cc to build the disk-fault library, no fiu-run/fiu-ctrl: no disk faults');
   const kinds = ((argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS]).filter(
-    (kind) => fiu || !DISK_KINDS.has(kind),
+    (kind) => diskFaults || !DISK_KINDS.has(kind),
   );
   for (const kind of kinds)
     if (!KINDS.includes(kind)) throw new Error(`unknown fault ${kind} (${KINDS.join(', ')})`);
@@ -218,7 +220,7 @@ async function main(): Promise<void> {
       // The lock-free library alone where it builds (libfiu's wrappers take locks that hung
       // render's service at a fork and analytics' at a native module's load;
       // packages/testing disk-faults.ts).
-      const child = !fiu
+      const child = !diskFaults
         ? spawn(process.execPath, node, options)
         : spawnUnderFiu(process.execPath, node, options, false, { fileWrites: true });
       child.stdout!.pipe(serviceLog, { end: false });

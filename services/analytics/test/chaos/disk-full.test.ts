@@ -1,12 +1,12 @@
 /**
  * A full disk under the analytics service (issue 21 item 4): the real service
  * (`src/main.ts`) runs with pwrite/fsync failing with ENOSPC from its first instruction
- * (packages/testing's disk-fault preload), so its first build (DuckDB writing the warehouse) fails. Reads are
- * then 503 with a `detail` naming the disk and `Retry-After`, never a 500, and `/health`
- * says the warehouse is down and why. Once the disk is freed the build is retried by
- * itself and the reads are served. The second test: the `analytics build` command on a
- * full disk exits 1 with one line naming the disk (its copy step's ENOSPC came out as an
- * uncaught error with its stack: the 200-fault chaos run of 27 Nov).
+ * (packages/testing's disk-fault preload), so its first build (DuckDB writing the
+ * warehouse) fails. Reads are then 503 with a `detail` naming the disk and `Retry-After`,
+ * never a 500, and `/health` says the warehouse is down and why. Once the disk is freed the
+ * build is retried by itself and the reads are served. The second test: the `analytics
+ * build` command on a full disk exits 1 with one line naming the disk (its copy step's
+ * ENOSPC came out as an uncaught error with its stack: the 200-fault chaos run of 27 Nov).
  */
 import assert from 'node:assert/strict';
 import { once } from 'node:events';

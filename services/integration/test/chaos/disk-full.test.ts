@@ -1,11 +1,11 @@
 /**
- * A full disk under the integration service on its embedded defaults (issue 21 item 4):
- * the real service (`src/main.ts`, PGlite + the SQL log) runs under packages/testing's
- * disk-fault preload; with pwrite/fsync failing with ENOSPC every record sent is a 503 whose `detail` names the
- * database and that carries `Retry-After` (never a 202 for a record that was not stored,
- * never a 500), and `/health` says the database is down. Core's PGlite driver retires
- * the instance at its first storage failure and opens it again once the disk is free:
- * the service then accepts by itself.
+ * A full disk under the integration service on its embedded defaults (issue 21 item 4): the
+ * real service (`src/main.ts`, PGlite + the SQL log) runs under packages/testing's
+ * disk-fault preload; with pwrite/fsync failing with ENOSPC every record sent is a 503
+ * whose `detail` names the database and that carries `Retry-After` (never a 202 for a
+ * record that was not stored, never a 500), and `/health` says the database is down. Core's
+ * PGlite driver retires the instance at its first storage failure and opens it again once
+ * the disk is free: the service then accepts by itself.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -60,7 +60,8 @@ test(
       output,
       /lost 0; duplicated 0; refused but applied 0; final-state problems 0; service crashes 0/,
     );
-    // Each kind once (the disk kinds need fiu-utils: the run names the kinds it has).
+    // Each kind once (the disk kinds need disk faults, packages/testing: the run names the
+    // kinds it has).
     assertEveryKindDrawn(output);
   },
 );

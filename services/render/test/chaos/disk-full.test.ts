@@ -1,20 +1,20 @@
 /**
- * A full disk under the render service on its embedded defaults (issue 21 item 4): the
- * real service (`src/main.ts`, PGlite + files + in-process queue) runs under
- * packages/testing's disk-fault preload; with pwrite/fsync failing with ENOSPC every submission is a 503 whose
- * `detail` names the disk and that carries `Retry-After` (never a 202 for a job that
- * was not stored, never a 500), and `/health` says storage is down (its ping fsyncs a
- * probe). The replay is made durable before the job row is written, so the full disk
- * refuses it first (`STORAGE_UNAVAILABLE`); once the disk is free the service accepts by
- * itself, and the job accepted before the disk filled is still there.
+ * A full disk under the render service on its embedded defaults (issue 21 item 4): the real
+ * service (`src/main.ts`, PGlite + files + in-process queue) runs under packages/testing's
+ * disk-fault preload; with pwrite/fsync failing with ENOSPC every submission is a 503 whose
+ * `detail` names the disk and that carries `Retry-After` (never a 202 for a job that was
+ * not stored, never a 500), and `/health` says storage is down (its ping fsyncs a probe).
+ * The replay is made durable before the job row is written, so the full disk refuses it
+ * first (`STORAGE_UNAVAILABLE`); once the disk is free the service accepts by itself, and
+ * the job accepted before the disk filled is still there.
  *
- * Two faults of one sync call, every write succeeding (issue 21): `fdatasync` failing
- * after PGlite's commit wrote its WAL leaves the commit in doubt — the answer may not say
- * "Nothing was stored" (the reopened instance finds the job): admission asks, answers
- * 202 once it can tell the job is stored, or 503 with the job's id to poll when it cannot
- * in time. `fsync` failing (the file store's sync of the replay) refuses the submission
- * with 503 `STORAGE_UNAVAILABLE` before any job is written: a 202 waits for the replay
- * being durable.
+ * Two faults of one sync call, every write succeeding (issue 21): `fdatasync` failing after
+ * PGlite's commit wrote its WAL leaves the commit in doubt — the answer may not say
+ * "Nothing was stored" (the reopened instance finds the job): admission asks, answers 202
+ * once it can tell the job is stored, or 503 with the job's id to poll when it cannot in
+ * time. `fsync` failing (the file store's sync of the replay) refuses the submission with
+ * 503 `STORAGE_UNAVAILABLE` before any job is written: a 202 waits for the replay being
+ * durable.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
