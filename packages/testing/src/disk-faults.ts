@@ -97,7 +97,7 @@ export const ENOSPC = 28;
 export const EIO = 5;
 
 /** Whether `fiu-run` and `fiu-ctrl` are installed (a test skips loudly without them). */
-export function fiuAvailable(): boolean {
+function fiuAvailable(): boolean {
   try {
     execFileSync('sh', ['-c', 'command -v fiu-run && command -v fiu-ctrl'], { stdio: 'ignore' });
     return true;
@@ -258,14 +258,16 @@ export function fiuSkipReason(): string | undefined {
   return skipReason('fiu-run and fiu-ctrl (Debian fiu-utils)', fiuAvailable());
 }
 
-/**
- * The skip reason of a test that needs disk faults (spawnUnderFiu; printed loudly), or
- * undefined: the lock-free library built here, or else fiu-run and fiu-ctrl.
- */
+/** Whether spawnUnderFiu can fault a disk here: the lock-free library built, else fiu-run. */
+export function diskFaultsAvailable(): boolean {
+  return diskFaultLibrary() !== undefined || fiuAvailable();
+}
+
+/** The skip reason of a test that needs disk faults (printed loudly), or undefined. */
 export function diskFaultsSkipReason(): string | undefined {
   return skipReason(
     `disk faults: ${LIBRARY_SOURCE} built with cc, or fiu-run and fiu-ctrl (Debian fiu-utils)`,
-    diskFaultLibrary() !== undefined || fiuAvailable(),
+    diskFaultsAvailable(),
   );
 }
 

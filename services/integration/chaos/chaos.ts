@@ -49,10 +49,9 @@ import { createSqlDatabase, seededRandom, type SqlDatabase } from '@platform/cor
 import {
   bundleEntry,
   copyWhilePaused,
-  diskFaultLibrary,
+  diskFaultsAvailable,
   EIO,
   ENOSPC,
-  fiuAvailable,
   guardEngines,
   kindDrawer,
   RestartableService,
@@ -156,7 +155,7 @@ const guard = guardEngines();
 async function main(): Promise<void> {
   // Disk faults need packages/testing's lock-free preload (built with cc), or else Debian's
   // fiu-utils: the service's file writes and syncs fail for a while.
-  const diskFaults = diskFaultLibrary() !== undefined || fiuAvailable();
+  const diskFaults = diskFaultsAvailable();
   if (!diskFaults)
     log('no cc to build the disk-fault library, no fiu-run/fiu-ctrl: no disk faults');
   const kinds = ((argv.kinds?.split(',') as FaultKind[] | undefined) ?? [...KINDS]).filter(
