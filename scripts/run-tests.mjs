@@ -121,6 +121,12 @@ const child = spawn(
     // Passed on to each test file's process (see the script).
     '--import',
     pathToFileURL(join(root, 'scripts', 'test-exit-guard.mjs')).href,
+    // Also passed on: PGlite's WebAssembly stays on V8's baseline compiler (Liftoff). A
+    // test file's process lives seconds, and the optimising tier-up of PostgreSQL's hot
+    // functions cost more CPU than it saved there: a PGlite start took about 1.3 s more
+    // of the file's CPU, and the whole suite a ninth more (root README). Services keep
+    // V8's default: the processes a test starts do not get the flag.
+    '--liftoff-only',
     '--test',
     `--test-concurrency=${concurrency}`,
     `--test-timeout=${process.env.TEST_TIMEOUT_MS ?? 300000}`,

@@ -80,6 +80,12 @@ export interface PlatformOptions {
    * process with code 1 (the README's "Adapter threads": `main.ts` closes the rest first)
    */
   onThreadCrash?: (role: AdapterRole, error: Error) => void;
+  /**
+   * The adapter threads' module. @defaultValue its TypeScript source, which each thread
+   * loads through tsx; tests pass a bundle of it (packages/testing `bundleEntry`), which
+   * a thread starts without transforming the service's modules
+   */
+  threadEntry?: URL;
 }
 
 /**
@@ -216,6 +222,7 @@ export async function startPlatform({
           startRoleThread(
             { role, env, engines: threadEngines, controlPlaneUrl, logLevel: logger.level },
             onCrash,
+            options.threadEntry,
           ),
         ),
       );

@@ -46,7 +46,8 @@ export interface RoleThread {
   readonly exited: Promise<number>;
 }
 
-const ENTRY = new URL('./role-thread.ts', import.meta.url);
+/** The thread's module: `startRoleThread`'s default entry. */
+export const ROLE_THREAD_ENTRY = new URL('./role-thread.ts', import.meta.url);
 
 /** Long enough for a batch in flight and the engines' close; within `handleShutdown`'s 15 s. */
 const STOP_TIMEOUT_MS = 10_000;
@@ -56,8 +57,9 @@ const EXIT_GRACE_MS = 2_000;
 export function startRoleThread(
   data: RoleThreadData,
   onCrash: (role: AdapterRole, error: Error) => void,
+  entry: URL = ROLE_THREAD_ENTRY,
 ): Promise<RoleThread> {
-  const worker = startTypeScriptWorker(ENTRY, { workerData: data });
+  const worker = startTypeScriptWorker(entry, { workerData: data });
   const exited = new Promise<number>((resolve) => worker.once('exit', resolve));
   let stopping = false;
   let stopped = false;

@@ -12,16 +12,23 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, createSqlDatabase, type SqlDatabase } from '@platform/core';
-import { createTestDatabase, skipReason, type TestDatabase } from '@platform/testing';
+import { bundleEntry, createTestDatabase, skipReason, type TestDatabase } from '@platform/testing';
 import { startPlatform, type RunningPlatform } from '../../src/platform.js';
-import type { RoleThread } from '../../src/role-threads/role-thread-host.js';
+import { ROLE_THREAD_ENTRY, type RoleThread } from '../../src/role-threads/role-thread-host.js';
 import type { ThreadEngines } from '../../src/role-threads/role-thread-protocol.js';
 import { driversToRun, silentLogger, waitFor, type OpenBroker } from '../helpers/broker-drivers.js';
 import { internPayload } from '../support/contracts.js';
 import { platformEnv } from '../support/platform-env.js';
 
 const RUNS = await driversToRun(['sql-log-postgres', 'jetstream'], () => true);
+// The threads start from a bundle of their module, as the chaos runs start the service:
+// from the TypeScript source each of a start's three threads transformed the whole
+// service under tsx again (most of this file's CPU). Core's typescript-worker test
+// covers the source path.
+const SERVICE_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const threadEntry = pathToFileURL(await bundleEntry(SERVICE_DIR, fileURLToPath(ROLE_THREAD_ENTRY)));
 
 for (const { driver, missing } of RUNS) {
   describe(
@@ -49,6 +56,7 @@ for (const { driver, missing } of RUNS) {
           db,
           broker: open.broker,
           threadEngines: engines,
+          threadEntry,
           onThreadCrash: (role) => crashes.push(role),
         });
       const tableIds = async () =>
