@@ -118,12 +118,34 @@ export async function startPlatform({
   const roles = new Set<Role>(env.INTEGRATION_ROLES as Role[]);
   const access = accessPolicyFromEnv(env);
   const apiKey = platformApiKey(access, env.PLATFORM_API_KEY);
-  const db = options.db ?? (await openSqlDatabase(env, SERVICE, logger));
+  const brokerFor = (db?: SqlDatabase) =>
+    createBroker({
+      natsUrl: env.NATS_URL,
+      natsMonitorUrl: env.NATS_MONITOR_URL,
+      db,
+      logger,
+      sqlLogMaxMessageBytes: env.SQL_LOG_MAX_MESSAGE_BYTES,
+      retention: env.BROKER_RETENTION,
+      retentionIntervalMs: env.BROKER_RETENTION_INTERVAL_MS,
+    });
+  // JetStream needs no database, so it is connected first: a start that waits for the
+  // broker (main.ts tries the whole start again) then does not open and close the
+  // database at every attempt (a PGlite open is seconds of CPU).
+  let broker: Broker | undefined = options.broker ?? (env.NATS_URL ? await brokerFor() : undefined);
+  let db: SqlDatabase;
+  try {
+    db = options.db ?? (await openSqlDatabase(env, SERVICE, logger));
+  } catch (error) {
+    if (!options.broker)
+      await broker
+        ?.close()
+        .catch((closeError) => logger.error({ err: closeError }, 'closing the broker'));
+    throw error;
+  }
   const closers: Array<() => Promise<unknown>> = [];
   const apps: FastifyInstance[] = [];
   const urls: Partial<Record<Role, string>> = {};
   const adapters: PlatformAdapter[] = [];
-  let broker: Broker | undefined;
   const close = async () => {
     // Adapters first (they call the control plane), then the HTTP apps, then consumers.
     // Together: each finishes its own batch in flight, within one shutdown's time limit.
@@ -144,17 +166,7 @@ export async function startPlatform({
   };
   try {
     await migrateIntegration(db);
-    broker =
-      options.broker ??
-      (await createBroker({
-        natsUrl: env.NATS_URL,
-        natsMonitorUrl: env.NATS_MONITOR_URL,
-        db,
-        logger,
-        sqlLogMaxMessageBytes: env.SQL_LOG_MAX_MESSAGE_BYTES,
-        retention: env.BROKER_RETENTION,
-        retentionIntervalMs: env.BROKER_RETENTION_INTERVAL_MS,
-      }));
+    broker ??= await brokerFor(db);
     const host = listenHost(env);
     const serve = async (role: Role, app: FastifyInstance, port: number) => {
       apps.push(app);
