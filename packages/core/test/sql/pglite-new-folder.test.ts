@@ -1,6 +1,7 @@
 /**
  * A new PGlite folder starts from the copy of a fresh cluster (new-folder.ts), under a
  * marker that makes a half-unpacked folder start over instead of opening as a database.
+ * A folder keeps PostgreSQL's buffer pool; a memory database has a small one.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -14,10 +15,12 @@ import { copyForNewFolder } from '../../src/sql/pglite/new-folder.js';
 
 const MARKER = '.pglite-unpacking';
 let root: string;
+let memoryBufferPool: unknown;
 before(async () => {
   root = mkdtempSync(join(tmpdir(), 'pglite-new-folder-'));
   // A memory database leaves the copy of a fresh cluster behind (memory-template.ts).
   const memory = await createPgliteDatabase({ dataDir: 'memory://new-folder-test' });
+  memoryBufferPool = (await memory.query('SHOW shared_buffers')).rows[0];
   await memory.close();
 });
 after(() => rmSync(root, { recursive: true, force: true }));
@@ -33,6 +36,13 @@ test('a new folder opens from the copy, the marker gone, and keeps what it commi
   const again = await createPgliteDatabase({ dataDir });
   assert.deepEqual((await again.query('SELECT id FROM kept')).rows, [{ id: 7 }]);
   await again.close();
+});
+
+test("a folder keeps PostgreSQL's 128 MB buffer pool; a memory database, its pages in memory already, 16 MB", async () => {
+  const db = await createPgliteDatabase({ dataDir: join(root, 'buffers') });
+  assert.deepEqual((await db.query('SHOW shared_buffers')).rows[0], { shared_buffers: '128MB' });
+  await db.close();
+  assert.deepEqual(memoryBufferPool, { shared_buffers: '16MB' });
 });
 
 test('a folder left half-unpacked (the marker, stray files) is emptied and unpacked again', async () => {
