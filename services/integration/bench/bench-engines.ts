@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  coreEnvSchema,
   createLogger,
   createSqlDatabase,
   loadConfig,
@@ -28,6 +29,8 @@ export interface BenchEngines {
   logger: Logger;
   /** JetStream, when `natsUrl` was given; the platform uses its SQL log otherwise. */
   broker: Broker | undefined;
+  /** PGlite runs on a thread of its own (`PGLITE_THREAD` from the bench's environment). */
+  pgliteThread: boolean;
   /** How adapter threads open these same engines (`startPlatform`'s `threadEngines`). */
   threadEngines: ThreadEngines;
   /** The platform's config on these engines (HOST, DATA_DIR, NATS_URL) with `extra` settings. */
@@ -50,9 +53,15 @@ export async function openBenchEngines(options: BenchEngineOptions): Promise<Ben
   let testDb: TestDatabase | undefined;
   if (natsUrl && (await postgresUrlForTests()))
     testDb = await createTestDatabase(name.replace(/-/g, '_'));
+  // Read as the platform reads it (core's env), so `PGLITE_THREAD=yes` means the same here.
+  const { PGLITE_THREAD: pgliteThread } = loadConfig(
+    coreEnvSchema.pick({ PGLITE_THREAD: true }),
+    process.env,
+  );
   const db = await createSqlDatabase({
     url: testDb?.url,
     dataDir: testDb ? 'unused' : join(dataDir, 'pglite'),
+    thread: pgliteThread,
   });
   const logger = createLogger({ service: name, level: 'warn' });
   // Streams of this run's own, as the tests have: with a shared prefix, benches on the same
@@ -85,6 +94,7 @@ export async function openBenchEngines(options: BenchEngineOptions): Promise<Ben
     db,
     logger,
     broker,
+    pgliteThread: !testDb && pgliteThread,
     threadEngines: {
       databaseUrl: testDb?.url,
       natsUrl,

@@ -305,6 +305,7 @@ interface Phase extends PhaseLandings {
 
 interface Result {
   driver: string;
+  /** `postgres`, `pglite`, or `pglite-thread` (PGlite on a thread of its own: PGLITE_THREAD). */
   database: string;
   /** Most envelopes in one webhook request (0: one a request, no batch body). */
   webhookBatch: number;
@@ -472,7 +473,7 @@ async function runDriver(driver: string): Promise<Result | undefined> {
     await load.close();
     return {
       driver: driver === 'jetstream' ? 'jetstream' : 'sql-log',
-      database: db.engine,
+      database: engines.pgliteThread ? 'pglite-thread' : db.engine,
       webhookBatch: WEBHOOK_BATCH,
       warmUp: WARM_UP,
       warmUpBatch: WARM_UP_BATCH,

@@ -33,6 +33,11 @@ export const coreEnvSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   /** PostgreSQL; unset: PGlite under DATA_DIR. */
   DATABASE_URL: urlVar(['postgres', 'postgresql']).optional(),
+  /**
+   * PGlite on a worker thread of its own (its WebAssembly beside the main thread's work,
+   * on a second core); off: on the main thread. Ignored with DATABASE_URL.
+   */
+  PGLITE_THREAD: booleanVar(false),
   /** Redis; unset: in-process counters and queue. */
   REDIS_URL: urlVar(['redis', 'rediss']).optional(),
   /** NATS JetStream; unset: broker log in the SQL database. */

@@ -28,6 +28,7 @@ export function openSqlDatabase(
   return createSqlDatabase({
     url: env.DATABASE_URL,
     dataDir: join(serviceDataDir(env, service), 'pglite'),
+    thread: env.PGLITE_THREAD,
     ...(logger ? { logger } : {}),
   });
 }

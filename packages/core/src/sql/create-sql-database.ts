@@ -1,6 +1,7 @@
 /** Picks the SQL engine from configuration: PostgreSQL when a URL is given, else PGlite. */
 import type { Logger } from 'pino';
 import { createPgliteDatabase } from './pglite/pglite-database.js';
+import { createPgliteThreadDatabase } from './pglite/pglite-thread-database.js';
 import { createPostgresDatabase } from './postgres/postgres-database.js';
 import type { SqlDatabase } from './sql-database.js';
 
@@ -9,6 +10,8 @@ export interface SqlDatabaseOptions {
   url?: string | undefined;
   /** PGlite's folder (or `memory://`), used only without `url`. */
   dataDir: string;
+  /** PGlite on a worker thread of its own (`pglite-thread-database.ts`). @defaultValue false */
+  thread?: boolean;
   /** @defaultValue 10 */
   poolSize?: number;
   logger?: Logger;
@@ -22,5 +25,7 @@ export async function createSqlDatabase(options: SqlDatabaseOptions): Promise<Sq
       ...(options.logger === undefined ? {} : { logger: options.logger }),
     });
   }
-  return createPgliteDatabase({ dataDir: options.dataDir });
+  return options.thread
+    ? createPgliteThreadDatabase({ dataDir: options.dataDir })
+    : createPgliteDatabase({ dataDir: options.dataDir });
 }

@@ -1,6 +1,6 @@
 /**
  * Run by `pglite-durable-commits.test.ts` under `fiu-run -x`: opens a PGlite folder
- * through core's driver, makes fdatasync fail with EIO (fiu-ctrl on itself), makes a few
+ * through core's driver (in this thread, or on a thread of its own), makes fdatasync fail with EIO (fiu-ctrl on itself), makes a few
  * calls, lets fdatasync work again and prints one JSON line with each call's outcome.
  * Not a test itself (the runner takes only `*.test.ts`).
  */
@@ -26,7 +26,11 @@ const outcome = async (call: () => Promise<unknown>) => {
   }
 };
 
-const db = await createSqlDatabase({ dataDir: process.argv[2]! });
+// `thread` as the second argument: the driver on a thread of its own (PGLITE_THREAD).
+const db = await createSqlDatabase({
+  dataDir: process.argv[2]!,
+  thread: process.argv[3] === 'thread',
+});
 fdatasyncFails(true);
 const create = await outcome(() => db.query('CREATE TABLE jobs (id int PRIMARY KEY)'));
 // The failed sync retired the instance; a new one is opened at most once a second, and

@@ -107,32 +107,36 @@ test('commits that finish while a sync runs share the next one', async (t) => {
   assert.ok(syncs - 1 <= 3, `5 commits took ${syncs - 1} syncs`);
 });
 
-test(
-  'a commit whose WAL cannot be synced is refused (fiu-run: fdatasync fails with EIO)',
-  { skip: fiuSkipReason(), timeout: 120_000 },
-  (t) => {
-    const dataDir = tempFolder(t);
-    const child = fileURLToPath(new URL('pglite-commit-child.ts', import.meta.url));
-    const output = execFileSync(
-      'fiu-run',
-      ['-x', process.execPath, '--import', 'tsx', child, dataDir],
-      { encoding: 'utf8', timeout: 110_000 },
-    );
-    type Outcome = { ok: boolean; code?: string; message?: string };
-    const { create, whileFailing, afterwards, rows } = JSON.parse(
-      output.trim().split('\n').at(-1)!,
-    ) as { create: Outcome; whileFailing: Outcome; afterwards: Outcome; rows: unknown[] };
+for (const [where, label] of [
+  ['main', 'in the main thread'],
+  ['thread', 'on a thread of its own'],
+] as const)
+  test(
+    `a commit whose WAL cannot be synced is refused (fiu-run: fdatasync fails with EIO; PGlite ${label})`,
+    { skip: fiuSkipReason(), timeout: 120_000 },
+    (t) => {
+      const dataDir = tempFolder(t);
+      const child = fileURLToPath(new URL('pglite-commit-child.ts', import.meta.url));
+      const output = execFileSync(
+        'fiu-run',
+        ['-x', process.execPath, '--import', 'tsx', child, dataDir, where],
+        { encoding: 'utf8', timeout: 110_000 },
+      );
+      type Outcome = { ok: boolean; code?: string; message?: string };
+      const { create, whileFailing, afterwards, rows } = JSON.parse(
+        output.trim().split('\n').at(-1)!,
+      ) as { create: Outcome; whileFailing: Outcome; afterwards: Outcome; rows: unknown[] };
 
-    assert.equal(create.ok, false, 'the commit was acknowledged although it could not be synced');
-    assert.equal(create.code, '58030', create.message);
-    assert.match(create.message!, /could not be made durable: a sync of .*pg_wal/);
-    assert.ok(isDiskFailure(create), 'a disk failure: 503 upstream');
-    // The instance was retired; the new one's sync of the WAL folder fails as well.
-    assert.equal(whileFailing.ok, false);
-    assert.equal(whileFailing.code, '57P03', whileFailing.message);
-    assert.match(whileFailing.message!, /could not be made durable/);
-    assert.deepEqual(afterwards, { ok: true }, 'the driver recovers once fdatasync works');
-    // The refused CREATE TABLE was in doubt: committed to the page cache, so it is there.
-    assert.deepEqual(rows, [{ id: 2 }]);
-  },
-);
+      assert.equal(create.ok, false, 'the commit was acknowledged although it could not be synced');
+      assert.equal(create.code, '58030', create.message);
+      assert.match(create.message!, /could not be made durable: a sync of .*pg_wal/);
+      assert.ok(isDiskFailure(create), 'a disk failure: 503 upstream');
+      // The instance was retired; the new one's sync of the WAL folder fails as well.
+      assert.equal(whileFailing.ok, false);
+      assert.equal(whileFailing.code, '57P03', whileFailing.message);
+      assert.match(whileFailing.message!, /could not be made durable/);
+      assert.deepEqual(afterwards, { ok: true }, 'the driver recovers once fdatasync works');
+      // The refused CREATE TABLE was in doubt: committed to the page cache, so it is there.
+      assert.deepEqual(rows, [{ id: 2 }]);
+    },
+  );

@@ -46,6 +46,17 @@ const drivers: Array<{
     },
   },
   {
+    // On a thread of its own (PGLITE_THREAD): every call crosses to the thread and back.
+    name: 'pglite-thread',
+    open: async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'core-sql-pglite-thread-'));
+      return {
+        db: await createSqlDatabase({ dataDir: dir, thread: true }),
+        cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
     name: 'postgres',
     skip: skipReason('PostgreSQL at 127.0.0.1:5432', postgresUrl !== undefined),
     open: async () => {
@@ -90,6 +101,24 @@ for (const driver of drivers.filter((d) => !only || only.includes(d.name))) {
         { name: 'a', n: 1 },
         { name: "b'; DROP TABLE items; --", n: 2 },
       ]);
+    });
+
+    test("a failed statement's error keeps its SQLSTATE and detail, and the session goes on", async () => {
+      await db.query('CREATE TABLE uniques (id int PRIMARY KEY)');
+      await db.query('INSERT INTO uniques VALUES (1)');
+      const duplicate = await db.query('INSERT INTO uniques VALUES (1)').then(
+        () => assert.fail('a duplicate key was accepted'),
+        (error: unknown) => error,
+      );
+      assert.ok(duplicate instanceof Error);
+      assert.equal((duplicate as { code?: string }).code, '23505');
+      assert.match(duplicate.message, /duplicate key value violates unique constraint/);
+      assert.equal((duplicate as { detail?: string }).detail, 'Key (id)=(1) already exists.');
+      const inTransaction = await db
+        .transaction(async (tx) => tx.query('INSERT INTO uniques VALUES (1)'))
+        .catch((error: unknown) => error);
+      assert.equal((inTransaction as { code?: string }).code, '23505');
+      assert.deepEqual((await db.query('SELECT count(*)::int AS n FROM uniques')).rows, [{ n: 1 }]);
     });
 
     test('a statement prepared by name answers as unnamed, each time; PostgreSQL keeps it in the session', async () => {

@@ -5,6 +5,9 @@
  * stream prefix) and a `cleanup()` that removes what it made.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createLogger, createSqlDatabase, type Logger, type SqlDatabase } from '@platform/core';
 import { createTestDatabase, natsUrlForTests, postgresUrlForTests } from '@platform/testing';
 import { connect, type NatsConnection } from 'nats';
@@ -120,8 +123,36 @@ export async function deleteStreams(url: string, prefix: string): Promise<void> 
   }
 }
 
+/**
+ * The SQL log on a PGlite folder on a thread of its own (`PGLITE_THREAD`). Not one of
+ * `BROKER_DRIVERS`: the driver is the same SQL log, and core's conformance suite covers
+ * the database on a thread; the tests that name it run the platform on it.
+ */
+export const SQL_LOG_PGLITE_THREAD: BrokerDriverCase = {
+  name: 'sql-log-pglite-thread',
+  missing: async () => undefined,
+  async open(logger = silentLogger()) {
+    const dir = await mkdtemp(join(tmpdir(), 'integration-pglite-thread-'));
+    const db = await createSqlDatabase({ dataDir: join(dir, 'pglite'), thread: true });
+    const broker = await createSqlLogBroker({
+      db,
+      logger,
+      pollIntervalMs: 100,
+      redeliveryDelayMs: 50,
+    });
+    const cleanup = async () => {
+      await broker.close();
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    };
+    return { broker, db, cleanup };
+  },
+};
+
+const wantedDrivers = () => process.env.BROKER_DRIVERS?.split(',').map((name) => name.trim());
+
 export function selectedDrivers(): BrokerDriverCase[] {
-  const wanted = process.env.BROKER_DRIVERS?.split(',').map((name) => name.trim());
+  const wanted = wantedDrivers();
   return wanted ? BROKER_DRIVERS.filter((driver) => wanted.includes(driver.name)) : BROKER_DRIVERS;
 }
 
@@ -135,7 +166,9 @@ export async function driversToRun(
   needsPostgres: (name: string) => boolean,
 ): Promise<Array<{ driver: BrokerDriverCase; missing: string | undefined }>> {
   const runs = [];
-  for (const driver of selectedDrivers().filter((d) => names.includes(d.name))) {
+  const threaded = wantedDrivers()?.includes(SQL_LOG_PGLITE_THREAD.name) ?? true;
+  const candidates = [...selectedDrivers(), ...(threaded ? [SQL_LOG_PGLITE_THREAD] : [])];
+  for (const driver of candidates.filter((d) => names.includes(d.name))) {
     const missing =
       (await driver.missing()) ??
       (needsPostgres(driver.name) && !(await postgresUrlForTests())

@@ -1,6 +1,7 @@
 /**
  * The whole platform in one process (the `npm start` wiring, `startPlatform`) on each
- * broker driver: SQL log on PGlite (the embedded default) and JetStream with PostgreSQL.
+ * broker driver: SQL log on PGlite (the embedded default), the same with PGlite on a thread
+ * of its own (`PGLITE_THREAD`), and JetStream with PostgreSQL.
  * Create, update and delete reach the relational table and the csv file; a poison
  * message is dead-lettered by both adapters, shows up in the dead-letter read API with
  * its adapter and error type, and the next good record is still written. Every call is a
@@ -24,7 +25,10 @@ import { driversToRun, silentLogger, waitFor, type OpenBroker } from '../helpers
 import { internPayload } from '../support/contracts.js';
 import { platformEnv } from '../support/platform-env.js';
 
-const RUNS = await driversToRun(['sql-log-pglite', 'jetstream'], (name) => name === 'jetstream');
+const RUNS = await driversToRun(
+  ['sql-log-pglite', 'sql-log-pglite-thread', 'jetstream'],
+  (name) => name === 'jetstream',
+);
 
 for (const { driver, missing } of RUNS) {
   const needsPostgres = driver.name === 'jetstream';

@@ -36,7 +36,7 @@ import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { NodeFS } from '@electric-sql/pglite/nodefs';
 import { isDiskFailure } from '../../errors/dependency-unavailable.js';
-import { ADVISORY_LOCK_SQL, advisoryLockKey, assertChannelName } from '../advisory-key.js';
+import { advisoryLocked, assertChannelName } from '../advisory-key.js';
 import { JSON_TYPE_OIDS, parseJsonValue } from '../json-values.js';
 import type { QueryResult, SqlDatabase, SqlExecutor } from '../sql-database.js';
 import { dropFreshClusterCopy, openMemoryPglite } from './memory-template.js';
@@ -233,11 +233,7 @@ export async function createPgliteDatabase({
     supportsListenNotify: true,
     query: (text, params) => exclusive((pg) => run(pg, text, params)),
     transaction,
-    withAdvisoryLock: (key, fn) =>
-      transaction(async (tx) => {
-        await tx.query(ADVISORY_LOCK_SQL, [advisoryLockKey(key)]);
-        return fn(tx);
-      }),
+    withAdvisoryLock: advisoryLocked(transaction),
     async listen(channel, onNotify) {
       assertChannelName(channel);
       const subscription: Subscription = { channel, onNotify };

@@ -1,7 +1,7 @@
 /** PostgreSQL driver: a `pg` pool; one dedicated client holds LISTEN subscriptions. */
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { ADVISORY_LOCK_SQL, advisoryLockKey, assertChannelName } from '../advisory-key.js';
+import { advisoryLocked, assertChannelName } from '../advisory-key.js';
 import { JSON_TYPE_OIDS, parseJsonValue } from '../json-values.js';
 import type {
   QueryOptions,
@@ -165,11 +165,7 @@ export function createPostgresDatabase(options: PostgresOptions): SqlDatabase {
     supportsListenNotify: true,
     query: (text, params, options) => run(pool, text, params, options),
     transaction,
-    withAdvisoryLock: (key, fn) =>
-      transaction(async (tx) => {
-        await tx.query(ADVISORY_LOCK_SQL, [advisoryLockKey(key)]);
-        return fn(tx);
-      }),
+    withAdvisoryLock: advisoryLocked(transaction),
     async listen(channel, onNotify): Promise<Unlisten> {
       assertChannelName(channel);
       let entry: Channel;
