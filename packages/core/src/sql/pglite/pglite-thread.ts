@@ -49,6 +49,7 @@ try {
         new Promise<void>((resolve, reject) => {
           opened = true;
           const end = (commit: boolean) => (commit ? resolve() : reject(ROLLBACK));
+          // Set by now: the driver queues every call, so this runs after `begin` returned.
           transactions.set(id, { tx, end, outcome: held.outcome! });
           send({ op: 'opened', id });
         }),
