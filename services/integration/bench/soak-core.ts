@@ -23,12 +23,13 @@ import { buildRelationalAdapter } from '../src/adapters/relational/build-relatio
 import type { Adapter } from '../src/adapters/runtime/build-adapter.js';
 import { buildWebhookAdapter } from '../src/adapters/webhook/build-webhook-adapter.js';
 import { startHarness } from '../test/helpers/adapter-harness.js';
-import { BROKER_DRIVERS, waitFor } from '../test/helpers/broker-drivers.js';
+import { BROKER_DRIVERS, SQL_LOG_PGLITE_THREAD, waitFor } from '../test/helpers/broker-drivers.js';
 import { envelope, internPayload, INTERNS } from '../test/helpers/records.js';
 import { startWebhookReceiver } from '../test/helpers/webhook-receiver.js';
 
 export interface SoakOptions {
-  driver: 'sql-log-pglite' | 'sql-log-postgres' | 'jetstream';
+  /** `sql-log-pglite-thread`: the SQL log on a PGlite folder on a thread of its own. */
+  driver: 'sql-log-pglite' | 'sql-log-pglite-thread' | 'sql-log-postgres' | 'jetstream';
   records: number;
   /** Events per key (1 create + n-1 updates). @defaultValue 5 */
   eventsPerKey?: number;
@@ -65,7 +66,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const perKey = options.eventsPerKey ?? 5;
   const keys = Math.max(1, Math.floor(options.records / perKey));
   const total = keys * perKey;
-  const driver = BROKER_DRIVERS.find((d) => d.name === options.driver)!;
+  const driver = [...BROKER_DRIVERS, SQL_LOG_PGLITE_THREAD].find((d) => d.name === options.driver)!;
   const harness = await startHarness(driver);
   const dir = await mkdtemp(join(tmpdir(), 'soak-'));
   const receiver = await startWebhookReceiver();
