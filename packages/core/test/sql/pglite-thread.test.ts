@@ -1,6 +1,7 @@
 // PGlite on a thread of its own (PGLITE_THREAD): what the conformance suite does not ask.
 // Values and errors cross the thread unchanged, a failed open is the caller's error, an
-// idle database does not hold its process open, and a closed one refuses calls.
+// idle database does not hold its process open, a closed one refuses calls, and a thread
+// that dies fails its calls.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { createSqlDatabase } from '../../src/index.js';
+import { createPgliteThreadDatabase } from '../../src/sql/pglite/pglite-thread-database.js';
 
 const tempFolder = (t: TestContext) => {
   const dir = mkdtempSync(join(tmpdir(), 'core-pglite-thread-'));
@@ -77,4 +79,17 @@ test('a closed database refuses calls, and what it committed is on disk', async 
   const { rows } = await reopened.query('SELECT id FROM kept');
   await reopened.close();
   assert.deepEqual(rows, [{ id: 1 }]);
+});
+
+test('a thread that dies fails the call that waits for it and every later one', async () => {
+  const db = await createPgliteThreadDatabase({
+    dataDir: 'memory://',
+    threadEntry: new URL('./dying-pglite-thread.ts', import.meta.url),
+  });
+  await assert.rejects(db.query('SELECT 1'), /the PGlite thread exited \(code 3\)/);
+  await assert.rejects(
+    db.transaction((tx) => tx.query('SELECT 1')),
+    /the PGlite thread exited \(code 3\)/,
+  );
+  await db.close();
 });
