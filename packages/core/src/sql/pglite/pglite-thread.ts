@@ -31,10 +31,19 @@ try {
   const transactions = new Map<number, OpenTransaction>();
   const subscriptions = new Map<number, Unlisten>();
 
+  const fail = (id: number, error: unknown) =>
+    send({ op: 'failed', id, error: serializeError(error) });
   const answer = (id: number, work: Promise<unknown>) =>
     work.then(
-      (result) => send({ op: 'done', id, ...(result ? { result: result as never } : {}) }),
-      (error: unknown) => send({ op: 'failed', id, error: serializeError(error) }),
+      (result) => {
+        try {
+          send({ op: 'done', id, ...(result ? { result: result as never } : {}) });
+        } catch (error) {
+          // A value that cannot be cloned fails its call, not the thread.
+          fail(id, error);
+        }
+      },
+      (error: unknown) => fail(id, error),
     );
 
   /** Thrown inside the transaction to roll it back; the parent has the reason. */
@@ -56,7 +65,7 @@ try {
     );
     held.outcome
       .catch((error: unknown) => {
-        if (!opened) send({ op: 'failed', id, error: serializeError(error) });
+        if (!opened) fail(id, error);
       })
       .finally(() => transactions.delete(id));
   };
