@@ -39,11 +39,9 @@ interface Waiting {
   reject: (error: Error) => void;
 }
 
-type Request = ToThread extends infer M
-  ? M extends { id: number }
-    ? Omit<M, 'id'>
-    : never
-  : never;
+/** A message to the thread before `call` gives it its id (each member of the union kept). */
+type WithoutId<M> = M extends unknown ? Omit<M, 'id'> : never;
+type Request = WithoutId<ToThread>;
 
 export async function createPgliteThreadDatabase({
   dataDir,
