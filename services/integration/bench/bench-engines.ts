@@ -9,7 +9,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  coreEnvSchema,
   createLogger,
   createSqlDatabase,
   loadConfig,
@@ -53,9 +52,10 @@ export async function openBenchEngines(options: BenchEngineOptions): Promise<Ben
   let testDb: TestDatabase | undefined;
   if (natsUrl && (await postgresUrlForTests()))
     testDb = await createTestDatabase(name.replace(/-/g, '_'));
-  // Read as the platform reads it (core's env), so `PGLITE_THREAD=yes` means the same here.
+  // Read as the platform reads it (its env: on unless set off), so `PGLITE_THREAD=no` means
+  // the same here.
   const { PGLITE_THREAD: pgliteThread } = loadConfig(
-    coreEnvSchema.pick({ PGLITE_THREAD: true }),
+    integrationEnvSchema.pick({ PGLITE_THREAD: true }),
     process.env,
   );
   const db = await createSqlDatabase({

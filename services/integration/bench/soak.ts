@@ -1,10 +1,11 @@
 /**
  * `npm run bench:integration-soak`: 100,000 events (SOAK_RECORDS) through each broker
- * driver (SOAK_DRIVERS, default sql-log-pglite,jetstream; also sql-log-pglite-thread and
- * sql-log-postgres) with a paused-and-resumed relational adapter and a restarted csv
- * adapter; prints throughput and the exactly-once and per-key-order verdict. Exits 1 when
- * a check fails. SOAK_TIMEOUT_MS bounds the drain (default 30 min); SOAK_CSV_FSYNC=0 turns
- * off the csv fsyncs.
+ * driver (SOAK_DRIVERS, default sql-log-pglite-thread,jetstream: the two defaults, the
+ * embedded one with its PGlite on a thread; also sql-log-pglite, PGlite in memory on the
+ * main thread, and sql-log-postgres) with a paused-and-resumed relational adapter and a
+ * restarted csv adapter; prints throughput and the exactly-once and per-key-order verdict.
+ * Exits 1 when a check fails. SOAK_TIMEOUT_MS bounds the drain (default 30 min);
+ * SOAK_CSV_FSYNC=0 turns off the csv fsyncs.
  */
 import { createLogger } from '@platform/core';
 import { natsUrlForTests } from '@platform/testing';
@@ -14,7 +15,7 @@ import { runSoak, type SoakOptions } from './soak-core.js';
 runWithServiceNodeOptions();
 
 const records = Number(process.env.SOAK_RECORDS ?? 100_000);
-const drivers = (process.env.SOAK_DRIVERS ?? 'sql-log-pglite,jetstream').split(
+const drivers = (process.env.SOAK_DRIVERS ?? 'sql-log-pglite-thread,jetstream').split(
   ',',
 ) as SoakOptions['driver'][];
 let failed = false;

@@ -38,7 +38,12 @@ try {
   process.exit(1);
 }
 logger.info(
-  { urls: platform.urls, broker: platform.broker.driver, database: platform.db.engine },
+  {
+    urls: platform.urls,
+    broker: platform.broker.driver,
+    database: platform.db.engine,
+    ...(platform.db.engine === 'pglite' && { pgliteThread: env.PGLITE_THREAD }),
+  },
   'integration platform started',
 );
 handleShutdown({ logger, closers: [() => platform!.close()] });

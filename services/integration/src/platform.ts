@@ -105,7 +105,7 @@ function adapterThreadEngines(
   if (engines?.databaseUrl === undefined || db.engine !== 'postgres')
     throw new ConfigError(
       'ADAPTER_THREADS',
-      'workers needs PostgreSQL (DATABASE_URL): PGlite is one session inside the main thread',
+      'workers needs PostgreSQL (DATABASE_URL): PGlite is one session, which the adapter threads cannot open again',
     );
   return engines;
 }

@@ -8,7 +8,7 @@ import type { IntegrationEnv } from '../config.js';
 
 /**
  * How a thread opens the same engines as the main thread, on connections of its own:
- * PostgreSQL's URL (PGlite is one session inside the main thread and cannot be shared)
+ * PostgreSQL's URL (PGlite is one session, which other threads cannot open again)
  * and the broker (JetStream's URL and, for tests and benches, their stream prefix; without
  * `natsUrl` the SQL log in that database).
  */
