@@ -34,9 +34,10 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   /**
    * Core's setting, on by default here: the embedded default runs the broker's log, the
    * read model and all three targets on one PGlite, so on its own thread it frees the
-   * main thread for HTTP and the adapters (batch endpoint a fifth to a quarter faster,
-   * the soak's drain a quarter to a third shorter, on one core as on two: README, "PGlite
-   * on a thread"). Ignored with DATABASE_URL. @defaultValue true
+   * main thread for HTTP and the adapters (on two cores the batch endpoint a fifth to a
+   * quarter faster and the soak a quarter to a third shorter; on one core the batch
+   * endpoint faster too: README, "PGlite on a thread"). Ignored with DATABASE_URL.
+   * @defaultValue true
    */
   PGLITE_THREAD: booleanVar(true),
   /** Submission service. @defaultValue 8080 */
@@ -58,9 +59,9 @@ export const integrationEnvSchema = coreEnvSchema.extend({
   /**
    * Where the adapter roles of this process run: `main`, on the main thread beside the
    * other parts; `workers`, each in a worker thread of its own with its own database and
-   * broker connections (needs PostgreSQL: PGlite is one session that they cannot open again).
-   * Main by default: on 2 cores the threads cost more CPU a record than they free on the
-   * main thread (README, "Adapter threads"). @defaultValue main
+   * broker connections (needs PostgreSQL: PGlite is one session, which they cannot open
+   * again). Main by default: on 2 cores the threads cost more CPU a record than they free
+   * on the main thread (README, "Adapter threads"). @defaultValue main
    */
   ADAPTER_THREADS: z.enum(['main', 'workers']).default('main'),
   /** Control plane for adapters. @defaultValue the control plane of this process, else http://127.0.0.1:8083 */
