@@ -15,7 +15,7 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMED
  */
 const UNAVAILABLE_SQLSTATE = /^08|^57P0[1-3]$|^53[13]00$|^58030$/;
 const UNAVAILABLE_MESSAGE =
-  /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|PGlite is closed|not queryable|ENOSPC|EIO|No space left on device/i;
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|PGlite is closed|the PGlite thread exited|not queryable|ENOSPC|EIO|No space left on device/i;
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

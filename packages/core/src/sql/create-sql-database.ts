@@ -26,6 +26,9 @@ export async function createSqlDatabase(options: SqlDatabaseOptions): Promise<Sq
     });
   }
   return options.thread
-    ? createPgliteThreadDatabase({ dataDir: options.dataDir })
+    ? createPgliteThreadDatabase({
+        dataDir: options.dataDir,
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      })
     : createPgliteDatabase({ dataDir: options.dataDir });
 }

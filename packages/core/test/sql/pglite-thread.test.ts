@@ -1,14 +1,15 @@
 // PGlite on a thread of its own (PGLITE_THREAD): what the conformance suite does not ask.
 // Values and errors cross the thread unchanged, a failed open is the caller's error, an
 // idle database does not hold its process open, a closed one refuses calls, and a thread
-// that dies fails its calls.
+// that dies fails its calls as a database that is down, and says so once in the log.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { createSqlDatabase } from '../../src/index.js';
+import { pino } from 'pino';
+import { createSqlDatabase, isDatabaseUnavailable } from '../../src/index.js';
 import { createPgliteThreadDatabase } from '../../src/sql/pglite/pglite-thread-database.js';
 
 const tempFolder = (t: TestContext) => {
@@ -81,15 +82,29 @@ test('a closed database refuses calls, and what it committed is on disk', async 
   assert.deepEqual(rows, [{ id: 1 }]);
 });
 
-test('a thread that dies fails the call that waits for it and every later one', async () => {
+test('a thread that dies fails the call that waits for it and every later one, as a database that is down', async () => {
+  const logged: Array<Record<string, unknown>> = [];
+  const logger = pino(
+    { level: 'error' },
+    { write: (line: string) => logged.push(JSON.parse(line)) },
+  );
   const db = await createPgliteThreadDatabase({
     dataDir: 'memory://',
     threadEntry: new URL('./dying-pglite-thread.ts', import.meta.url),
+    logger,
   });
-  await assert.rejects(db.query('SELECT 1'), /the PGlite thread exited \(code 3\)/);
+  // Down, not wrong: a service answers 503 and an adapter holds its position.
+  const down = (error: unknown) =>
+    /the PGlite thread exited \(code 3\)/.test((error as Error).message) &&
+    isDatabaseUnavailable(error);
+  await assert.rejects(db.query('SELECT 1'), down);
   await assert.rejects(
     db.transaction((tx) => tx.query('SELECT 1')),
-    /the PGlite thread exited \(code 3\)/,
+    down,
   );
   await db.close();
+  assert.deepEqual(
+    logged.map((line) => line.msg),
+    ['the PGlite thread ended: every database call fails until the service is restarted'],
+  );
 });

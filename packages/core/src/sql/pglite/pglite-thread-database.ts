@@ -15,6 +15,7 @@
  * call waits for it (a forgotten database does not hold a process open, as in-process
  * PGlite does not). A thread that dies fails every waiting call and every later one.
  */
+import type { Logger } from 'pino';
 import { startTypeScriptWorker } from '../../threads/typescript-worker.js';
 import { advisoryLocked, assertChannelName } from '../advisory-key.js';
 import type { QueryResult, SqlDatabase, SqlExecutor } from '../sql-database.js';
@@ -30,6 +31,8 @@ export interface PgliteThreadOptions {
   dataDir: string;
   /** The thread's entry; a bundle of `pglite-thread.ts` starts without tsx. */
   threadEntry?: URL;
+  /** Told when the thread ends without `close()` (every call fails from then on). */
+  logger?: Logger;
 }
 
 export const PGLITE_THREAD_ENTRY = new URL('./pglite-thread.ts', import.meta.url);
@@ -46,6 +49,7 @@ type Request = WithoutId<ToThread>;
 export async function createPgliteThreadDatabase({
   dataDir,
   threadEntry = PGLITE_THREAD_ENTRY,
+  logger,
 }: PgliteThreadOptions): Promise<SqlDatabase> {
   const worker = startTypeScriptWorker(threadEntry, {
     workerData: { dataDir } satisfies PgliteThreadData,
@@ -81,12 +85,22 @@ export async function createPgliteThreadDatabase({
     if (message.op === 'notification') listeners.get(message.subscription)?.(message.payload);
     else if ('id' in message) settle(message.id, message);
   });
+  // Its words are a database that is down (core's `isDatabaseUnavailable`): a request gets
+  // a 503, an adapter holds its position, `/health` fails. Nothing restarts the thread in
+  // the process; the service's supervisor restarts the service, as after any crash.
   const end = (error: Error) => {
+    if (!ended)
+      logger?.error(
+        { err: error },
+        'the PGlite thread ended: every database call fails until the service is restarted',
+      );
     ended ??= error;
     for (const call of waiting.values()) call.reject(ended);
     waiting.clear();
   };
-  worker.on('error', (error) => end(error));
+  worker.on('error', (error) =>
+    end(new Error(`the PGlite thread exited: ${error.message}`, { cause: error })),
+  );
   worker.on('exit', (code) => end(new Error(`the PGlite thread exited (code ${code})`)));
 
   /** Sends `request` under a new id; resolves with the thread's answer to it. */
