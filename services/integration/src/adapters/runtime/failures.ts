@@ -153,7 +153,7 @@ export const DEFAULT_RULES: ClassificationRule[] = [
     name: 'connection refused',
     matches: (e) =>
       CONNECTION_CODES.has(code(e) ?? '') ||
-      /connection (refused|terminated)|ECONNREFUSED|not queryable|PGlite is closed/i.test(
+      /connection (refused|terminated)|ECONNREFUSED|not queryable|PGlite is closed|the PGlite thread exited/i.test(
         message(e),
       ),
     retriable: true,

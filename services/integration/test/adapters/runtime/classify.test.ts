@@ -119,6 +119,12 @@ describe('failure classification', () => {
     assert.equal(isOutage(classify(notDir)), false);
   });
 
+  it('takes a dead PGlite thread for an outage (the consumer waits), not a bad record', () => {
+    const classification = classify(new Error('the PGlite thread exited (code 1)'));
+    assert.equal(classification.rule, 'connection refused');
+    assert.equal(isOutage(classification), true);
+  });
+
   it('labels anything unrecognized UNCLASSIFIED_FAILURE, never RETRY_EXHAUSTED', () => {
     assert.deepEqual(classify(new TypeError('boom')), {
       retriable: false,
