@@ -23,6 +23,7 @@ export { coreErrors, errorBody, replyWithError } from './errors/core-errors.js';
 export {
   isDatabaseUnavailable,
   isDiskFailure,
+  isPgliteUnavailable,
   isRedisUnavailable,
   RETRY_AFTER_SECONDS,
 } from './errors/dependency-unavailable.js';

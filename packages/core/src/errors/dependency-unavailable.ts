@@ -15,13 +15,27 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMED
  */
 const UNAVAILABLE_SQLSTATE = /^08|^57P0[1-3]$|^53[13]00$|^58030$/;
 const UNAVAILABLE_MESSAGE =
-  /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|PGlite is closed|the PGlite thread exited|not queryable|ENOSPC|EIO|No space left on device/i;
+  /connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused|ENOSPC|EIO|No space left on device/i;
+
+/**
+ * The embedded driver's own words for a database that cannot answer now: closed, reopening
+ * after a storage failure (`pglite-database.ts`), or its thread gone
+ * (`pglite-thread-database.ts`). One list, for every classifier that must know them.
+ */
+const PGLITE_UNAVAILABLE_MESSAGE = /PGlite is closed|the PGlite thread exited|not queryable/i;
+
+export function isPgliteUnavailable(error: unknown): boolean {
+  return PGLITE_UNAVAILABLE_MESSAGE.test(error instanceof Error ? error.message : String(error));
+}
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || UNAVAILABLE_SQLSTATE.test(code)))
     return true;
-  return error instanceof Error && UNAVAILABLE_MESSAGE.test(error.message);
+  return (
+    error instanceof Error &&
+    (UNAVAILABLE_MESSAGE.test(error.message) || isPgliteUnavailable(error))
+  );
 }
 
 /** ioredis's words for a connection it lost or could not make (its commands then fail). */

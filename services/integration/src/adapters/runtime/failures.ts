@@ -5,6 +5,7 @@
  * retriable ones. Anything unmatched is non-retriable `UNCLASSIFIED_FAILURE`; a retriable
  * failure that runs out of attempts becomes `RETRY_EXHAUSTED` in the pipeline.
  */
+import { isPgliteUnavailable } from '@platform/core';
 
 export type ErrorType =
   'SCHEMA_VIOLATION' | 'UNMAPPABLE_DATA' | 'RETRY_EXHAUSTED' | 'UNCLASSIFIED_FAILURE';
@@ -153,9 +154,8 @@ export const DEFAULT_RULES: ClassificationRule[] = [
     name: 'connection refused',
     matches: (e) =>
       CONNECTION_CODES.has(code(e) ?? '') ||
-      /connection (refused|terminated)|ECONNREFUSED|not queryable|PGlite is closed|the PGlite thread exited/i.test(
-        message(e),
-      ),
+      /connection (refused|terminated)|ECONNREFUSED/i.test(message(e)) ||
+      isPgliteUnavailable(e),
     retriable: true,
     errorType: 'RETRY_EXHAUSTED',
   },
