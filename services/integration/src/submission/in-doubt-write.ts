@@ -6,7 +6,7 @@
  * holds: those it holds are accepted and go on as if the statement had answered; if it
  * holds none the 503 stands. A database still unreachable is asked again until
  * `IN_DOUBT_WAIT_MS` (by then the client's own timeout has usually ended the request,
- * which says "unknown" honestly); past it the 503 stands (README, "Chaos"). The asking
+ * which says "unknown" honestly); past it the 503 stands (chaos/FINDINGS.md). The asking
  * is core's (`askAfterLostAnswer`, shared with render's admission).
  */
 import {

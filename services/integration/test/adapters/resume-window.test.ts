@@ -4,7 +4,7 @@
  * NATS power loss a new record can take a lost offset the consumer had already read past,
  * and the next batch stores a position above it that still ends with a record the broker
  * holds; a restart in that window resumed past the new record, and it was never
- * delivered (README, "Chaos", fix 7 and after). Here the window is made on the embedded
+ * delivered (chaos/FINDINGS.md, fix 7 and after). Here the window is made on the embedded
  * SQL log with the csv adapter: its journal loses the entry of the partition's first
  * record (the target never saw the record now at that offset) and the group's committed
  * offset goes back below it, as the broker's rewind after lost records leaves it.

@@ -30,7 +30,7 @@ const skip =
 
 // A real test again since 27 Nov (09:xx UTC): the last loss of seed 22 (a record at an
 // offset below the stored position, fix 7) is closed for every target and for a
-// restart; the runs after it are in the README ("Chaos").
+// restart; the runs after it are in chaos/FINDINGS.md.
 test(
   'chaos: one seeded fault of each kind loses nothing accepted and applies nothing twice',
   // About 2 minutes under a loaded machine's suite (most of it the service's restarts
