@@ -74,8 +74,8 @@ describe('the embedded default database', () => {
   });
 
   it('runs on the main thread with PGLITE_THREAD=false, holding the loop', async () => {
-    // The database the test before created on the thread: an operator can switch either way
-    // (and opening a database is quicker than creating one).
+    // The database the test before created on the thread: turning the setting off on an
+    // existing database is an operator's switch (and opening one is quicker than creating it).
     const turns = await turnsOnPlatform(join(dataDir, 'default'), { PGLITE_THREAD: 'false' });
     assert.ok(turns < 100, `the event loop turned ${turns} times during the statement`);
   });
